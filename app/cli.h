@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The headless verbs of `slicescope` (ARCHITECTURE.md, "Command line"). They print JSON with
+// --json, need no display, and exit 0 on success, 1 on a failed operation, 2 on bad usage, with
+// one clear line on stderr.
+
+#include <QStringList>
+
+namespace slicescope::cli {
+
+enum ExitCode { Success = 0, Failed = 1, BadUsage = 2 };
+
+// True when argv names a headless verb (then no QApplication/display is needed).
+bool isHeadlessVerb(const QStringList &arguments);
+
+// Runs the verb; QCoreApplication must exist.
+int run(const QStringList &arguments);
+
+} // namespace slicescope::cli

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// slicescope: the window, or a headless verb (inspect, plan, ...) when argv[1] names one.
+
+#include "cli.h"
+#include "mainwindow.h"
+#include "source.h"
+#include "sourceoptions.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTextStream>
+
+using namespace slicescope;
+
+namespace {
+
+void setIdentity()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("SliceScope"));
+    QCoreApplication::setApplicationName(QStringLiteral("slicescope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SLICESCOPE_VERSION));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+
+    if (cli::isHeadlessVerb(arguments)) {
+        QCoreApplication app(argc, argv); // no display needed
+        setIdentity();
+        return cli::run(arguments);
+    }
+
+    QApplication app(argc, argv);
+    setIdentity();
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "SliceScope: TPU slices on Ray and Kubernetes.\n"
+        "Headless verbs: slicescope inspect SOURCE --json | slicescope plan SOURCE --topology T --accelerator V [--num-slices N] --json"));
+    addSourceOptions(parser);
+    parser.addHelpOption();
+    parser.addVersionOption();
+    if (!parser.parse(app.arguments())) {
+        QTextStream(stderr) << "slicescope: " << parser.errorText() << Qt::endl;
+        return cli::BadUsage;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return 0;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        QTextStream(stdout) << "slicescope " << SLICESCOPE_VERSION << Qt::endl;
+        return 0;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        QTextStream(stderr) << "slicescope: unknown verb \"" << parser.positionalArguments().first() << "\"" << Qt::endl;
+        return cli::BadUsage;
+    }
+    SourceSpec spec;
+    if (const QString problem = readSourceOptions(parser, spec); !problem.isEmpty()) {
+        QTextStream(stderr) << "slicescope: " << problem << Qt::endl;
+        return cli::BadUsage;
+    }
+    QString error;
+    std::unique_ptr<Source> source = makeSource(spec, &error); // no source given: the demo
+    if (!source) {
+        QTextStream(stderr) << "slicescope: " << error << Qt::endl;
+        return cli::Failed;
+    }
+    MainWindow window;
+    window.setSource(std::move(source));
+    window.show();
+    return app.exec();
+}

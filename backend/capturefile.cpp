@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "capturefile.h"
+
+#include <QFile>
+#include <QSaveFile>
+
+#include <simdjson.h>
+
+namespace slicescope {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+constexpr qint64 kMaxCaptureFileBytes = qint64(2) << 30; // refuse absurd inputs instead of exhausting memory
+
+QString lineColumn(const QByteArray &bytes, qint64 offset)
+{
+    qint64 line = 1, lastNewline = -1;
+    for (qint64 i = 0; i < offset && i < bytes.size(); ++i)
+        if (bytes[i] == '\n') {
+            ++line;
+            lastNewline = i;
+        }
+    return QStringLiteral("line %1, column %2").arg(line).arg(offset - lastNewline);
+}
+
+QByteArray paddedCopy(std::string_view raw)
+{
+    QByteArray body;
+    body.reserve(qsizetype(raw.size() + simdjson::SIMDJSON_PADDING));
+    body.append(raw.data(), qsizetype(raw.size()));
+    return body;
+}
+
+// A member's raw JSON text: objects and arrays whole, scalars as their token.
+simdjson::error_code rawJson(od::value value, std::string_view &out)
+{
+    od::json_type type;
+    if (auto err = value.type().get(type))
+        return err;
+    if (type == od::json_type::object) {
+        od::object obj;
+        if (auto err = value.get_object().get(obj))
+            return err;
+        return obj.raw_json().get(out);
+    }
+    if (type == od::json_type::array) {
+        od::array arr;
+        if (auto err = value.get_array().get(arr))
+            return err;
+        return arr.raw_json().get(out);
+    }
+    out = value.raw_json_token();
+    return simdjson::SUCCESS;
+}
+
+class CaptureParser
+{
+public:
+    CaptureParser(const QByteArray &bytes, QString origin)
+        : m_bytes(bytes), m_origin(std::move(origin))
+    {
+    }
+
+    CaptureReadResult run()
+    {
+        CaptureReadResult result;
+        simdjson::padded_string padded(m_bytes.constData(), size_t(m_bytes.size()));
+        od::parser parser;
+        od::document doc;
+        Capture capture;
+        QString format;
+        auto fail = [&](const QString &where, const QString &problem) {
+            const char *at = nullptr;
+            QString place;
+            if (doc.current_location().get(at) == simdjson::SUCCESS)
+                place = lineColumn(m_bytes, at - padded.data()) + QStringLiteral(": ");
+            result.error = QStringLiteral("%1: %2%3%4").arg(m_origin, place, where.isEmpty() ? QString() : where + QStringLiteral(": "), problem);
+            return result;
+        };
+        auto msg = [](simdjson::error_code e) { return QString::fromLatin1(simdjson::error_message(e)); };
+
+        if (auto err = parser.iterate(padded).get(doc))
+            return fail({}, QStringLiteral("not JSON (%1)").arg(msg(err)));
+        od::object root;
+        if (auto err = doc.get_object().get(root))
+            return fail({}, QStringLiteral("expected a capture object (%1)").arg(msg(err)));
+        for (auto memberResult : root) {
+            od::field member;
+            if (auto err = std::move(memberResult).get(member))
+                return fail({}, QStringLiteral("invalid JSON (%1)").arg(msg(err)));
+            std::string_view key;
+            if (auto err = member.unescaped_key().get(key))
+                return fail({}, msg(err));
+            if (key == "format") {
+                std::string_view f;
+                if (auto err = member.value().get_string().get(f))
+                    return fail(QStringLiteral("format"), QStringLiteral("expected a string (%1)").arg(msg(err)));
+                format = QString::fromUtf8(f.data(), qsizetype(f.size()));
+            } else if (key == "capturedAt") {
+                std::string_view t;
+                if (auto err = member.value().get_string().get(t))
+                    return fail(QStringLiteral("capturedAt"), QStringLiteral("expected an ISO 8601 string (%1)").arg(msg(err)));
+                capture.capturedAt = QDateTime::fromString(QString::fromUtf8(t.data(), qsizetype(t.size())), Qt::ISODateWithMs);
+                if (!capture.capturedAt.isValid())
+                    return fail(QStringLiteral("capturedAt"), QStringLiteral("\"%1\" is not an ISO 8601 time").arg(QString::fromUtf8(t.data(), qsizetype(t.size()))));
+            } else if (key == "ray" || key == "kubernetes") {
+                const bool ray = key == "ray";
+                od::object section;
+                if (auto err = member.value().get_object().get(section))
+                    return fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("expected an object (%1)").arg(msg(err)));
+                for (auto bodyResult : section) {
+                    od::field body;
+                    if (auto err = std::move(bodyResult).get(body))
+                        return fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("invalid JSON (%1)").arg(msg(err)));
+                    std::string_view name;
+                    if (auto err = body.unescaped_key().get(name))
+                        return fail({}, msg(err));
+                    const QString where = QStringLiteral("%1.%2").arg(ray ? QStringLiteral("ray") : QStringLiteral("kubernetes"),
+                                                                      QString::fromUtf8(name.data(), qsizetype(name.size())));
+                    if (!ray && name == "context") {
+                        std::string_view c;
+                        if (auto err = body.value().get_string().get(c))
+                            return fail(where, QStringLiteral("expected a string (%1)").arg(msg(err)));
+                        capture.kubeContext = QString::fromUtf8(c.data(), qsizetype(c.size()));
+                        continue;
+                    }
+                    QByteArray *slot = bodySlot(capture, ray, name);
+                    if (!slot)
+                        continue; // unknown members are ignored: newer writers may add some
+                    std::string_view raw;
+                    if (auto err = rawJson(body.value(), raw))
+                        return fail(where, QStringLiteral("invalid JSON (%1; the file may be truncated)").arg(msg(err)));
+                    *slot = paddedCopy(raw);
+                }
+            }
+        }
+        if (format.isEmpty())
+            return fail({}, QStringLiteral("not a SliceScope capture (no \"format\"; expected \"%1\")").arg(kCaptureFormat));
+        if (format != kCaptureFormat)
+            return fail(QStringLiteral("format"), QStringLiteral("unsupported format \"%1\" (this version reads \"%2\")").arg(format, kCaptureFormat));
+        result.captures.append(std::move(capture));
+        return result;
+    }
+
+private:
+    static QByteArray *bodySlot(Capture &c, bool ray, std::string_view name)
+    {
+        if (ray) {
+            if (name == "version") return &c.rayVersion;
+            if (name == "nodes") return &c.rayNodes;
+            if (name == "placement_groups") return &c.rayPlacementGroups;
+            if (name == "jobs") return &c.rayJobs;
+            if (name == "cluster_status") return &c.rayClusterStatus;
+            return nullptr;
+        }
+        if (name == "rayclusters") return &c.kubeRayClusters;
+        if (name == "pods") return &c.kubePods;
+        if (name == "nodes") return &c.kubeNodes;
+        return nullptr;
+    }
+
+    const QByteArray &m_bytes;
+    QString m_origin;
+};
+
+void appendBody(QByteArray &out, const char *key, const QByteArray &body, bool &first)
+{
+    if (body.isEmpty())
+        return;
+    if (!first)
+        out += ',';
+    first = false;
+    out += '"';
+    out += key;
+    out += "\":";
+    const qsizetype start = out.size();
+    out += body.trimmed();
+    // Outside strings JSON newlines are whitespace, and inside strings they must be escaped:
+    // turning raw CR/LF into spaces keeps the body's meaning and makes it fit on one line.
+    for (qsizetype i = start; i < out.size(); ++i)
+        if (out[i] == '\n' || out[i] == '\r')
+            out[i] = ' ';
+}
+
+} // namespace
+
+CaptureReadResult parseCapture(const QByteArray &bytes, const QString &origin)
+{
+    return CaptureParser(bytes, origin).run();
+}
+
+CaptureReadResult parseRecording(const QByteArray &bytes, const QString &origin)
+{
+    CaptureReadResult result;
+    qsizetype start = 0;
+    int line = 0;
+    while (start < bytes.size()) {
+        qsizetype end = bytes.indexOf('\n', start);
+        if (end < 0)
+            end = bytes.size();
+        ++line;
+        const QByteArray text = bytes.mid(start, end - start);
+        start = end + 1;
+        if (text.trimmed().isEmpty())
+            continue;
+        CaptureReadResult one = parseCapture(text, QStringLiteral("%1: record on line %2").arg(origin).arg(line));
+        if (!one.ok()) {
+            result.error = one.error;
+            result.captures.clear(); // all or nothing: a half-read recording would mislead
+            return result;
+        }
+        result.captures += one.captures;
+    }
+    if (result.captures.isEmpty())
+        result.error = QStringLiteral("%1: the recording holds no capture").arg(origin);
+    return result;
+}
+
+CaptureReadResult readCaptureFile(const QString &path)
+{
+    CaptureReadResult result;
+    const QString &origin = path;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        result.error = QStringLiteral("%1: cannot open: %2").arg(origin, file.errorString());
+        return result;
+    }
+    if (file.size() > kMaxCaptureFileBytes) {
+        result.error = QStringLiteral("%1: too large (%2 bytes; the limit is %3)").arg(origin).arg(file.size()).arg(kMaxCaptureFileBytes);
+        return result;
+    }
+    const QByteArray bytes = file.readAll();
+    if (bytes.trimmed().isEmpty()) {
+        result.error = QStringLiteral("%1: the file is empty").arg(origin);
+        return result;
+    }
+    // A recording has one capture per line; a capture file may be pretty-printed over many lines.
+    // Tell them apart by the file name first, then by whether the first line is a whole object.
+    const bool namedRecording = path.endsWith(QLatin1String(".jsonl"));
+    if (namedRecording)
+        return parseRecording(bytes, origin);
+    CaptureReadResult single = parseCapture(bytes, origin);
+    if (single.ok())
+        return single;
+    const qsizetype firstNewline = bytes.trimmed().indexOf('\n');
+    if (firstNewline > 0) {
+        CaptureReadResult firstLine = parseCapture(bytes.left(firstNewline), origin);
+        if (firstLine.ok())
+            return parseRecording(bytes, origin);
+    }
+    return single;
+}
+
+QByteArray serializeCapture(const Capture &c)
+{
+    QByteArray out;
+    out.reserve(qsizetype(c.byteSize() + 512));
+    out += "{\"format\":\"";
+    out += kCaptureFormat.latin1();
+    out += '"';
+    if (c.capturedAt.isValid()) {
+        out += ",\"capturedAt\":\"";
+        out += c.capturedAt.toUTC().toString(Qt::ISODateWithMs).toUtf8();
+        out += '"';
+    }
+    if (c.hasRay() || !c.rayVersion.isEmpty() || !c.rayClusterStatus.isEmpty()) {
+        out += ",\"ray\":{";
+        bool first = true;
+        appendBody(out, "version", c.rayVersion, first);
+        appendBody(out, "nodes", c.rayNodes, first);
+        appendBody(out, "placement_groups", c.rayPlacementGroups, first);
+        appendBody(out, "jobs", c.rayJobs, first);
+        appendBody(out, "cluster_status", c.rayClusterStatus, first);
+        out += '}';
+    }
+    if (c.hasKubernetes() || !c.kubeContext.isEmpty()) {
+        out += ",\"kubernetes\":{";
+        bool first = true;
+        if (!c.kubeContext.isEmpty()) {
+            out += "\"context\":";
+            QByteArray quoted = c.kubeContext.toUtf8();
+            quoted.replace('\\', "\\\\").replace('"', "\\\"");
+            out += '"' + quoted + '"';
+            first = false;
+        }
+        appendBody(out, "rayclusters", c.kubeRayClusters, first);
+        appendBody(out, "pods", c.kubePods, first);
+        appendBody(out, "nodes", c.kubeNodes, first);
+        out += '}';
+    }
+    out += '}';
+    return out;
+}
+
+QString writeCaptureFile(const QString &path, const Capture &capture)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+    QByteArray bytes = serializeCapture(capture);
+    bytes += '\n';
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+    return {};
+}
+
+} // namespace slicescope

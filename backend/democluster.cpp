@@ -1,0 +1,927 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "democluster.h"
+
+#include "tpu.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace slicescope {
+
+namespace {
+
+constexpr auto kNamespace = "ml";
+constexpr auto kClusterName = "tpu-team";
+
+QString s(const char *text) { return QString::fromLatin1(text); }
+
+QJsonObject toJson(const QMap<QString, double> &m)
+{
+    QJsonObject o;
+    for (auto it = m.cbegin(); it != m.cend(); ++it)
+        o.insert(it.key(), it.value());
+    return o;
+}
+
+QJsonObject toJson(const QMap<QString, QString> &m)
+{
+    QJsonObject o;
+    for (auto it = m.cbegin(); it != m.cend(); ++it)
+        o.insert(it.key(), it.value());
+    return o;
+}
+
+QByteArray body(const QJsonDocument &doc)
+{
+    QByteArray bytes = doc.toJson(QJsonDocument::Compact);
+    reserveParsePadding(bytes);
+    return bytes;
+}
+
+QByteArray stateApiBody(const QJsonArray &items)
+{
+    return body(QJsonDocument(QJsonObject{
+        {s("result"), true},
+        {s("msg"), QString()},
+        {s("data"), QJsonObject{{s("result"), QJsonObject{
+            {s("total"), items.size()},
+            {s("num_after_truncation"), items.size()},
+            {s("num_filtered"), items.size()},
+            {s("result"), items},
+            {s("partial_failure_warning"), QString()},
+            {s("warnings"), QJsonValue()},
+        }}}},
+    }));
+}
+
+QByteArray kubeListBody(const char *kind, const char *apiVersion, const QJsonArray &items, qint64 resourceVersion)
+{
+    return body(QJsonDocument(QJsonObject{
+        {s("kind"), s(kind)},
+        {s("apiVersion"), s(apiVersion)},
+        {s("metadata"), QJsonObject{{s("resourceVersion"), QString::number(resourceVersion)}}},
+        {s("items"), items},
+    }));
+}
+
+} // namespace
+
+DemoCluster::DemoCluster(quint32 seed, QDateTime start)
+    : m_random(seed), m_start(std::move(start))
+{
+    buildScenario();
+}
+
+QString DemoCluster::hex(int digits)
+{
+    static const char alphabet[] = "0123456789abcdef";
+    QString out(digits, u'0');
+    for (int i = 0; i < digits; ++i)
+        out[i] = QLatin1Char(alphabet[m_random.bounded(16)]);
+    return out;
+}
+
+QString DemoCluster::nextIp()
+{
+    ++m_ipCounter;
+    return QStringLiteral("10.8.%1.%2").arg(m_ipCounter / 200).arg(m_ipCounter % 200 + 10);
+}
+
+void DemoCluster::buildScenario()
+{
+    const Cluster &cluster = addCluster(s(kNamespace), s(kClusterName), false);
+    const Cluster clusterCopy = cluster; // addGroup appends to m_groups only, but keep no reference across it
+
+    // The Ray head and its pod.
+    Pod headPod;
+    headPod.ns = clusterCopy.ns;
+    headPod.cluster = clusterCopy.name;
+    headPod.group = s("headgroup");
+    headPod.head = true;
+    headPod.name = QStringLiteral("%1-head-%2").arg(clusterCopy.name, hex(5));
+    headPod.phase = s("Running");
+    headPod.ready = true;
+    headPod.ip = nextIp();
+    headPod.nodeName = QStringLiteral("gke-%1-default-pool-%2").arg(clusterCopy.name, hex(4));
+    m_pods.append(headPod);
+    Node &head = addNode(headPod.ip, headPod.name);
+    head.isHead = true;
+    head.cpu = 8;
+
+    Group &v6e = addGroup(clusterCopy, s("v6e-4x4"), s("tpu-v6e-slice"), s("4x4"), 4, 4, 0, 6);
+    for (int i = 0; i < 4; ++i)
+        addReplica(v6e, true);
+    Group &v6eSingle = addGroup(clusterCopy, s("v6e-2x4"), s("tpu-v6e-slice"), s("2x4"), 1, 8, 0, 2);
+    addReplica(v6eSingle, true);
+    Group &v4 = addGroup(clusterCopy, s("v4-2x2x2"), s("tpu-v4-podslice"), s("2x2x2"), 2, 4, 0, 2);
+    addReplica(v4, true);
+    Group &v5p = addGroup(clusterCopy, s("v5p-4x4x4"), s("tpu-v5p-slice"), s("4x4x4"), 16, 4, 0, 2);
+    addReplica(v5p, true);
+
+    // One degraded slice: worker 2 of v6e-4x4-3 lost its raylet; the pod is still there.
+    for (Node &n : m_nodes)
+        if (n.sliceName == QLatin1String("v6e-4x4-3") && n.workerId == 2)
+            killNode(n, s("Unexpected termination: the node's raylet failed its health check"));
+
+    // Placement groups a real team would have.
+    auto placeSlice = [this](PlacementGroup &pg, const QString &slice, double cpu) {
+        for (Node *n : sliceNodes(slice)) {
+            Bundle b;
+            b.resources = {{s("CPU"), cpu}, {s("TPU"), n->tpu}};
+            b.nodeId = n->id;
+            b.selector = {{s("ray.io/tpu-slice-name"), slice}};
+            pg.bundles.append(b);
+        }
+        pg.state = s("CREATED");
+        pg.schedulingState = s("FINISHED");
+    };
+    auto headFor = [this](const QString &slice, const QString &podType, const QString &jobId) {
+        PlacementGroup &pg = addPlacementGroup(QString(), jobId, false);
+        Bundle b;
+        b.resources = {{QStringLiteral("TPU-%1-head").arg(podType), 1}};
+        b.selector = {{s("ray.io/tpu-worker-id"), s("0")}, {s("ray.io/tpu-pod-type"), podType}};
+        for (Node *n : sliceNodes(slice))
+            if (n->workerId == 0)
+                b.nodeId = n->id;
+        pg.bundles.append(b);
+        pg.state = s("CREATED");
+        pg.schedulingState = s("FINISHED");
+        pg.headPodType = podType;
+    };
+
+    Job &train = addJob(QStringLiteral("raysubmit_%1").arg(hex(16)), s("python train_llm.py --slices 1"));
+    train.status = s("RUNNING");
+    train.startMs = -3600 * 1000;
+    headFor(s("v6e-4x4-0"), s("v6e-16"), train.jobId);
+    placeSlice(addPlacementGroup(s("llm-train"), train.jobId, false), s("v6e-4x4-0"), 1);
+
+    Job &rl = addJob(QStringLiteral("raysubmit_%1").arg(hex(16)), s("python rl_rollout.py"));
+    rl.status = s("RUNNING");
+    rl.startMs = -1200 * 1000;
+    headFor(s("v4-2x2x2-0"), s("v4-16"), rl.jobId);
+    placeSlice(addPlacementGroup(s("rl-rollout"), rl.jobId, true), s("v4-2x2x2-0"), 2);
+
+    Job &notebook = addJob(QStringLiteral("raysubmit_%1").arg(hex(16)), s("python -m notebook_kernel"));
+    notebook.status = s("RUNNING");
+    notebook.startMs = -600 * 1000;
+    {
+        PlacementGroup &pg = addPlacementGroup(s("notebook-alice"), notebook.jobId, false);
+        Bundle b;
+        b.resources = {{s("CPU"), 1}, {s("TPU"), 2}};
+        b.nodeId = sliceNodes(s("v6e-2x4-0")).first()->id;
+        pg.bundles.append(b);
+        pg.state = s("CREATED");
+        pg.schedulingState = s("FINISHED");
+    }
+    {
+        PlacementGroup &pg = addPlacementGroup(s("serve-cpu"), notebook.jobId, true);
+        Bundle b;
+        b.resources = {{s("CPU"), 2}};
+        b.nodeId = m_nodes.first().id;
+        pg.bundles.append(b);
+        pg.state = s("CREATED");
+        pg.schedulingState = s("FINISHED");
+    }
+    {
+        PlacementGroup &pg = addPlacementGroup(s("old-sweep"), notebook.jobId, false);
+        Bundle b;
+        b.resources = {{s("CPU"), 1}};
+        pg.bundles.append(b);
+        pg.state = s("REMOVED");
+        pg.schedulingState = s("REMOVED");
+    }
+
+    // A slice request nobody can serve: no worker group makes v6e 8x8 slices.
+    SlicePlacementRequest eval;
+    eval.accelerator = s("v6e");
+    eval.topology = s("8x8");
+    eval.name = s("eval-8x8");
+    eval.timeoutSeconds = 24 * 3600;
+    submitSlicePlacementGroup(eval);
+    advance(kHeadReserveDelay + kSliceReserveDelay);
+    m_now = 0; // the scenario starts "now"; the settling above is history
+    for (Job &j : m_jobs)
+        if (j.request.name == QLatin1String("eval-8x8"))
+            j.startMs = -300 * 1000;
+}
+
+DemoCluster::Cluster &DemoCluster::addCluster(const QString &ns, const QString &name, bool autoscaling)
+{
+    m_clusters.append(Cluster{ns, name, autoscaling, 1});
+    return m_clusters.last();
+}
+
+DemoCluster::Group &DemoCluster::addGroup(const Cluster &cluster, const QString &name, const QString &accelerator,
+                                          const QString &topology, int numOfHosts, int chipsPerHost, int minReplicas, int maxReplicas)
+{
+    Group g;
+    g.ns = cluster.ns;
+    g.cluster = cluster.name;
+    g.name = name;
+    g.accelerator = accelerator;
+    g.topology = topology;
+    g.numOfHosts = numOfHosts;
+    g.chipsPerHost = chipsPerHost;
+    g.minReplicas = minReplicas;
+    g.maxReplicas = maxReplicas;
+    m_groups.append(g);
+    return m_groups.last();
+}
+
+void DemoCluster::addReplica(Group &group, bool startRunning)
+{
+    const int index = group.nextIndex++;
+    group.replicaIndices.append(index);
+    group.replicas = int(group.replicaIndices.size());
+    const QString replicaName = QStringLiteral("%1-%2-%3").arg(group.cluster, group.name, hex(5));
+    const QString pool = QStringLiteral("%1-pool-%2").arg(group.name).arg(index);
+    const QString poolSuffix = hex(4);
+    for (int h = 0; h < group.numOfHosts; ++h) {
+        Pod p;
+        p.ns = group.ns;
+        p.cluster = group.cluster;
+        p.group = group.name;
+        p.name = QStringLiteral("%1-%2-worker-%3").arg(group.cluster, group.name, hex(5));
+        p.tpuName = QStringLiteral("%1-%2").arg(group.name).arg(index);
+        p.replicaName = replicaName;
+        p.replicaIndex = index;
+        p.hostIndex = h;
+        p.tpuChips = group.chipsPerHost;
+        p.accelerator = group.accelerator;
+        p.topology = group.topology;
+        p.createdMs = m_now;
+        KubeNode kn;
+        kn.name = QStringLiteral("gke-%1-%2-%3-%4").arg(group.cluster, pool, poolSuffix).arg(h);
+        kn.accelerator = group.accelerator;
+        kn.topology = group.topology;
+        kn.pool = pool;
+        kn.tpu = group.chipsPerHost;
+        m_kubeNodes.append(kn);
+        p.nodeName = kn.name;
+        m_pods.append(p);
+        if (startRunning) {
+            startPod(p.name);
+            joinRay(p.name);
+        } else {
+            const QString name = p.name;
+            schedule(kPodStartDelay, [this, name] { startPod(name); });
+            schedule(kPodStartDelay + kRayJoinDelay, [this, name] { joinRay(name); });
+        }
+    }
+}
+
+void DemoCluster::startPod(const QString &podName)
+{
+    for (Pod &p : m_pods)
+        if (p.name == podName && !p.terminating) {
+            p.phase = s("Running");
+            p.ready = true;
+            p.ip = nextIp();
+        }
+}
+
+void DemoCluster::joinRay(const QString &podName)
+{
+    for (const Pod &p : std::as_const(m_pods)) {
+        if (p.name != podName || p.terminating || p.phase != QLatin1String("Running"))
+            continue;
+        const tpu::Generation *gen = tpu::findGeneration(p.accelerator);
+        const auto topo = tpu::parseTopology(p.topology);
+        Node &n = addNode(p.ip, p.name);
+        n.tpu = p.tpuChips;
+        n.cpu = 8;
+        n.sliceName = p.tpuName;
+        n.workerId = p.hostIndex;
+        n.topology = p.topology;
+        n.nodeGroup = p.group;
+        if (gen && topo) {
+            tpu::Topology t = *topo;
+            n.podType = tpu::podType(*gen, t);
+            n.acceleratorType = gen->rayAcceleratorType;
+            // Ray adds TPU-<pod-type>-head on worker 0 of multi-host slices only.
+            n.sliceHead = p.hostIndex == 0 && t.chips() / std::max(1, p.tpuChips) > 1;
+        }
+        return;
+    }
+}
+
+DemoCluster::Node &DemoCluster::addNode(const QString &ip, const QString &name)
+{
+    Node n;
+    n.id = hex(56);
+    n.ip = ip;
+    n.name = name;
+    n.startMs = m_now;
+    m_nodes.append(n);
+    return m_nodes.last();
+}
+
+void DemoCluster::killNode(Node &node, const QString &message)
+{
+    if (!node.alive)
+        return;
+    node.alive = false;
+    node.stateMessage = message;
+    node.endMs = m_now;
+    // Ray reschedules placement groups that lose a node: their bundles there become unplaced.
+    for (PlacementGroup &pg : m_groupsPg) {
+        if (pg.state == QLatin1String("REMOVED"))
+            continue;
+        bool touched = false;
+        for (Bundle &b : pg.bundles)
+            if (b.nodeId == node.id) {
+                b.nodeId.clear();
+                touched = true;
+            }
+        if (touched) {
+            pg.state = s("RESCHEDULING");
+            pg.schedulingState = s("NO_RESOURCES");
+        }
+    }
+}
+
+void DemoCluster::stopReplicaPods(const QStringList &podNames, const QString &reason)
+{
+    for (Pod &p : m_pods)
+        if (podNames.contains(p.name))
+            p.terminating = true;
+    schedule(kPodStopDelay, [this, podNames, reason] {
+        for (const Pod &p : std::as_const(m_pods)) {
+            if (!podNames.contains(p.name))
+                continue;
+            for (Node &n : m_nodes)
+                if (n.name == p.name && n.alive)
+                    killNode(n, reason);
+            m_kubeNodes.removeIf([&](const KubeNode &k) { return k.name == p.nodeName; });
+        }
+        m_pods.removeIf([&](const Pod &p) { return podNames.contains(p.name); });
+    });
+}
+
+DemoCluster::PlacementGroup &DemoCluster::addPlacementGroup(const QString &name, const QString &jobId, bool detached)
+{
+    PlacementGroup pg;
+    pg.id = hex(36);
+    pg.name = name;
+    pg.jobId = jobId;
+    pg.detached = detached;
+    m_groupsPg.append(pg);
+    return m_groupsPg.last();
+}
+
+DemoCluster::Job &DemoCluster::addJob(const QString &submissionId, const QString &entrypoint)
+{
+    Job j;
+    j.submissionId = submissionId;
+    j.jobId = QStringLiteral("%1000000").arg(++m_jobCounter + 1, 2, 10, QLatin1Char('0'));
+    j.entrypoint = entrypoint;
+    j.startMs = m_now;
+    m_jobs.append(j);
+    return m_jobs.last();
+}
+
+void DemoCluster::schedule(qint64 delayMs, std::function<void()> action)
+{
+    m_timers.append(Timer{m_now + delayMs, m_timerOrder++, std::move(action)});
+}
+
+void DemoCluster::advance(qint64 ms)
+{
+    const qint64 target = m_now + std::max<qint64>(0, ms);
+    for (;;) {
+        // The earliest due timer, ties in the order they were scheduled: fully deterministic.
+        auto next = std::min_element(m_timers.begin(), m_timers.end(), [](const Timer &a, const Timer &b) {
+            return a.at != b.at ? a.at < b.at : a.order < b.order;
+        });
+        if (next == m_timers.end() || next->at > target)
+            break;
+        m_now = std::max(m_now, next->at);
+        auto action = std::move(next->action);
+        m_timers.erase(next);
+        action();
+        progressRequests();
+    }
+    m_now = target;
+    progressRequests();
+}
+
+QList<DemoCluster::Node *> DemoCluster::sliceNodes(const QString &sliceName)
+{
+    QList<Node *> out;
+    for (Node &n : m_nodes)
+        if (n.alive && n.sliceName == sliceName)
+            out.append(&n);
+    std::sort(out.begin(), out.end(), [](const Node *a, const Node *b) { return a->workerId < b->workerId; });
+    return out;
+}
+
+DemoCluster::Group *DemoCluster::groupOfSlice(const QString &sliceName)
+{
+    for (Group &g : m_groups)
+        for (int index : std::as_const(g.replicaIndices))
+            if (QStringLiteral("%1-%2").arg(g.name).arg(index) == sliceName)
+                return &g;
+    return nullptr;
+}
+
+QStringList DemoCluster::slicesHeldByRequests() const
+{
+    QStringList held;
+    QHash<QString, QString> sliceOfNode;
+    for (const Node &n : m_nodes)
+        sliceOfNode.insert(n.id, n.sliceName);
+    for (const PlacementGroup &pg : m_groupsPg) {
+        if (pg.state == QLatin1String("REMOVED"))
+            continue;
+        for (const Bundle &b : pg.bundles) {
+            const bool holds = b.resources.value(s("TPU")) > 0 || !pg.headPodType.isEmpty();
+            if (holds && !b.nodeId.isEmpty())
+                held << sliceOfNode.value(b.nodeId);
+            if (b.selector.contains(s("ray.io/tpu-slice-name")))
+                held << b.selector.value(s("ray.io/tpu-slice-name"));
+        }
+    }
+    return held;
+}
+
+QString DemoCluster::readySliceFor(const QString &podType, const QString &topology, const QStringList &exclude) const
+{
+    const QStringList held = slicesHeldByRequests() + exclude;
+    QMap<QString, QList<const Node *>> bySlice;
+    for (const Node &n : m_nodes)
+        if (n.alive && n.podType == podType && n.topology == topology)
+            bySlice[n.sliceName].append(&n);
+    for (auto it = bySlice.cbegin(); it != bySlice.cend(); ++it) {
+        if (held.contains(it.key()))
+            continue;
+        double chips = 0;
+        bool hasWorker0 = false;
+        for (const Node *n : it.value()) {
+            chips += n->tpu;
+            hasWorker0 = hasWorker0 || n->workerId == 0;
+        }
+        const auto topo = tpu::parseTopology(topology);
+        if (hasWorker0 && topo && int(chips) == topo->chips())
+            return it.key();
+    }
+    return {};
+}
+
+ActionResult DemoCluster::submitSlicePlacementGroup(const SlicePlacementRequest &request)
+{
+    const tpu::Generation *gen = tpu::findGeneration(request.accelerator);
+    if (!gen)
+        return {false, QStringLiteral("unknown TPU accelerator \"%1\"").arg(request.accelerator), {}, {}};
+    const auto topo = tpu::parseTopology(request.topology);
+    if (!topo)
+        return {false, QStringLiteral("\"%1\" is not a topology").arg(request.topology), {}, {}};
+    if (const QString problem = tpu::topologyProblem(*gen, *topo); !problem.isEmpty())
+        return {false, QStringLiteral("ValueError: %1").arg(problem), {}, {}};
+    if (request.numSlices < 1)
+        return {false, s("num_slices must be at least 1"), {}, {}};
+    if (request.name.isEmpty())
+        return {false, s("a slice placement group needs a name"), {}, {}};
+    for (const PlacementGroup &pg : std::as_const(m_groupsPg))
+        if (pg.name == request.name && pg.state != QLatin1String("REMOVED"))
+            return {false, QStringLiteral("a placement group named \"%1\" already exists").arg(request.name), {}, {}};
+
+    Job &job = addJob(QStringLiteral("slicescope-%1-%2").arg(request.name, hex(6)),
+                      s("python -m slicescope_driver  # reserves a slice placement group; request in SLICESCOPE_REQUEST"));
+    job.request = request;
+    job.podType = tpu::podType(*gen, *topo);
+    job.chipsPerHost = tpu::defaultChipsPerHost(*gen, *topo);
+    job.hostsPerSlice = topo->chips() / job.chipsPerHost;
+    job.deadlineMs = m_now + qint64(request.timeoutSeconds) * 1000;
+    const QString submissionId = job.submissionId;
+    const bool multiHost = job.hostsPerSlice > 1;
+    schedule(500, [this, submissionId, multiHost] {
+        for (Job &j : m_jobs)
+            if (j.submissionId == submissionId && j.status == QLatin1String("PENDING")) {
+                j.status = s("RUNNING");
+                // Step 1 of slice_placement_group (FACTS.md 2.2): one head PG per slice.
+                if (multiHost)
+                    for (int i = 0; i < j.request.numSlices; ++i) {
+                        PlacementGroup &pg = addPlacementGroup(QString(), j.jobId, false);
+                        Bundle b;
+                        b.resources = {{QStringLiteral("TPU-%1-head").arg(j.podType), 1}};
+                        b.selector = {{s("ray.io/tpu-worker-id"), s("0")}, {s("ray.io/tpu-pod-type"), j.podType}};
+                        pg.bundles.append(b);
+                        pg.headPodType = j.podType;
+                        pg.forRequest = j.submissionId;
+                    }
+            }
+    });
+    return {true, QStringLiteral("submitted job %1 to reserve %2 %3 %4 slice(s)")
+                      .arg(submissionId).arg(request.numSlices).arg(gen->name, topo->toString()),
+            submissionId, {}};
+}
+
+void DemoCluster::progressRequests()
+{
+    for (Job &job : m_jobs) {
+        if (job.status != QLatin1String("RUNNING") || job.request.name.isEmpty() || job.deadlineMs == 0)
+            continue;
+        if (m_now >= job.deadlineMs) {
+            failRequest(job, QStringLiteral("TimeoutError: slice placement group '%1' was not ready within %2 s: no ready %3 slice with topology %4 was free")
+                                 .arg(job.request.name).arg(job.request.timeoutSeconds).arg(job.podType, job.request.topology));
+            continue;
+        }
+        tryReserve(job);
+    }
+}
+
+bool DemoCluster::tryReserve(Job &job)
+{
+    // Already reserved?
+    for (const PlacementGroup &pg : std::as_const(m_groupsPg))
+        if (pg.forRequest == job.submissionId && pg.name == job.request.name)
+            return true;
+    const qint64 waited = m_now - job.startMs;
+    if (waited < 500 + kHeadReserveDelay)
+        return false;
+
+    QStringList claimed;
+    bool allHeads = true;
+    const bool multiHost = job.hostsPerSlice > 1;
+    if (multiHost) {
+        for (PlacementGroup &pg : m_groupsPg) {
+            if (pg.forRequest != job.submissionId || pg.headPodType.isEmpty() || pg.state == QLatin1String("REMOVED"))
+                continue;
+            if (pg.state == QLatin1String("CREATED")) {
+                for (const Node &n : std::as_const(m_nodes))
+                    if (n.id == pg.bundles.first().nodeId)
+                        claimed << n.sliceName;
+                continue;
+            }
+            const QString slice = readySliceFor(job.podType, job.request.topology, claimed);
+            if (slice.isEmpty()) {
+                // Ray tells "never" (no node type has the resource) from "not now".
+                bool anyGroup = false;
+                for (const Group &g : std::as_const(m_groups))
+                    anyGroup = anyGroup || (tpu::findGeneration(g.accelerator) == tpu::findGeneration(job.request.accelerator)
+                                            && g.topology == job.request.topology);
+                pg.schedulingState = anyGroup ? s("NO_RESOURCES") : s("INFEASIBLE");
+                allHeads = false;
+                continue;
+            }
+            for (Node *n : sliceNodes(slice))
+                if (n->workerId == 0)
+                    pg.bundles.first().nodeId = n->id;
+            pg.state = s("CREATED");
+            pg.schedulingState = s("FINISHED");
+            claimed << slice;
+        }
+    } else {
+        for (int i = 0; i < job.request.numSlices; ++i) {
+            const QString slice = readySliceFor(job.podType, job.request.topology, claimed);
+            if (slice.isEmpty()) {
+                allHeads = false;
+                break;
+            }
+            claimed << slice;
+        }
+    }
+    if (!allHeads || claimed.size() < job.request.numSlices)
+        return false;
+    if (waited < 500 + kHeadReserveDelay + kSliceReserveDelay)
+        return false;
+    // Step 3: the slice placement group itself, one bundle per host, pinned by slice name.
+    PlacementGroup &pg = addPlacementGroup(job.request.name, job.jobId, job.request.detached);
+    pg.forRequest = job.submissionId;
+    for (const QString &slice : std::as_const(claimed)) {
+        for (Node *n : sliceNodes(slice)) {
+            Bundle b;
+            b.resources = {{s("CPU"), job.request.cpuPerBundle}, {s("TPU"), double(job.chipsPerHost)}};
+            b.nodeId = n->id;
+            b.selector = {{s("ray.io/tpu-slice-name"), slice}};
+            pg.bundles.append(b);
+        }
+    }
+    pg.state = s("CREATED");
+    pg.schedulingState = s("FINISHED");
+    return true;
+}
+
+void DemoCluster::failRequest(Job &job, const QString &message)
+{
+    job.status = s("FAILED");
+    job.message = message;
+    job.endMs = m_now;
+    for (PlacementGroup &pg : m_groupsPg)
+        if (pg.forRequest == job.submissionId) {
+            pg.state = s("REMOVED");
+            pg.schedulingState = s("REMOVED");
+        }
+}
+
+ActionResult DemoCluster::releasePlacementGroup(const QString &nameOrId)
+{
+    PlacementGroup *target = nullptr;
+    for (PlacementGroup &pg : m_groupsPg)
+        if (pg.state != QLatin1String("REMOVED") && (pg.id == nameOrId || (!pg.name.isEmpty() && pg.name == nameOrId)))
+            target = &pg;
+    if (!target)
+        return {false, QStringLiteral("no placement group named or with id \"%1\"").arg(nameOrId), {}, {}};
+    const QString jobId = target->jobId, id = target->id;
+    const bool detached = target->detached;
+    QString stoppedJob;
+    // Removing the group removes its head reservations too; a non-detached group lives with its
+    // driver, so stop the job that holds it.
+    for (PlacementGroup &pg : m_groupsPg)
+        if (pg.id == id || (pg.jobId == jobId && !pg.headPodType.isEmpty())) {
+            pg.state = s("REMOVED");
+            pg.schedulingState = s("REMOVED");
+        }
+    if (!detached)
+        for (Job &j : m_jobs)
+            if (j.jobId == jobId && (j.status == QLatin1String("RUNNING") || j.status == QLatin1String("PENDING"))) {
+                j.status = s("STOPPED");
+                j.message = s("Job was intentionally stopped.");
+                j.endMs = m_now;
+                stoppedJob = j.submissionId;
+            }
+    return {true, stoppedJob.isEmpty() ? QStringLiteral("removed placement group %1").arg(nameOrId)
+                                       : QStringLiteral("removed placement group %1 and stopped job %2").arg(nameOrId, stoppedJob),
+            stoppedJob, id};
+}
+
+ActionResult DemoCluster::scaleWorkerGroup(const QString &qualifiedGroup, int replicas)
+{
+    Group *group = nullptr;
+    for (Group &g : m_groups)
+        if (QStringLiteral("%1/%2/%3").arg(g.ns, g.cluster, g.name) == qualifiedGroup || g.name == qualifiedGroup)
+            group = &g;
+    if (!group)
+        return {false, QStringLiteral("no worker group \"%1\"").arg(qualifiedGroup), {}, {}};
+    for (const Cluster &c : std::as_const(m_clusters))
+        if (c.name == group->cluster && c.autoscaling)
+            return {false, QStringLiteral("%1 is autoscaled: the Ray autoscaler owns replicas; edit minReplicas/maxReplicas instead").arg(qualifiedGroup), {}, {}};
+    if (replicas < group->minReplicas || replicas > group->maxReplicas)
+        return {false, QStringLiteral("replicas %1 is outside %2..%3 (minReplicas..maxReplicas)").arg(replicas).arg(group->minReplicas).arg(group->maxReplicas), {}, {}};
+    const int before = group->replicas;
+    while (group->replicas < replicas)
+        addReplica(*group, false);
+    if (replicas < group->replicas) {
+        QStringList pods;
+        while (group->replicaIndices.size() > replicas) {
+            const QString slice = QStringLiteral("%1-%2").arg(group->name).arg(group->replicaIndices.takeLast());
+            for (const Pod &p : std::as_const(m_pods))
+                if (p.tpuName == slice)
+                    pods << p.name;
+        }
+        group->replicas = int(group->replicaIndices.size());
+        stopReplicaPods(pods, s("Expected termination: the worker group was scaled down"));
+    }
+    for (Cluster &c : m_clusters)
+        if (c.name == group->cluster)
+            ++c.generation;
+    return {true, QStringLiteral("%1: replicas %2 -> %3").arg(qualifiedGroup).arg(before).arg(replicas), {}, {}};
+}
+
+ActionResult DemoCluster::removeSlice(const QString &sliceName)
+{
+    Group *group = groupOfSlice(sliceName);
+    if (!group)
+        return {false, QStringLiteral("no worker group owns a slice named \"%1\"").arg(sliceName), {}, {}};
+    if (group->replicas - 1 < group->minReplicas)
+        return {false, QStringLiteral("removing %1 would take %2 below minReplicas %3").arg(sliceName, group->name).arg(group->minReplicas), {}, {}};
+    QStringList pods;
+    for (const Pod &p : std::as_const(m_pods))
+        if (p.tpuName == sliceName)
+            pods << p.name;
+    const int index = sliceName.section(u'-', -1).toInt();
+    group->replicaIndices.removeAll(index);
+    group->replicas = int(group->replicaIndices.size());
+    group->workersToDelete = pods;
+    for (Cluster &c : m_clusters)
+        if (c.name == group->cluster)
+            ++c.generation;
+    stopReplicaPods(pods, s("Expected termination: the slice was removed from its worker group"));
+    const QString groupName = group->name;
+    schedule(kPodStopDelay + 500, [this, groupName] {
+        for (Group &g : m_groups)
+            if (g.name == groupName)
+                g.workersToDelete.clear();
+    });
+    return {true, QStringLiteral("removing %1 (%2 pods) from %3").arg(sliceName).arg(pods.size()).arg(group->name), {}, {}};
+}
+
+Capture DemoCluster::capture() const
+{
+    Capture c;
+    c.capturedAt = now();
+    const qint64 epoch = m_start.toMSecsSinceEpoch();
+
+    c.rayVersion = body(QJsonDocument(QJsonObject{
+        {s("version"), s("5")}, {s("ray_version"), s("2.60.0")}, {s("ray_commit"), s("0000000000000000000000000000000000000000")},
+        {s("session_name"), s("session_2026-11-29_09-00-00_000000_1")}}));
+
+    QJsonArray nodes;
+    QList<const Node *> sorted;
+    for (const Node &n : m_nodes)
+        sorted.append(&n);
+    std::sort(sorted.begin(), sorted.end(), [](const Node *a, const Node *b) { return a->id < b->id; }); // the API sorts by id
+    for (const Node *n : std::as_const(sorted)) {
+        QMap<QString, double> resources{{s("CPU"), n->cpu}, {s("memory"), 32.0 * 1024 * 1024 * 1024},
+                                        {s("object_store_memory"), 8.0 * 1024 * 1024 * 1024},
+                                        {QStringLiteral("node:%1").arg(n->ip), 1}};
+        QMap<QString, QString> labels{{s("ray.io/node-id"), n->id}};
+        if (n->isHead)
+            resources.insert(s("node:__internal_head__"), 1);
+        if (n->tpu > 0) {
+            resources.insert(s("TPU"), n->tpu);
+            resources.insert(QStringLiteral("accelerator_type:%1").arg(n->acceleratorType), 1);
+            resources.insert(n->sliceName, 1);
+            if (n->sliceHead)
+                resources.insert(QStringLiteral("TPU-%1-head").arg(n->podType), 1);
+            labels.insert(s("ray.io/accelerator-type"), n->acceleratorType);
+            labels.insert(s("ray.io/tpu-pod-type"), n->podType);
+            labels.insert(s("ray.io/tpu-slice-name"), n->sliceName);
+            labels.insert(s("ray.io/tpu-worker-id"), QString::number(n->workerId));
+            labels.insert(s("ray.io/tpu-topology"), n->topology);
+            labels.insert(s("ray.io/node-group"), n->nodeGroup);
+        } else {
+            labels.insert(s("ray.io/node-group"), n->isHead ? s("headgroup") : s("cpu"));
+        }
+        nodes.append(QJsonObject{
+            {s("node_id"), n->id},
+            {s("node_ip"), n->ip},
+            {s("is_head_node"), n->isHead},
+            {s("state"), n->alive ? s("ALIVE") : s("DEAD")},
+            {s("state_message"), n->stateMessage.isEmpty() ? QJsonValue() : QJsonValue(n->stateMessage)},
+            {s("node_name"), n->ip},
+            {s("resources_total"), toJson(resources)},
+            {s("labels"), toJson(labels)},
+            {s("start_time_ms"), QString::number(epoch + n->startMs)}, // 64-bit numbers may be strings
+            {s("end_time_ms"), n->alive ? 0 : epoch + n->endMs},
+        });
+    }
+    c.rayNodes = stateApiBody(nodes);
+
+    QJsonArray groups;
+    for (const PlacementGroup &pg : m_groupsPg) {
+        QJsonArray bundles;
+        for (int i = 0; i < pg.bundles.size(); ++i) {
+            const Bundle &b = pg.bundles[i];
+            bundles.append(QJsonObject{
+                {s("bundle_id"), QJsonObject{{s("placement_group_id"), pg.id}, {s("bundle_index"), i}}},
+                {s("unit_resources"), toJson(b.resources)},
+                {s("node_id"), b.nodeId.isEmpty() ? QJsonValue() : QJsonValue(b.nodeId)},
+                {s("label_selector"), toJson(b.selector)},
+            });
+        }
+        groups.append(QJsonObject{
+            {s("placement_group_id"), pg.id},
+            {s("name"), pg.name},
+            {s("creator_job_id"), pg.jobId},
+            {s("state"), pg.state},
+            {s("is_detached"), pg.detached},
+            {s("stats"), QJsonObject{{s("scheduling_state"), pg.schedulingState}, {s("scheduling_attempt"), 1}}},
+            {s("bundles"), bundles},
+        });
+    }
+    c.rayPlacementGroups = stateApiBody(groups);
+
+    QJsonArray jobs;
+    for (const Job &j : m_jobs)
+        jobs.append(QJsonObject{
+            {s("type"), s("SUBMISSION")},
+            {s("submission_id"), j.submissionId},
+            {s("job_id"), j.jobId},
+            {s("status"), j.status},
+            {s("entrypoint"), j.entrypoint},
+            {s("message"), j.message},
+            {s("start_time"), epoch + j.startMs},
+            {s("end_time"), j.endMs ? QJsonValue(epoch + j.endMs) : QJsonValue()},
+            {s("metadata"), QJsonObject()},
+        });
+    c.rayJobs = body(QJsonDocument(jobs));
+
+    // Kubernetes.
+    c.kubeContext = s("demo");
+    QJsonArray clusters;
+    for (const Cluster &cl : m_clusters) {
+        QJsonArray specs;
+        for (const Group &g : m_groups) {
+            if (g.cluster != cl.name)
+                continue;
+            QJsonObject spec{
+                {s("groupName"), g.name},
+                {s("replicas"), g.replicas},
+                {s("minReplicas"), g.minReplicas},
+                {s("maxReplicas"), g.maxReplicas},
+                {s("numOfHosts"), g.numOfHosts},
+                {s("rayStartParams"), QJsonObject()},
+                {s("template"), QJsonObject{{s("spec"), QJsonObject{
+                    {s("nodeSelector"), QJsonObject{{s("cloud.google.com/gke-tpu-accelerator"), g.accelerator},
+                                                   {s("cloud.google.com/gke-tpu-topology"), g.topology}}},
+                    {s("containers"), QJsonArray{QJsonObject{
+                        {s("name"), s("ray-worker")},
+                        {s("image"), s("rayproject/ray:2.60.0-py311")},
+                        {s("resources"), QJsonObject{
+                            {s("requests"), QJsonObject{{s("google.com/tpu"), QString::number(g.chipsPerHost)}}},
+                            {s("limits"), QJsonObject{{s("google.com/tpu"), QString::number(g.chipsPerHost)}}}}},
+                    }}},
+                }}}},
+            };
+            if (!g.workersToDelete.isEmpty())
+                spec.insert(s("scaleStrategy"), QJsonObject{{s("workersToDelete"), QJsonArray::fromStringList(g.workersToDelete)}});
+            specs.append(spec);
+        }
+        clusters.append(QJsonObject{
+            {s("apiVersion"), s("ray.io/v1")},
+            {s("kind"), s("RayCluster")},
+            {s("metadata"), QJsonObject{{s("name"), cl.name}, {s("namespace"), cl.ns}, {s("generation"), cl.generation}}},
+            {s("spec"), QJsonObject{{s("enableInTreeAutoscaling"), cl.autoscaling}, {s("workerGroupSpecs"), specs},
+                                    {s("headGroupSpec"), QJsonObject{{s("rayStartParams"), QJsonObject()}}}}},
+            {s("status"), QJsonObject{{s("state"), s("ready")}, {s("observedGeneration"), cl.generation},
+                                      {s("head"), QJsonObject{{s("serviceName"), cl.name + s("-head-svc")}}},
+                                      {s("endpoints"), QJsonObject{{s("dashboard"), s("8265")}}}}},
+        });
+    }
+    c.kubeRayClusters = kubeListBody("RayClusterList", "ray.io/v1", clusters, 1000 + m_now / 100);
+
+    QJsonArray pods;
+    for (const Pod &p : m_pods) {
+        QJsonObject labels{{s("ray.io/cluster"), p.cluster}, {s("ray.io/group"), p.group},
+                           {s("ray.io/node-type"), p.head ? s("head") : s("worker")}, {s("ray.io/is-ray-node"), s("yes")}};
+        QJsonObject spec{{s("nodeName"), p.nodeName}};
+        QJsonArray env;
+        QJsonObject resources;
+        if (!p.head) {
+            labels.insert(s("ray.io/worker-group-replica-index"), QString::number(p.replicaIndex));
+            labels.insert(s("ray.io/worker-group-replica-name"), p.replicaName);
+            labels.insert(s("ray.io/replica-host-index"), QString::number(p.hostIndex));
+            spec.insert(s("nodeSelector"), QJsonObject{{s("cloud.google.com/gke-tpu-accelerator"), p.accelerator},
+                                                      {s("cloud.google.com/gke-tpu-topology"), p.topology}});
+            env = QJsonArray{QJsonObject{{s("name"), s("TPU_NAME")}, {s("value"), p.tpuName}},
+                             QJsonObject{{s("name"), s("TPU_WORKER_ID")}, {s("value"), QString::number(p.hostIndex)}}};
+            resources = QJsonObject{{s("requests"), QJsonObject{{s("google.com/tpu"), QString::number(p.tpuChips)}}},
+                                    {s("limits"), QJsonObject{{s("google.com/tpu"), QString::number(p.tpuChips)}}}};
+        }
+        spec.insert(s("containers"), QJsonArray{QJsonObject{{s("name"), p.head ? s("ray-head") : s("ray-worker")},
+                                                           {s("env"), env}, {s("resources"), resources}}});
+        QJsonObject metadata{{s("name"), p.name}, {s("namespace"), p.ns}, {s("labels"), labels},
+                             {s("creationTimestamp"), m_start.addMSecs(p.createdMs).toString(Qt::ISODate)}};
+        if (p.terminating)
+            metadata.insert(s("deletionTimestamp"), now().toString(Qt::ISODate));
+        QJsonObject status{{s("phase"), p.phase},
+                           {s("conditions"), QJsonArray{QJsonObject{{s("type"), s("Ready")}, {s("status"), p.ready ? s("True") : s("False")}}}}};
+        if (!p.ip.isEmpty())
+            status.insert(s("podIP"), p.ip);
+        pods.append(QJsonObject{{s("metadata"), metadata}, {s("spec"), spec}, {s("status"), status}});
+    }
+    c.kubePods = kubeListBody("PodList", "v1", pods, 2000 + m_now / 100);
+
+    QJsonArray kubeNodes;
+    for (const KubeNode &n : m_kubeNodes)
+        kubeNodes.append(QJsonObject{
+            {s("metadata"), QJsonObject{{s("name"), n.name}, {s("labels"), QJsonObject{
+                {s("cloud.google.com/gke-tpu-accelerator"), n.accelerator},
+                {s("cloud.google.com/gke-tpu-topology"), n.topology},
+                {s("cloud.google.com/gke-nodepool"), n.pool}}}}},
+            {s("status"), QJsonObject{{s("capacity"), QJsonObject{{s("google.com/tpu"), QString::number(n.tpu)}}},
+                                      {s("conditions"), QJsonArray{QJsonObject{{s("type"), s("Ready")}, {s("status"), s("True")}}}}}},
+        });
+    c.kubeNodes = kubeListBody("NodeList", "v1", kubeNodes, 3000 + m_now / 100);
+    return c;
+}
+
+// ---- DemoSource ----
+
+DemoSource::DemoSource(quint32 seed, QObject *parent)
+    : Source(parent), m_cluster(seed), m_timer(new QTimer(this))
+{
+    m_timer->setInterval(1000);
+    connect(m_timer, &QTimer::timeout, this, &DemoSource::tick);
+}
+
+QString DemoSource::description() const
+{
+    return tr("demo cluster");
+}
+
+void DemoSource::start()
+{
+    Q_EMIT captureReceived(m_cluster.capture());
+    m_timer->start();
+}
+
+void DemoSource::tick()
+{
+    m_cluster.advance(m_timer->interval());
+    Q_EMIT captureReceived(m_cluster.capture());
+}
+
+ActionResult DemoSource::act(const std::function<ActionResult(DemoCluster &)> &action)
+{
+    ActionResult result = action(m_cluster);
+    Q_EMIT captureReceived(m_cluster.capture());
+    return result;
+}
+
+} // namespace slicescope

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The demo cluster: a seeded, deterministic simulation of a team's KubeRay + TPU cluster that
+// answers with the same bodies Ray's dashboard and the Kubernetes API would, so it enters the
+// product through the one Capture -> buildSnapshot path. Time is simulated (advance()), so tests
+// drive it step by step; DemoSource ticks it in real time for the window.
+
+#include "capture.h"
+#include "source.h"
+
+#include <QDateTime>
+#include <QList>
+#include <QMap>
+#include <QRandomGenerator>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+class QTimer;
+
+namespace slicescope {
+
+struct SlicePlacementRequest {
+    QString accelerator;          // "v6e", "TPU-V6E"...
+    QString topology;             // "4x4"
+    int numSlices = 1;
+    QString name;                 // placement group name; required
+    bool detached = false;
+    double cpuPerBundle = 1;      // bundle = {CPU, TPU: chips per host}
+    int timeoutSeconds = 20;      // how long the driver waits for the reservation
+};
+
+struct ActionResult {
+    bool ok = false;
+    QString message;              // what happened, or why not
+    QString jobId;                // the submission id of the job that holds a placement group
+    QString placementGroupId;
+};
+
+class DemoCluster
+{
+public:
+    explicit DemoCluster(quint32 seed = 42, QDateTime start = QDateTime(QDate(2026, 11, 29), QTime(9, 0), Qt::UTC));
+
+    // Moves simulated time forward, applying every transition that falls due, in order.
+    void advance(qint64 ms);
+    qint64 elapsedMs() const { return m_now; }
+    QDateTime now() const { return m_start.addMSecs(m_now); }
+
+    // The current state as the APIs would answer it.
+    Capture capture() const;
+
+    // Actions, as an operator would take them. Each validates first and changes nothing on error.
+    ActionResult submitSlicePlacementGroup(const SlicePlacementRequest &request);
+    ActionResult releasePlacementGroup(const QString &nameOrId);
+    ActionResult scaleWorkerGroup(const QString &qualifiedGroup, int replicas);
+    ActionResult removeSlice(const QString &sliceName);
+
+    // Simulated delays (ms), public so tests can reason about them.
+    static constexpr qint64 kHeadReserveDelay = 1500;  // head PG pending -> placed
+    static constexpr qint64 kSliceReserveDelay = 1000; // then the slice PG
+    static constexpr qint64 kPodStartDelay = 3000;     // pod Pending -> Running
+    static constexpr qint64 kRayJoinDelay = 2000;      // Running -> Ray node ALIVE
+    static constexpr qint64 kPodStopDelay = 1000;      // deletion -> gone, Ray node DEAD
+
+private:
+    struct Node;
+    struct Pod;
+    struct Group;
+    struct Bundle;
+    struct PlacementGroup;
+    struct Job;
+
+    struct Node {
+        QString id, ip, name, sliceName, podType, topology, acceleratorType, nodeGroup;
+        int workerId = -1;
+        bool alive = true;
+        bool isHead = false;
+        double tpu = 0, cpu = 0;
+        bool sliceHead = false;
+        QString stateMessage;
+        qint64 startMs = 0, endMs = 0;
+    };
+    struct Pod {
+        QString ns, name, cluster, group, phase = QStringLiteral("Pending"), ip, nodeName, tpuName, replicaName;
+        QString accelerator, topology;
+        int hostIndex = -1, replicaIndex = -1, tpuChips = 0;
+        bool head = false, ready = false, terminating = false;
+        qint64 createdMs = 0;
+    };
+    struct KubeNode {
+        QString name, accelerator, topology, pool;
+        int tpu = 0;
+    };
+    struct Group {
+        QString ns, cluster, name, accelerator, topology;
+        int numOfHosts = 1, chipsPerHost = 4, replicas = 0, minReplicas = 0, maxReplicas = 1;
+        QStringList workersToDelete;
+        QList<int> replicaIndices; // live replicas, in creation order
+        int nextIndex = 0;
+    };
+    struct Cluster {
+        QString ns, name;
+        bool autoscaling = false;
+        qint64 generation = 1;
+    };
+    struct Bundle {
+        QMap<QString, double> resources;
+        QString nodeId;
+        QMap<QString, QString> selector;
+    };
+    struct PlacementGroup {
+        QString id, name, state = QStringLiteral("PENDING"), jobId, schedulingState = QStringLiteral("QUEUED");
+        bool detached = false;
+        QList<Bundle> bundles;
+        // For slice requests: what it waits for.
+        QString headPodType;     // non-empty: a head PG claiming one slice of this pod type
+        QString forRequest;      // the request (job) it belongs to
+    };
+    struct Job {
+        QString submissionId, jobId, status = QStringLiteral("PENDING"), entrypoint, message;
+        qint64 startMs = 0, endMs = 0;
+        // Slice request bookkeeping.
+        SlicePlacementRequest request;
+        QString podType;
+        int hostsPerSlice = 0, chipsPerHost = 0;
+        qint64 deadlineMs = 0;
+    };
+
+    void buildScenario();
+    Cluster &addCluster(const QString &ns, const QString &name, bool autoscaling);
+    Group &addGroup(const Cluster &cluster, const QString &name, const QString &accelerator, const QString &topology,
+                    int numOfHosts, int chipsPerHost, int minReplicas, int maxReplicas);
+    void addReplica(Group &group, bool startRunning);
+    void startPod(const QString &podName);
+    void joinRay(const QString &podName);
+    void stopReplicaPods(const QStringList &podNames, const QString &reason);
+    void killNode(Node &node, const QString &message);
+    Node &addNode(const QString &ip, const QString &name);
+    PlacementGroup &addPlacementGroup(const QString &name, const QString &jobId, bool detached);
+    Job &addJob(const QString &submissionId, const QString &entrypoint);
+
+    void schedule(qint64 delayMs, std::function<void()> action);
+    void progressRequests();
+    bool tryReserve(Job &job);
+    void failRequest(Job &job, const QString &message);
+    QString readySliceFor(const QString &podType, const QString &topology, const QStringList &exclude) const;
+    QStringList slicesHeldByRequests() const;
+    QList<Node *> sliceNodes(const QString &sliceName);
+    Group *groupOfSlice(const QString &sliceName);
+
+    QString hex(int digits);
+    QString nextIp();
+
+    QRandomGenerator m_random;
+    QDateTime m_start;
+    qint64 m_now = 0;
+    int m_ipCounter = 0;
+    int m_jobCounter = 0;
+    QList<Cluster> m_clusters;
+    QList<Group> m_groups;
+    QList<Node> m_nodes;
+    QList<Pod> m_pods;
+    QList<KubeNode> m_kubeNodes;
+    QList<PlacementGroup> m_groupsPg;
+    QList<Job> m_jobs;
+    struct Timer {
+        qint64 at;
+        quint64 order;
+        std::function<void()> action;
+    };
+    QList<Timer> m_timers;
+    quint64 m_timerOrder = 0;
+};
+
+// The demo in real time: ticks the simulation once a second and emits a capture each tick.
+class DemoSource : public Source
+{
+    Q_OBJECT
+public:
+    explicit DemoSource(quint32 seed = 42, QObject *parent = nullptr);
+    QString description() const override;
+    void start() override;
+
+    DemoCluster &cluster() { return m_cluster; }
+    // Runs an action and emits the capture that shows its first effect.
+    ActionResult act(const std::function<ActionResult(DemoCluster &)> &action);
+
+private:
+    void tick();
+
+    DemoCluster m_cluster;
+    QTimer *m_timer = nullptr;
+};
+
+} // namespace slicescope

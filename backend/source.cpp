@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "source.h"
+
+#include "capturefile.h"
+
+#include <QFileInfo>
+
+namespace slicescope {
+
+CaptureFileSource::CaptureFileSource(QString path, QObject *parent)
+    : Source(parent), m_path(std::move(path))
+{
+}
+
+QString CaptureFileSource::description() const
+{
+    return tr("capture %1").arg(QFileInfo(m_path).fileName());
+}
+
+void CaptureFileSource::start()
+{
+    const CaptureReadResult result = readCaptureFile(m_path);
+    if (!result.ok()) {
+        Q_EMIT failed(result.error);
+        return;
+    }
+    Q_EMIT captureReceived(result.captures.last());
+}
+
+} // namespace slicescope

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// A Capture is what every source produces: the raw API response bodies exactly as received
+// (ARCHITECTURE.md, "Capture file"). Live polling, a capture file, a recording and the demo all
+// hand one to buildSnapshot(), so a test fed from a file exercises production parsing.
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QString>
+
+namespace slicescope {
+
+struct Capture {
+    QDateTime capturedAt;  // UTC
+
+    // Ray dashboard bodies (empty = not captured).
+    QByteArray rayVersion;          // GET /api/version
+    QByteArray rayNodes;            // GET /api/v0/nodes?detail=true&limit=10000
+    QByteArray rayPlacementGroups;  // GET /api/v0/placement_groups?detail=true&limit=10000
+    QByteArray rayJobs;             // GET /api/jobs/
+    QByteArray rayClusterStatus;    // GET /api/cluster_status?format=1
+
+    // Kubernetes bodies.
+    QString kubeContext;
+    QByteArray kubeRayClusters;     // RayClusterList
+    QByteArray kubePods;            // PodList
+    QByteArray kubeNodes;           // NodeList
+
+    bool hasRay() const { return !rayNodes.isEmpty() || !rayPlacementGroups.isEmpty() || !rayJobs.isEmpty(); }
+    bool hasKubernetes() const { return !kubeRayClusters.isEmpty() || !kubePods.isEmpty() || !kubeNodes.isEmpty(); }
+    qint64 byteSize() const
+    {
+        return rayVersion.size() + rayNodes.size() + rayPlacementGroups.size() + rayJobs.size()
+             + rayClusterStatus.size() + kubeRayClusters.size() + kubePods.size() + kubeNodes.size();
+    }
+};
+
+// The parser reads a few bytes past the end of each body; a body whose capacity leaves this much
+// room is parsed in place instead of copied. Sources call this on bodies they keep.
+void reserveParsePadding(QByteArray &body);
+
+} // namespace slicescope

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inspectjson.h"
+
+#include <QJsonArray>
+
+namespace slicescope {
+
+namespace {
+
+QJsonValue orNull(const QString &s) { return s.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(s); }
+QJsonValue orNull(int i) { return i < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(i); }
+
+QJsonArray strings(const QStringList &list)
+{
+    QJsonArray a;
+    for (const QString &s : list)
+        a.append(s);
+    return a;
+}
+
+QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host &h)
+{
+    const RayNode *node = h.rayNode >= 0 ? &snap.rayNodes[h.rayNode] : nullptr;
+    const Pod *pod = h.pod >= 0 ? &snap.pods[h.pod] : nullptr;
+    const KubeNode *kubeNode = h.kubeNode >= 0 ? &snap.kubeNodes[h.kubeNode] : nullptr;
+    QJsonArray chips;
+    for (int c = 0; c < h.chips.size(); ++c) {
+        const tpu::ChipCoord at = slice.layout.chipPosition(h.workerId, c);
+        const ChipUse &use = h.chips[c];
+        chips.append(QJsonObject{
+            {QStringLiteral("x"), at.x}, {QStringLiteral("y"), at.y}, {QStringLiteral("z"), at.z},
+            {QStringLiteral("placementGroup"), use.placementGroup >= 0 ? QJsonValue(snap.placementGroups[use.placementGroup].id) : QJsonValue()},
+            {QStringLiteral("bundleIndex"), orNull(use.bundleIndex)},
+        });
+    }
+    return QJsonObject{
+        {QStringLiteral("workerId"), h.workerId},
+        {QStringLiteral("state"), toString(h.state)},
+        {QStringLiteral("rayNodeId"), node ? QJsonValue(node->id) : QJsonValue()},
+        {QStringLiteral("pod"), pod ? QJsonValue(pod->qualifiedName()) : QJsonValue()},
+        {QStringLiteral("nodeIp"), node ? orNull(node->ip) : pod ? orNull(pod->podIp) : QJsonValue()},
+        {QStringLiteral("kubeNode"), kubeNode ? QJsonValue(kubeNode->name) : pod ? orNull(pod->nodeName) : QJsonValue()},
+        {QStringLiteral("nodePool"), kubeNode ? orNull(kubeNode->nodePool) : QJsonValue()},
+        {QStringLiteral("reportedChips"), h.reportedChips},
+        {QStringLiteral("reservedChips"), h.reservedChips()},
+        {QStringLiteral("chips"), chips},
+    };
+}
+
+QJsonObject sliceJson(const ClusterSnapshot &snap, const Slice &s)
+{
+    QJsonArray hosts;
+    for (const Host &h : s.hosts)
+        hosts.append(hostJson(snap, s, h));
+    const tpu::Dims d = s.topology.dims;
+    const bool known = s.topology.chips() > 0;
+    return QJsonObject{
+        {QStringLiteral("name"), s.name},
+        {QStringLiteral("generation"), s.generation ? QJsonValue(s.generation->name) : QJsonValue()},
+        {QStringLiteral("topology"), known ? QJsonValue(s.topology.toString()) : QJsonValue()},
+        {QStringLiteral("dims"), known ? QJsonValue(QJsonArray{d.x, d.y, d.z}) : QJsonValue()},
+        {QStringLiteral("podType"), orNull(s.podType)},
+        {QStringLiteral("chips"), s.chips()},
+        {QStringLiteral("hostCount"), s.hostCount()},
+        {QStringLiteral("chipsPerHost"), s.chipsPerHost},
+        {QStringLiteral("intact"), s.intact},
+        {QStringLiteral("ready"), s.isReady()},
+        {QStringLiteral("status"), toString(s.status())},
+        {QStringLiteral("reservedChips"), s.reservedChips},
+        {QStringLiteral("headReservedBy"), s.headHeldBy >= 0 ? QJsonValue(snap.placementGroups[s.headHeldBy].id) : QJsonValue()},
+        {QStringLiteral("source"), toString(s.source)},
+        {QStringLiteral("workerGroup"), orNull(s.workerGroup)},
+        {QStringLiteral("problems"), strings(s.problems)},
+        {QStringLiteral("hosts"), hosts},
+    };
+}
+
+QJsonObject placementGroupJson(const ClusterSnapshot &snap, const PlacementGroup &g)
+{
+    QJsonArray bundles;
+    for (const Bundle &b : g.bundles) {
+        bundles.append(QJsonObject{
+            {QStringLiteral("index"), b.index},
+            {QStringLiteral("rayNodeId"), orNull(b.nodeId)},
+            {QStringLiteral("slice"), b.slice >= 0 ? QJsonValue(snap.slices[b.slice].name) : QJsonValue()},
+            {QStringLiteral("workerId"), b.slice >= 0 ? orNull(b.workerId) : QJsonValue()},
+            {QStringLiteral("tpu"), b.tpu},
+            {QStringLiteral("cpu"), b.cpu},
+            {QStringLiteral("selectorSlice"), orNull(b.selectorSlice)},
+            {QStringLiteral("headResource"), orNull(b.headResource)},
+        });
+    }
+    return QJsonObject{
+        {QStringLiteral("id"), g.id},
+        {QStringLiteral("name"), g.name},
+        {QStringLiteral("state"), g.state},
+        {QStringLiteral("kind"), toString(g.kind)},
+        {QStringLiteral("detached"), g.detached},
+        {QStringLiteral("schedulingState"), orNull(g.schedulingState)},
+        {QStringLiteral("creatorJobId"), orNull(g.creatorJobId)},
+        {QStringLiteral("slices"), strings(g.slices)},
+        {QStringLiteral("bundles"), bundles},
+    };
+}
+
+QJsonObject workerGroupJson(const WorkerGroup &g)
+{
+    const tpu::Generation *gen = tpu::findGeneration(g.accelerator);
+    return QJsonObject{
+        {QStringLiteral("cluster"), g.qualifiedCluster()},
+        {QStringLiteral("group"), g.group},
+        {QStringLiteral("replicas"), g.replicas},
+        {QStringLiteral("minReplicas"), g.minReplicas},
+        {QStringLiteral("maxReplicas"), g.maxReplicas},
+        {QStringLiteral("numOfHosts"), g.numOfHosts},
+        {QStringLiteral("accelerator"), orNull(g.accelerator)},
+        {QStringLiteral("generation"), gen ? QJsonValue(gen->name) : QJsonValue()},
+        {QStringLiteral("topology"), orNull(g.topology)},
+        {QStringLiteral("chipsPerHost"), g.chipsPerHost},
+        {QStringLiteral("autoscaling"), g.autoscaling},
+        {QStringLiteral("suspended"), g.suspended},
+        {QStringLiteral("workersToDelete"), strings(g.workersToDelete)},
+        {QStringLiteral("slices"), strings(g.slices)},
+    };
+}
+
+} // namespace
+
+QJsonObject inspectJson(const ClusterSnapshot &snap)
+{
+    QJsonArray slices, groups, workerGroups;
+    for (const Slice &s : snap.slices)
+        slices.append(sliceJson(snap, s));
+    for (const PlacementGroup &g : snap.placementGroups)
+        groups.append(placementGroupJson(snap, g));
+    for (const WorkerGroup &g : snap.workerGroups)
+        workerGroups.append(workerGroupJson(g));
+    return QJsonObject{
+        {QStringLiteral("slices"), slices},
+        {QStringLiteral("placementGroups"), groups},
+        {QStringLiteral("workerGroups"), workerGroups},
+        {QStringLiteral("capturedAt"), snap.capturedAt.isValid() ? QJsonValue(snap.capturedAt.toUTC().toString(Qt::ISODate)) : QJsonValue()},
+        {QStringLiteral("rayVersion"), orNull(snap.rayVersion)},
+        {QStringLiteral("kubeContext"), orNull(snap.kubeContext)},
+        {QStringLiteral("warnings"), strings(snap.warnings)},
+        {QStringLiteral("errors"), strings(snap.errors)},
+    };
+}
+
+QJsonObject planJson(const PlanResult &plan)
+{
+    QJsonArray growth;
+    for (const GroupGrowth &g : plan.growth)
+        growth.append(QJsonObject{
+            {QStringLiteral("workerGroup"), g.workerGroup},
+            {QStringLiteral("replicas"), g.replicas},
+            {QStringLiteral("maxReplicas"), g.maxReplicas},
+            {QStringLiteral("canAdd"), g.canAdd},
+            {QStringLiteral("autoscaling"), g.autoscaling},
+        });
+    return QJsonObject{
+        {QStringLiteral("feasible"), plan.feasible},
+        {QStringLiteral("request"), QJsonObject{
+             {QStringLiteral("generation"), plan.generation ? QJsonValue(plan.generation->name) : QJsonValue()},
+             {QStringLiteral("topology"), plan.topology.toString()},
+             {QStringLiteral("podType"), plan.podType},
+             {QStringLiteral("numSlices"), plan.numSlices},
+             {QStringLiteral("hostsPerSlice"), plan.hostsPerSlice},
+             {QStringLiteral("chipsPerHost"), plan.chipsPerHost},
+         }},
+        {QStringLiteral("candidates"), strings(plan.candidates)},
+        {QStringLiteral("wouldTake"), strings(plan.wouldTake)},
+        {QStringLiteral("reasons"), strings(plan.reasons)},
+        {QStringLiteral("growth"), growth},
+    };
+}
+
+} // namespace slicescope

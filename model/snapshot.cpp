@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "snapshot.h"
+
+#include <QDebug>
+
+namespace slicescope {
+
+QString toString(HostState state)
+{
+    switch (state) {
+    case HostState::Alive: return QStringLiteral("ALIVE");
+    case HostState::Dead: return QStringLiteral("DEAD");
+    case HostState::Pending: return QStringLiteral("PENDING");
+    case HostState::Missing: return QStringLiteral("MISSING");
+    }
+    Q_UNREACHABLE();
+}
+
+QString toString(SliceSource source)
+{
+    switch (source) {
+    case SliceSource::Ray: return QStringLiteral("ray");
+    case SliceSource::Kubernetes: return QStringLiteral("kubernetes");
+    case SliceSource::Both: return QStringLiteral("both");
+    }
+    Q_UNREACHABLE();
+}
+
+QString toString(SliceStatus status)
+{
+    switch (status) {
+    case SliceStatus::Ready: return QStringLiteral("ready");
+    case SliceStatus::Reserved: return QStringLiteral("reserved");
+    case SliceStatus::Degraded: return QStringLiteral("degraded");
+    case SliceStatus::Provisioning: return QStringLiteral("provisioning");
+    }
+    Q_UNREACHABLE();
+}
+
+QString toString(PlacementGroup::Kind kind)
+{
+    switch (kind) {
+    case PlacementGroup::Kind::SliceHead: return QStringLiteral("slice-head");
+    case PlacementGroup::Kind::Slice: return QStringLiteral("slice");
+    case PlacementGroup::Kind::Other: return QStringLiteral("other");
+    }
+    Q_UNREACHABLE();
+}
+
+int Host::reservedChips() const
+{
+    int n = 0;
+    for (const ChipUse &c : chips)
+        n += c.placementGroup >= 0;
+    return n;
+}
+
+SliceStatus Slice::status() const
+{
+    if (intact)
+        return isReady() ? SliceStatus::Ready : SliceStatus::Reserved;
+    bool anyPending = false, anyBroken = hosts.isEmpty() || !layout.isValid();
+    for (const Host &h : hosts) {
+        anyPending = anyPending || h.state == HostState::Pending;
+        anyBroken = anyBroken || h.state == HostState::Dead || h.state == HostState::Missing;
+    }
+    // A slice whose hosts are only pending (none dead or missing) is still coming up.
+    return anyPending && !anyBroken ? SliceStatus::Provisioning : SliceStatus::Degraded;
+}
+
+int ClusterSnapshot::sliceIndex(QStringView name) const
+{
+    for (int i = 0; i < slices.size(); ++i)
+        if (slices[i].name == name)
+            return i;
+    return -1;
+}
+
+int ClusterSnapshot::placementGroupIndex(QStringView idOrName) const
+{
+    for (int i = 0; i < placementGroups.size(); ++i)
+        if (placementGroups[i].id == idOrName)
+            return i;
+    for (int i = 0; i < placementGroups.size(); ++i)
+        if (!placementGroups[i].name.isEmpty() && placementGroups[i].name == idOrName)
+            return i;
+    return -1;
+}
+
+int ClusterSnapshot::workerGroupIndex(QStringView qualifiedName) const
+{
+    for (int i = 0; i < workerGroups.size(); ++i)
+        if (workerGroups[i].qualifiedName() == qualifiedName)
+            return i;
+    return -1;
+}
+
+QDebug operator<<(QDebug debug, const Slice &slice)
+{
+    QDebugStateSaver saver(debug);
+    debug.nospace() << "Slice(" << slice.name << ", " << (slice.generation ? slice.generation->name : QStringLiteral("?"))
+                    << ' ' << slice.topology.toString() << ", " << slice.hosts.size() << " hosts, "
+                    << toString(slice.status()) << ", reserved " << slice.reservedChips << ')';
+    return debug;
+}
+
+QDebug operator<<(QDebug debug, const PlacementGroup &group)
+{
+    QDebugStateSaver saver(debug);
+    debug.nospace() << "PlacementGroup(" << group.id << ", " << group.name << ", " << group.state << ", "
+                    << group.bundles.size() << " bundles, slices " << group.slices << ')';
+    return debug;
+}
+
+} // namespace slicescope

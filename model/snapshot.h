@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The joined, immutable picture of a cluster at one moment: Ray nodes, Kubernetes pods and
+// nodes, TPU slices down to chips, placement groups, worker groups. Built only by
+// buildSnapshot(); shared read-only (SnapshotPtr) by item models, views and verbs.
+
+#include "capture.h"
+#include "tpu.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+class QDebug;
+
+namespace slicescope {
+
+enum class HostState { Alive, Dead, Pending, Missing };
+QString toString(HostState state); // "ALIVE", "DEAD", "PENDING", "MISSING"
+
+// Where a slice is known from.
+enum class SliceSource { Ray, Kubernetes, Both };
+QString toString(SliceSource source); // "ray", "kubernetes", "both"
+
+// What an operator wants to know first about a slice. Derived from intactness and occupancy.
+enum class SliceStatus {
+    Ready,        // intact, nothing reserved: a slice placement group can take it
+    Reserved,     // intact, some or all chips (or the head resource) held
+    Degraded,     // a host is dead or missing, or the chip count does not add up
+    Provisioning, // hosts still pending (pods not running or Ray not joined yet)
+};
+QString toString(SliceStatus status); // "ready", "reserved", "degraded", "provisioning"
+
+struct RayNode {
+    QString id;              // node_id, hex; the only key (several nodes may share an IP)
+    QString ip;
+    QString name;
+    bool isHead = false;
+    bool alive = false;
+    QString stateMessage;
+    double tpu = 0;          // resources_total.TPU
+    double cpu = 0;
+    bool hasSliceHeadResource = false; // TPU-<pod-type>-head: worker 0 only
+    // Default TPU labels (FACTS.md 2.1); empty when absent.
+    QString sliceName;
+    QString podType;
+    QString topology;
+    QString acceleratorType;
+    QString nodeGroup;
+    int workerId = -1;
+    qint64 startTimeMs = 0;
+    qint64 endTimeMs = 0;
+    friend bool operator==(const RayNode &, const RayNode &) = default;
+};
+
+struct Pod {
+    QString ns;
+    QString name;
+    QString phase;           // Pending, Running, Succeeded, Failed, Unknown
+    bool ready = false;
+    bool terminating = false;
+    QString podIp;
+    QString nodeName;        // spec.nodeName
+    QString cluster;         // ray.io/cluster
+    QString group;           // ray.io/group
+    bool isHead = false;
+    QString replicaKey;      // what groups this pod into a slice (replica name, replicaIndex, TPU_NAME)
+    QString tpuName;         // env TPU_NAME
+    int hostIndex = -1;      // ray.io/replica-host-index, else env TPU_WORKER_ID
+    int tpuChips = 0;        // google.com/tpu request (or limit)
+    QString accelerator;     // nodeSelector cloud.google.com/gke-tpu-accelerator
+    QString topology;        // nodeSelector cloud.google.com/gke-tpu-topology
+    QString qualifiedName() const { return ns + u'/' + name; }
+    friend bool operator==(const Pod &, const Pod &) = default;
+};
+
+struct KubeNode {
+    QString name;
+    QString accelerator;     // cloud.google.com/gke-tpu-accelerator
+    QString topology;        // cloud.google.com/gke-tpu-topology
+    QString nodePool;        // cloud.google.com/gke-nodepool
+    int tpuCapacity = 0;
+    bool ready = false;
+    friend bool operator==(const KubeNode &, const KubeNode &) = default;
+};
+
+// Which placement-group bundle holds one chip (indices into ClusterSnapshot lists).
+struct ChipUse {
+    int placementGroup = -1;
+    int bundleIndex = -1;
+    friend bool operator==(const ChipUse &, const ChipUse &) = default;
+};
+
+struct Host {
+    int workerId = 0;
+    HostState state = HostState::Missing;
+    int rayNode = -1;        // index into ClusterSnapshot::rayNodes
+    int pod = -1;            // index into ClusterSnapshot::pods
+    int kubeNode = -1;       // index into ClusterSnapshot::kubeNodes
+    int reportedChips = 0;   // TPU the host reports (Ray resources_total, else the pod's request)
+    QList<ChipUse> chips;    // in chip order; chip i sits at layout.chipPosition(workerId, i)
+    int reservedChips() const;
+    friend bool operator==(const Host &, const Host &) = default;
+};
+
+struct Slice {
+    QString name;
+    const tpu::Generation *generation = nullptr; // null when no label names one
+    tpu::Topology topology;                      // chips() == 0 when unknown
+    QString podType;
+    int chipsPerHost = 0;
+    tpu::SliceLayout layout;                     // invalid when the shape is unknown
+    SliceSource source = SliceSource::Ray;
+    QString workerGroup;                         // "ns/cluster/group" or empty
+    QList<Host> hosts;                           // by worker id, 0..hostCount-1 (plus strays)
+    bool intact = false;
+    int reservedChips = 0;
+    int headHeldBy = -1;                         // placement group holding TPU-<pod-type>-head
+    QStringList problems;                        // why it is not intact, in words
+
+    int hostCount() const { return int(hosts.size()); }
+    int chips() const { return topology.chips(); }
+    bool isReady() const { return intact && reservedChips == 0 && headHeldBy < 0; }
+    SliceStatus status() const;
+    friend bool operator==(const Slice &, const Slice &) = default;
+};
+
+struct Bundle {
+    int index = 0;
+    QString nodeId;          // empty while unplaced
+    int rayNode = -1;
+    int slice = -1;          // index into ClusterSnapshot::slices
+    int workerId = -1;
+    int tpu = 0;
+    double cpu = 0;
+    QString selectorSlice;   // label_selector ray.io/tpu-slice-name, if any
+    QString headResource;    // "TPU-v6e-16-head" when this bundle claims a slice head
+    friend bool operator==(const Bundle &, const Bundle &) = default;
+};
+
+struct PlacementGroup {
+    enum class Kind { SliceHead, Slice, Other };
+    QString id;
+    QString name;
+    QString state;           // PENDING, PREPARED, CREATED, RESCHEDULING (REMOVED ones are dropped)
+    QString creatorJobId;
+    QString schedulingState; // stats.scheduling_state
+    bool detached = false;
+    Kind kind = Kind::Other;
+    QList<Bundle> bundles;
+    QStringList slices;      // slices its placed bundles occupy, by name, sorted
+    friend bool operator==(const PlacementGroup &, const PlacementGroup &) = default;
+};
+QString toString(PlacementGroup::Kind kind); // "slice-head", "slice", "other"
+
+struct WorkerGroup {
+    QString ns;
+    QString cluster;
+    QString group;
+    int replicas = 0;
+    int minReplicas = 0;
+    int maxReplicas = 0;
+    int numOfHosts = 1;
+    QString accelerator;     // GKE accelerator label from the pod template's nodeSelector
+    QString topology;
+    int chipsPerHost = 0;    // google.com/tpu per pod
+    bool autoscaling = false;
+    bool suspended = false;
+    QStringList workersToDelete;
+    QStringList slices;      // sorted by replica order
+    QString qualifiedCluster() const { return ns + u'/' + cluster; }
+    QString qualifiedName() const { return ns + u'/' + cluster + u'/' + group; }
+    bool isTpu() const { return !accelerator.isEmpty() || chipsPerHost > 0; }
+    friend bool operator==(const WorkerGroup &, const WorkerGroup &) = default;
+};
+
+struct RayClusterInfo {
+    QString ns;
+    QString name;
+    QString state;
+    QString headServiceName;
+    qint64 generation = 0;
+    qint64 observedGeneration = 0;
+    bool autoscaling = false;
+    friend bool operator==(const RayClusterInfo &, const RayClusterInfo &) = default;
+};
+
+struct Job {
+    QString submissionId;
+    QString jobId;
+    QString status;
+    QString entrypoint;
+    QString message;
+    qint64 startTimeMs = 0;
+    qint64 endTimeMs = 0;
+    friend bool operator==(const Job &, const Job &) = default;
+};
+
+struct ClusterSnapshot {
+    QDateTime capturedAt;
+    QString rayVersion;            // ray_version from /api/version
+    QString kubeContext;
+    bool hasRay = false;
+    bool hasKubernetes = false;
+    QString clusterStatusText;     // `ray status`
+
+    QList<RayNode> rayNodes;
+    QList<Pod> pods;
+    QList<KubeNode> kubeNodes;
+    QList<Slice> slices;           // sorted by name
+    QList<PlacementGroup> placementGroups; // as the API listed them, REMOVED dropped
+    QList<WorkerGroup> workerGroups;
+    QList<RayClusterInfo> rayClusters;
+    QList<Job> jobs;
+
+    QStringList errors;            // a body that could not be read at all (it was left out whole)
+    QStringList warnings;          // items skipped or oddities (truncated lists, unknown labels...)
+
+    int sliceIndex(QStringView name) const;
+    int placementGroupIndex(QStringView idOrName) const;
+    int workerGroupIndex(QStringView qualifiedName) const;
+};
+
+using SnapshotPtr = std::shared_ptr<const ClusterSnapshot>;
+
+// The one parser and joiner of captures. Never fails: a body that cannot be read is named in
+// `errors` and left out whole; odd items are skipped and named in `warnings`.
+SnapshotPtr buildSnapshot(const Capture &capture);
+
+QDebug operator<<(QDebug debug, const Slice &slice);
+QDebug operator<<(QDebug debug, const PlacementGroup &group);
+
+} // namespace slicescope
+
+Q_DECLARE_METATYPE(slicescope::SnapshotPtr)

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "tpu.h"
+
+#include <algorithm>
+
+namespace slicescope::tpu {
+
+namespace {
+
+Dims d2(int x, int y) { return Dims{x, y, 1}; }
+Dims d3(int x, int y, int z) { return Dims{x, y, z}; }
+
+QList<Generation> makeGenerations()
+{
+    const QList<Dims> smallCube = {d3(2, 2, 1), d3(2, 2, 2), d3(2, 2, 4), d3(2, 4, 4)};
+    const QList<Dims> planar = {d2(1, 1), d2(2, 2), d2(2, 4), d2(4, 4), d2(4, 8), d2(8, 8), d2(8, 16), d2(16, 16)};
+    QList<Generation> g;
+    g.append({QStringLiteral("v4"), QStringLiteral("TPU v4"), QStringLiteral("v4"),
+              QStringLiteral("tpu-v4-podslice"), QStringLiteral("TPU-V4"), {QStringLiteral("tpu-v4")},
+              true, 2, {4}, d3(16, 16, 16), 4096, smallCube, WrapRule::FullCube});
+    g.append({QStringLiteral("v5e"), QStringLiteral("TPU v5e"), QStringLiteral("v5litepod"),
+              QStringLiteral("tpu-v5-lite-podslice"), QStringLiteral("TPU-V5LITEPOD"),
+              {QStringLiteral("v5lite"), QStringLiteral("tpu-v5e"), QStringLiteral("tpu-v5-lite")},
+              false, 1, {1, 4, 8}, d2(16, 16), 256, planar, WrapRule::Axis16});
+    g.append({QStringLiteral("v5p"), QStringLiteral("TPU v5p"), QStringLiteral("v5p"),
+              QStringLiteral("tpu-v5p-slice"), QStringLiteral("TPU-V5P"), {QStringLiteral("tpu-v5p")},
+              true, 2, {4}, d3(16, 20, 28), 8960, smallCube, WrapRule::FullCube});
+    g.append({QStringLiteral("v6e"), QStringLiteral("TPU v6e (Trillium)"), QStringLiteral("v6e"),
+              QStringLiteral("tpu-v6e-slice"), QStringLiteral("TPU-V6E"),
+              {QStringLiteral("trillium"), QStringLiteral("tpu-v6e")},
+              false, 1, {1, 4, 8}, d2(16, 16), 256, planar, WrapRule::Axis16});
+    g.append({QStringLiteral("v7x"), QStringLiteral("TPU v7x (Ironwood)"), QStringLiteral("v7x"),
+              QStringLiteral("tpu7x"), QStringLiteral("TPU-V7X"),
+              {QStringLiteral("ironwood"), QStringLiteral("tpu-v7x")},
+              true, 2, {1, 4}, d3(16, 24, 24), 9216, QList<Dims>{d3(1, 1, 1)} + smallCube, WrapRule::FullCube});
+    return g;
+}
+
+QString dimsText(Dims d, int rank)
+{
+    return rank == 2 ? QStringLiteral("%1x%2").arg(d.x).arg(d.y)
+                     : QStringLiteral("%1x%2x%3").arg(d.x).arg(d.y).arg(d.z);
+}
+
+} // namespace
+
+const QList<Generation> &generations()
+{
+    static const QList<Generation> table = makeGenerations();
+    return table;
+}
+
+const Generation *findGeneration(QStringView anySpelling)
+{
+    QString key = anySpelling.trimmed().toString().toLower();
+    if (key.startsWith(QLatin1String("tpu-")) && !key.endsWith(QLatin1String("slice")))
+        key = key.mid(4); // "TPU-V6E" -> "v6e", but keep "tpu-v6e-slice" whole
+    for (const Generation &g : generations()) {
+        if (key == g.name || key == g.podTypePrefix || key == g.gkeAccelerator
+            || key == g.rayAcceleratorType.toLower() || key == g.rayAcceleratorType.toLower().mid(4)
+            || g.aliases.contains(key))
+            return &g;
+    }
+    return nullptr;
+}
+
+const Generation *generationOfPodType(QStringView podType, int *tensorCores)
+{
+    const qsizetype dash = podType.lastIndexOf(u'-');
+    if (dash <= 0)
+        return nullptr;
+    bool ok = false;
+    const int cores = podType.mid(dash + 1).toInt(&ok);
+    if (!ok || cores <= 0)
+        return nullptr;
+    const Generation *gen = findGeneration(podType.left(dash));
+    if (gen && tensorCores)
+        *tensorCores = cores;
+    return gen;
+}
+
+QString Topology::toString() const
+{
+    return dimsText(dims, rank);
+}
+
+std::optional<Topology> parseTopology(QStringView text)
+{
+    const auto parts = text.trimmed().split(u'x', Qt::KeepEmptyParts, Qt::CaseInsensitive);
+    if (parts.size() < 2 || parts.size() > 3)
+        return std::nullopt;
+    int v[3] = {1, 1, 1};
+    for (qsizetype i = 0; i < parts.size(); ++i) {
+        bool ok = false;
+        v[i] = parts[i].toInt(&ok);
+        if (!ok || v[i] <= 0 || v[i] > 4096)
+            return std::nullopt;
+    }
+    return Topology{Dims{v[0], v[1], v[2]}, int(parts.size())};
+}
+
+QString topologyProblem(const Generation &gen, const Topology &t)
+{
+    const int wantRank = gen.is3D ? 3 : 2;
+    if (t.rank != wantRank)
+        return QStringLiteral("%1 slices are %2D: write the topology as %3, not %4")
+            .arg(gen.name).arg(wantRank)
+            .arg(wantRank == 3 ? QStringLiteral("AxBxC") : QStringLiteral("AxB"), t.toString());
+    if (gen.smallTopologies.contains(t.dims))
+        return {};
+    auto validList = [&] {
+        QStringList names;
+        for (const Dims &d : gen.smallTopologies)
+            names << dimsText(d, wantRank);
+        return names.join(QStringLiteral(", "));
+    };
+    if (!gen.is3D)
+        return QStringLiteral("%1 is not a %2 topology (valid: %3)").arg(t.toString(), gen.name, validList());
+    const Dims d = t.dims;
+    if (d.x % 4 || d.y % 4 || d.z % 4)
+        return QStringLiteral("%1 is not a %2 topology: beyond %3 every axis must be a multiple of 4")
+            .arg(t.toString(), gen.name, validList());
+    if (!(d.x <= d.y && d.y <= d.z)) {
+        std::array<int, 3> s{d.x, d.y, d.z};
+        std::sort(s.begin(), s.end());
+        return QStringLiteral("%1 is not a %2 topology: axes go in ascending order (did you mean %3?)")
+            .arg(t.toString(), gen.name, dimsText(Dims{s[0], s[1], s[2]}, 3));
+    }
+    if (d.x > gen.largest.x || d.y > gen.largest.y || d.z > gen.largest.z || t.chips() > gen.maxChips)
+        return QStringLiteral("%1 is larger than the largest %2 slice (%3, %4 chips)")
+            .arg(t.toString(), gen.name, dimsText(gen.largest, 3)).arg(gen.maxChips);
+    return {};
+}
+
+QList<Topology> validTopologies(const Generation &gen)
+{
+    const int rank = gen.is3D ? 3 : 2;
+    QList<Topology> out;
+    for (const Dims &d : gen.smallTopologies)
+        out.append(Topology{d, rank});
+    if (gen.is3D) {
+        for (int x = 4; x <= gen.largest.x; x += 4)
+            for (int y = x; y <= gen.largest.y; y += 4)
+                for (int z = y; z <= gen.largest.z; z += 4)
+                    if (x * y * z <= gen.maxChips)
+                        out.append(Topology{Dims{x, y, z}, 3});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Topology &a, const Topology &b) {
+        return a.chips() < b.chips();
+    });
+    return out;
+}
+
+QString podType(const Generation &gen, const Topology &topology)
+{
+    return QStringLiteral("%1-%2").arg(gen.podTypePrefix).arg(topology.chips() * gen.tensorCoresPerChip);
+}
+
+int defaultChipsPerHost(const Generation &gen, const Topology &topology)
+{
+    if (topology.chips() == 1)
+        return 1;
+    if (!gen.is3D && topology.chips() == 8 && gen.chipsPerHostOptions.contains(8))
+        return 8;
+    return 4;
+}
+
+std::optional<Dims> hostBlock(const Generation &gen, const Topology &topology, int chipsPerHost)
+{
+    if (!gen.chipsPerHostOptions.contains(chipsPerHost))
+        return std::nullopt;
+    Dims block;
+    switch (chipsPerHost) {
+    case 1: block = Dims{1, 1, 1}; break;
+    case 4: block = Dims{2, 2, 1}; break;
+    case 8: block = Dims{2, 4, 1}; break;
+    default: return std::nullopt;
+    }
+    const Dims d = topology.dims;
+    if (d.x % block.x || d.y % block.y || d.z % block.z)
+        return std::nullopt;
+    return block;
+}
+
+std::array<bool, 3> wrapAxes(const Generation &gen, const Topology &topology)
+{
+    const Dims d = topology.dims;
+    std::array<bool, 3> w{false, false, false};
+    switch (gen.wrap) {
+    case WrapRule::FullCube:
+        if (d.x >= 4 && d.y >= 4 && d.z >= 4)
+            for (int a = 0; a < 3; ++a)
+                w[a] = d[a] % 4 == 0;
+        return w;
+    case WrapRule::Axis16:
+        for (int a = 0; a < 3; ++a)
+            w[a] = d[a] == 16;
+        return w;
+    }
+    Q_UNREACHABLE();
+}
+
+SliceLayout::SliceLayout(const Generation &gen, const Topology &topology, int chipsPerHost)
+    : m_topology(topology)
+{
+    const auto block = hostBlock(gen, topology, chipsPerHost);
+    if (!block)
+        return;
+    m_block = *block;
+    m_hostGrid = Dims{topology.dims.x / m_block.x, topology.dims.y / m_block.y, topology.dims.z / m_block.z};
+    m_wraps = wrapAxes(gen, topology);
+    m_valid = true;
+}
+
+ChipCoord SliceLayout::chipPosition(int workerId, int chipIndex) const
+{
+    const int bx = workerId % m_hostGrid.x;
+    const int by = (workerId / m_hostGrid.x) % m_hostGrid.y;
+    const int bz = workerId / (m_hostGrid.x * m_hostGrid.y);
+    const int cx = chipIndex % m_block.x;
+    const int cy = (chipIndex / m_block.x) % m_block.y;
+    const int cz = chipIndex / (m_block.x * m_block.y);
+    return ChipCoord{bx * m_block.x + cx, by * m_block.y + cy, bz * m_block.z + cz};
+}
+
+int SliceLayout::workerAt(ChipCoord c) const
+{
+    const int bx = c.x / m_block.x, by = c.y / m_block.y, bz = c.z / m_block.z;
+    return bx + by * m_hostGrid.x + bz * m_hostGrid.x * m_hostGrid.y;
+}
+
+int SliceLayout::chipIndexAt(ChipCoord c) const
+{
+    const int cx = c.x % m_block.x, cy = c.y % m_block.y, cz = c.z % m_block.z;
+    return cx + cy * m_block.x + cz * m_block.x * m_block.y;
+}
+
+QList<IciLink> SliceLayout::iciLinks() const
+{
+    QList<IciLink> links;
+    const Dims d = dims();
+    for (int z = 0; z < d.z; ++z)
+        for (int y = 0; y < d.y; ++y)
+            for (int x = 0; x < d.x; ++x) {
+                const int at[3] = {x, y, z};
+                for (int axis = 0; axis < 3; ++axis) {
+                    const int n = d[axis];
+                    if (n < 2)
+                        continue;
+                    int next[3] = {x, y, z};
+                    if (at[axis] + 1 < n) {
+                        next[axis] = at[axis] + 1;
+                        links.append({ChipCoord{x, y, z}, ChipCoord{next[0], next[1], next[2]}, axis, false});
+                    } else if (m_wraps[axis] && n > 2) {
+                        next[axis] = 0;
+                        links.append({ChipCoord{x, y, z}, ChipCoord{next[0], next[1], next[2]}, axis, true});
+                    }
+                }
+            }
+    return links;
+}
+
+bool isValidTpuRequest(int chips)
+{
+    return chips == 1 || chips == 2 || chips == 4 || chips == 8;
+}
+
+} // namespace slicescope::tpu
