@@ -94,7 +94,7 @@ int inspect(const QStringList &arguments)
         out << QStringLiteral("  %1  %2 %3  %4 hosts  %5  %6/%7 chips reserved%8\n")
                    .arg(s.name, -24).arg(s.generation ? s.generation->name : QStringLiteral("?"))
                    .arg(s.topology.toString(), -7)
-                   .arg(s.hostCount(), 2).arg(toString(s.status()), -12).arg(s.reservedChips).arg(s.chips())
+                   .arg(s.hostCount(), 2).arg(toText(s.status()), -12).arg(s.reservedChips).arg(s.chips())
                    .arg(s.problems.isEmpty() ? QString() : QStringLiteral("  (") + s.problems.join(QStringLiteral(", ")) + u')');
     for (const QString &w : snap->warnings)
         out << "warning: " << w << '\n';

@@ -35,6 +35,21 @@ int main(int argc, char **argv)
         return cli::run(arguments);
     }
 
+    // Decide what we cannot do before QApplication exists: without a display it would abort.
+    if (arguments.size() > 1 && !arguments[1].startsWith(u'-')) {
+        QTextStream(stderr) << "slicescope: unknown verb \"" << arguments[1] << "\" (verbs: inspect, plan)" << Qt::endl;
+        return cli::BadUsage;
+    }
+#if defined(Q_OS_LINUX)
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+        && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && !arguments.contains(QStringLiteral("--help"))
+        && !arguments.contains(QStringLiteral("--version"))) {
+        QTextStream(stderr) << "slicescope: no display to open a window on (set DISPLAY, or use a headless verb: "
+                               "slicescope inspect --demo --json)" << Qt::endl;
+        return cli::Failed;
+    }
+#endif
+
     QApplication app(argc, argv);
     setIdentity();
     QCommandLineParser parser;

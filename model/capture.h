@@ -7,6 +7,7 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QMetaType>
 #include <QString>
 
 namespace slicescope {
@@ -41,3 +42,5 @@ struct Capture {
 void reserveParsePadding(QByteArray &body);
 
 } // namespace slicescope
+
+Q_DECLARE_METATYPE(slicescope::Capture)

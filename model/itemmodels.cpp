@@ -90,9 +90,9 @@ QVariant SliceTableModel::cell(int row, int column, int role) const
     case PodType: return display(role, s.podType);
     case Hosts: return display(role, s.hostCount());
     case Chips: return display(role, s.chips());
-    case Status: return display(role, toString(s.status()), int(s.status()));
+    case Status: return display(role, toText(s.status()), int(s.status()));
     case Reserved: return display(role, QStringLiteral("%1/%2").arg(s.reservedChips).arg(s.chips()), s.reservedChips);
-    case Source: return display(role, toString(s.source));
+    case Source: return display(role, toText(s.source));
     case WorkerGroup: return display(role, s.workerGroup);
     case Problems: return display(role, s.problems.join(QStringLiteral("; ")));
     case ColumnCount: break;
@@ -135,7 +135,7 @@ QVariant HostTableModel::cell(int row, int column, int role) const
     switch (Column(column)) {
     case Slice: return display(role, s.name, row);
     case Worker: return display(role, h.workerId);
-    case State: return display(role, toString(h.state), int(h.state));
+    case State: return display(role, toText(h.state), int(h.state));
     case RayNode: return display(role, n ? n->id : QString());
     case Ip: return display(role, n ? n->ip : p ? p->podIp : QString());
     case Pod: return display(role, p ? p->qualifiedName() : QString());
@@ -166,7 +166,7 @@ QVariant PlacementGroupTableModel::cell(int row, int column, int role) const
     case Name: return display(role, g.name);
     case Id: return display(role, g.id);
     case State: return display(role, g.state);
-    case Kind: return display(role, toString(g.kind));
+    case Kind: return display(role, toText(g.kind));
     case Bundles: return display(role, int(g.bundles.size()));
     case Tpu: {
         int tpu = 0;

@@ -5,7 +5,7 @@
 
 namespace slicescope {
 
-QString toString(HostState state)
+QString toText(HostState state)
 {
     switch (state) {
     case HostState::Alive: return QStringLiteral("ALIVE");
@@ -16,7 +16,7 @@ QString toString(HostState state)
     Q_UNREACHABLE();
 }
 
-QString toString(SliceSource source)
+QString toText(SliceSource source)
 {
     switch (source) {
     case SliceSource::Ray: return QStringLiteral("ray");
@@ -26,7 +26,7 @@ QString toString(SliceSource source)
     Q_UNREACHABLE();
 }
 
-QString toString(SliceStatus status)
+QString toText(SliceStatus status)
 {
     switch (status) {
     case SliceStatus::Ready: return QStringLiteral("ready");
@@ -37,7 +37,7 @@ QString toString(SliceStatus status)
     Q_UNREACHABLE();
 }
 
-QString toString(PlacementGroup::Kind kind)
+QString toText(PlacementGroup::Kind kind)
 {
     switch (kind) {
     case PlacementGroup::Kind::SliceHead: return QStringLiteral("slice-head");
@@ -100,7 +100,7 @@ QDebug operator<<(QDebug debug, const Slice &slice)
     QDebugStateSaver saver(debug);
     debug.nospace() << "Slice(" << slice.name << ", " << (slice.generation ? slice.generation->name : QStringLiteral("?"))
                     << ' ' << slice.topology.toString() << ", " << slice.hosts.size() << " hosts, "
-                    << toString(slice.status()) << ", reserved " << slice.reservedChips << ')';
+                    << toText(slice.status()) << ", reserved " << slice.reservedChips << ')';
     return debug;
 }
 

@@ -20,13 +20,19 @@
 class QDebug;
 
 namespace slicescope {
+// Registers the enums below with the meta-object system, so QTest and QDebug print them by name.
+Q_NAMESPACE
 
 enum class HostState { Alive, Dead, Pending, Missing };
-QString toString(HostState state); // "ALIVE", "DEAD", "PENDING", "MISSING"
+Q_ENUM_NS(HostState)
+// The contract spellings ("ALIVE", "DEAD", "PENDING", "MISSING"). Named toText, not toString,
+// so QTest's toString() overloads still find the enum by argument-dependent lookup.
+QString toText(HostState state);
 
 // Where a slice is known from.
 enum class SliceSource { Ray, Kubernetes, Both };
-QString toString(SliceSource source); // "ray", "kubernetes", "both"
+Q_ENUM_NS(SliceSource)
+QString toText(SliceSource source); // "ray", "kubernetes", "both"
 
 // What an operator wants to know first about a slice. Derived from intactness and occupancy.
 enum class SliceStatus {
@@ -35,7 +41,16 @@ enum class SliceStatus {
     Degraded,     // a host is dead or missing, or the chip count does not add up
     Provisioning, // hosts still pending (pods not running or Ray not joined yet)
 };
-QString toString(SliceStatus status); // "ready", "reserved", "degraded", "provisioning"
+Q_ENUM_NS(SliceStatus)
+QString toText(SliceStatus status); // "ready", "reserved", "degraded", "provisioning"
+
+enum class PlacementGroupKind {
+    SliceHead, // claims one slice's TPU-<pod-type>-head resource (step 1 of a slice placement group)
+    Slice,     // every bundle pinned to a slice by ray.io/tpu-slice-name
+    Other,
+};
+Q_ENUM_NS(PlacementGroupKind)
+QString toText(PlacementGroupKind kind); // "slice-head", "slice", "other"
 
 struct RayNode {
     QString id;              // node_id, hex; the only key (several nodes may share an IP)
@@ -145,7 +160,7 @@ struct Bundle {
 };
 
 struct PlacementGroup {
-    enum class Kind { SliceHead, Slice, Other };
+    using Kind = PlacementGroupKind;
     QString id;
     QString name;
     QString state;           // PENDING, PREPARED, CREATED, RESCHEDULING (REMOVED ones are dropped)
@@ -157,7 +172,6 @@ struct PlacementGroup {
     QStringList slices;      // slices its placed bundles occupy, by name, sorted
     friend bool operator==(const PlacementGroup &, const PlacementGroup &) = default;
 };
-QString toString(PlacementGroup::Kind kind); // "slice-head", "slice", "other"
 
 struct WorkerGroup {
     QString ns;

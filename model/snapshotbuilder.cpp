@@ -664,8 +664,9 @@ private:
             if (s.workerGroup.isEmpty() && !p.cluster.isEmpty())
                 s.workerGroup = p.ns + u'/' + p.cluster + u'/' + p.group;
         }
-        if (s.workerGroup.isEmpty()) {
+        if (s.workerGroup.isEmpty() && m_s.pods.isEmpty()) {
             // Ray alone: the node-group label names the group; use it if exactly one cluster has it.
+            // With pods known, a slice without pods is no longer a replica of any group (removed).
             QString nodeGroup;
             for (int i : parts.rayNodes)
                 if (!m_s.rayNodes[i].nodeGroup.isEmpty()) { nodeGroup = m_s.rayNodes[i].nodeGroup; break; }

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `slicescope inspect` and `slicescope plan` as other tools call them: the real binary, its exit
+// codes, its one stderr line, and the JSON contract of ARCHITECTURE.md.
+
+#include "capturefile.h"
+#include "democluster.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace slicescope;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+};
+
+Run runSlicescope(const QStringList &args)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("DISPLAY")); // headless verbs must not need one
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SLICESCOPE_BINARY), args);
+    Run r;
+    if (!p.waitForFinished(60000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+void checkType(const QJsonObject &o, const char *key, QJsonValue::Type type, bool nullable = false)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    QVERIFY2(o.contains(QLatin1String(key)), key);
+    QVERIFY2(v.type() == type || (nullable && v.isNull()), key);
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void inspectDemoFollowsTheContract()
+    {
+        const Run r = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--demo"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.isEmpty(), r.err.constData());
+        const QJsonObject doc = r.json();
+        const QJsonArray slices = doc.value(QLatin1String("slices")).toArray();
+        QVERIFY(slices.size() >= 6);
+        for (const QJsonValue &sv : slices) {
+            const QJsonObject s = sv.toObject();
+            checkType(s, "name", QJsonValue::String);
+            checkType(s, "generation", QJsonValue::String, true);
+            checkType(s, "topology", QJsonValue::String, true);
+            checkType(s, "dims", QJsonValue::Array, true);
+            checkType(s, "podType", QJsonValue::String, true);
+            for (const char *k : {"chips", "hostCount", "chipsPerHost", "reservedChips"})
+                checkType(s, k, QJsonValue::Double);
+            checkType(s, "intact", QJsonValue::Bool);
+            checkType(s, "source", QJsonValue::String);
+            QVERIFY(QStringList({QStringLiteral("ray"), QStringLiteral("kubernetes"), QStringLiteral("both")}).contains(s.value(QLatin1String("source")).toString()));
+            checkType(s, "workerGroup", QJsonValue::String, true);
+            const QJsonArray hosts = s.value(QLatin1String("hosts")).toArray();
+            QCOMPARE(hosts.size(), s.value(QLatin1String("hostCount")).toInt());
+            int chips = 0, reserved = 0;
+            for (int w = 0; w < hosts.size(); ++w) {
+                const QJsonObject h = hosts[w].toObject();
+                QCOMPARE(h.value(QLatin1String("workerId")).toInt(), w); // listed by worker id
+                QVERIFY(QStringList({QStringLiteral("ALIVE"), QStringLiteral("DEAD"), QStringLiteral("PENDING"), QStringLiteral("MISSING")})
+                            .contains(h.value(QLatin1String("state")).toString()));
+                checkType(h, "rayNodeId", QJsonValue::String, true);
+                checkType(h, "pod", QJsonValue::String, true);
+                for (const QJsonValue &cv : h.value(QLatin1String("chips")).toArray()) {
+                    const QJsonObject c = cv.toObject();
+                    for (const char *k : {"x", "y", "z"})
+                        checkType(c, k, QJsonValue::Double);
+                    checkType(c, "placementGroup", QJsonValue::String, true);
+                    checkType(c, "bundleIndex", QJsonValue::Double, true);
+                    ++chips;
+                    reserved += c.value(QLatin1String("placementGroup")).isString();
+                }
+            }
+            QCOMPARE(chips, s.value(QLatin1String("chips")).toInt());
+            QCOMPARE(reserved, s.value(QLatin1String("reservedChips")).toInt());
+        }
+        for (const QJsonValue &gv : doc.value(QLatin1String("placementGroups")).toArray()) {
+            const QJsonObject g = gv.toObject();
+            for (const char *k : {"id", "name", "state"})
+                checkType(g, k, QJsonValue::String);
+            checkType(g, "slices", QJsonValue::Array);
+            for (const QJsonValue &bv : g.value(QLatin1String("bundles")).toArray()) {
+                const QJsonObject b = bv.toObject();
+                checkType(b, "index", QJsonValue::Double);
+                checkType(b, "rayNodeId", QJsonValue::String, true);
+                checkType(b, "slice", QJsonValue::String, true);
+                checkType(b, "workerId", QJsonValue::Double, true);
+                checkType(b, "tpu", QJsonValue::Double);
+            }
+        }
+        const QJsonArray groups = doc.value(QLatin1String("workerGroups")).toArray();
+        QCOMPARE(groups.size(), 4);
+        for (const QJsonValue &gv : groups) {
+            const QJsonObject g = gv.toObject();
+            for (const char *k : {"cluster", "group", "accelerator", "topology"})
+                checkType(g, k, QJsonValue::String);
+            for (const char *k : {"replicas", "minReplicas", "maxReplicas", "numOfHosts", "chipsPerHost"})
+                checkType(g, k, QJsonValue::Double);
+            checkType(g, "autoscaling", QJsonValue::Bool);
+            QCOMPARE(g.value(QLatin1String("slices")).toArray().size(), g.value(QLatin1String("replicas")).toInt());
+        }
+    }
+
+    void captureFileGivesTheSameAnswerAsTheLiveSource()
+    {
+        // The one data path: the demo's capture written to a file inspects exactly like the demo.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("demo.slicescope.json"));
+        DemoCluster demo;
+        QCOMPARE(writeCaptureFile(path, demo.capture()), QString());
+        const Run fromDemo = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--demo"), QStringLiteral("--json")});
+        const Run fromFile = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), path, QStringLiteral("--json")});
+        QCOMPARE(fromFile.exitCode, 0);
+        QCOMPARE(fromFile.json(), fromDemo.json());
+    }
+
+    void plan_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<bool>("feasible");
+        QTest::addColumn<int>("candidates");
+        QTest::addColumn<QString>("reasonMentions");
+        QTest::newRow("two v6e 4x4 fit") << QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--num-slices"), QStringLiteral("2")}
+                                         << true << 2 << QString();
+        QTest::newRow("three do not") << QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("TPU-V6E"), QStringLiteral("--num-slices"), QStringLiteral("3")}
+                                      << false << 2 << QStringLiteral("v6e-4x4-3 is degraded");
+        QTest::newRow("v4 is held") << QStringList{QStringLiteral("--topology"), QStringLiteral("2x2x2"), QStringLiteral("--accelerator"), QStringLiteral("v4")}
+                                    << false << 0 << QStringLiteral("rl-rollout");
+        QTest::newRow("v5p fits") << QStringList{QStringLiteral("--topology"), QStringLiteral("4x4x4"), QStringLiteral("--accelerator"), QStringLiteral("v5p")}
+                                  << true << 1 << QString();
+        QTest::newRow("no 8x8 anywhere") << QStringList{QStringLiteral("--topology"), QStringLiteral("8x8"), QStringLiteral("--accelerator"), QStringLiteral("v6e")}
+                                         << false << 0 << QStringLiteral("no worker group makes v6e 8x8");
+    }
+
+    void plan()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(bool, feasible);
+        QFETCH(int, candidates);
+        QFETCH(QString, reasonMentions);
+        const Run r = runSlicescope(QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--json")} + args);
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = r.json();
+        QCOMPARE(doc.value(QLatin1String("feasible")).toBool(), feasible);
+        QCOMPARE(doc.value(QLatin1String("candidates")).toArray().size(), candidates);
+        const QJsonArray reasons = doc.value(QLatin1String("reasons")).toArray();
+        QCOMPARE(reasons.isEmpty(), feasible);
+        if (!reasonMentions.isEmpty()) {
+            QString all;
+            for (const QJsonValue &v : reasons)
+                all += v.toString() + u'\n';
+            QVERIFY2(all.contains(reasonMentions), qPrintable(all));
+        }
+    }
+
+    void exitCodes_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("stderrMentions");
+        QTest::newRow("no source") << QStringList{QStringLiteral("inspect"), QStringLiteral("--json")} << 2 << QStringLiteral("needs a SOURCE");
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("inspect"), QStringLiteral("--demo"), QStringLiteral("--frobnicate")} << 2 << QStringLiteral("frobnicate");
+        QTest::newRow("two sources") << QStringList{QStringLiteral("inspect"), QStringLiteral("--demo"), QStringLiteral("--capture"), QStringLiteral("x.json")} << 2 << QStringLiteral("one source");
+        QTest::newRow("unknown verb") << QStringList{QStringLiteral("frob"), QStringLiteral("--demo")} << 2 << QStringLiteral("frob");
+        QTest::newRow("plan without topology") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e")} << 2 << QStringLiteral("--topology");
+        QTest::newRow("plan invalid topology") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("2x8")} << 2 << QStringLiteral("2x8 is not a v6e topology");
+        QTest::newRow("plan unknown accelerator") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v9z"), QStringLiteral("--topology"), QStringLiteral("4x4")} << 2 << QStringLiteral("v9z");
+        QTest::newRow("plan zero slices") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--num-slices"), QStringLiteral("0")} << 2 << QStringLiteral("--num-slices");
+        QTest::newRow("missing file") << QStringList{QStringLiteral("inspect"), QStringLiteral("--capture"), QStringLiteral("/nonexistent/x.slicescope.json")} << 1 << QStringLiteral("/nonexistent/x.slicescope.json: cannot open");
+    }
+
+    void exitCodes()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, stderrMentions);
+        const Run r = runSlicescope(args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY(r.out.isEmpty());
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(!err.contains(u'\n'), qPrintable(err)); // one clear line
+        QVERIFY2(err.startsWith(QLatin1String("slicescope: ")) && err.contains(stderrMentions), qPrintable(err));
+    }
+
+    void malformedCaptureNamesFileAndBody()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.slicescope.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // Container well formed, the nodes body inside is not what the state API returns.
+        f.write(R"({"format": "slicescope-capture/1", "ray": {"nodes": {"result": true, "data": {"result": "oops"}}}})");
+        f.close();
+        const Run r = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), path, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(err.contains(path) && err.contains(QLatin1String("ray.nodes")) && err.contains(QLatin1String("data.result")), qPrintable(err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
