@@ -2,9 +2,13 @@
 #include "capturefile.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonParseError>
 #include <QSaveFile>
 
 #include <simdjson.h>
+
+#include <cctype>
 
 namespace slicescope {
 
@@ -14,15 +18,23 @@ namespace {
 
 constexpr qint64 kMaxCaptureFileBytes = qint64(2) << 30; // refuse absurd inputs instead of exhausting memory
 
-QString lineColumn(const QByteArray &bytes, qint64 offset)
+// `firstLine` is the line `bytes` starts on in its file (a record of a recording), so the place
+// named is a place in the file.
+QString lineColumn(const QByteArray &bytes, qint64 offset, int firstLine = 1)
 {
-    qint64 line = 1, lastNewline = -1;
+    qint64 line = firstLine, lastNewline = -1;
     for (qint64 i = 0; i < offset && i < bytes.size(); ++i)
         if (bytes[i] == '\n') {
             ++line;
             lastNewline = i;
         }
     return QStringLiteral("line %1, column %2").arg(line).arg(offset - lastNewline);
+}
+
+// simdjson's ways of saying the input stopped too early.
+bool isTruncation(simdjson::error_code e)
+{
+    return e == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || e == simdjson::UNCLOSED_STRING;
 }
 
 QByteArray paddedCopy(std::string_view raw)
@@ -58,8 +70,8 @@ simdjson::error_code rawJson(od::value value, std::string_view &out)
 class CaptureParser
 {
 public:
-    CaptureParser(const QByteArray &bytes, QString origin)
-        : m_bytes(bytes), m_origin(std::move(origin))
+    CaptureParser(const QByteArray &bytes, QString origin, int firstLine = 1)
+        : m_bytes(bytes), m_origin(std::move(origin)), m_firstLine(firstLine)
     {
     }
 
@@ -69,51 +81,67 @@ public:
         simdjson::padded_string padded(m_bytes.constData(), size_t(m_bytes.size()));
         od::parser parser;
         od::document doc;
+        bool iterated = false; // a document that failed to iterate has no position to ask (it would crash)
         Capture capture;
         QString format;
-        auto fail = [&](const QString &where, const QString &problem) {
+        qint64 formatOffset = 0;
+        // Every error names a place: the offset given, else where the parser stands, else the end.
+        auto fail = [&](const QString &where, const QString &problem, qint64 offset = -1) {
             const char *at = nullptr;
-            QString place;
-            if (doc.current_location().get(at) == simdjson::SUCCESS)
-                place = lineColumn(m_bytes, at - padded.data()) + QStringLiteral(": ");
-            result.error = QStringLiteral("%1: %2%3%4").arg(m_origin, place, where.isEmpty() ? QString() : where + QStringLiteral(": "), problem);
+            if (offset < 0 && iterated && doc.current_location().get(at) == simdjson::SUCCESS)
+                offset = at - padded.data();
+            if (offset < 0)
+                offset = endOfInput();
+            result.error = QStringLiteral("%1: %2: %3%4").arg(m_origin, lineColumn(m_bytes, offset, m_firstLine),
+                                                              where.isEmpty() ? QString() : where + QStringLiteral(": "), problem);
             return result;
         };
         auto msg = [](simdjson::error_code e) { return QString::fromLatin1(simdjson::error_message(e)); };
+        // A cut-off file is named as such, at the place where the input runs out.
+        auto truncated = [&](const QString &where, simdjson::error_code e) {
+            return fail(where, QStringLiteral("the input is truncated (%1)").arg(msg(e)), endOfInput());
+        };
+        auto offsetOf = [&](od::value &v) { return qint64(v.raw_json_token().data() - padded.data()); };
 
         if (auto err = parser.iterate(padded).get(doc))
-            return fail({}, QStringLiteral("not JSON (%1)").arg(msg(err)));
+            return isTruncation(err) ? truncated({}, err) : fail({}, QStringLiteral("not JSON (%1)").arg(msg(err)), startOfInput());
+        iterated = true;
         od::object root;
         if (auto err = doc.get_object().get(root))
-            return fail({}, QStringLiteral("expected a capture object (%1)").arg(msg(err)));
+            return isTruncation(err) ? truncated({}, err) : fail({}, notACaptureObject(), startOfInput());
         for (auto memberResult : root) {
             od::field member;
             if (auto err = std::move(memberResult).get(member))
-                return fail({}, QStringLiteral("invalid JSON (%1)").arg(msg(err)));
+                return isTruncation(err) ? truncated({}, err) : fail({}, QStringLiteral("invalid JSON (%1)").arg(msg(err)));
             std::string_view key;
             if (auto err = member.unescaped_key().get(key))
                 return fail({}, msg(err));
+            od::value value = member.value();
+            const qint64 valueOffset = offsetOf(value); // before reading it: errors point at its start
             if (key == "format") {
                 std::string_view f;
-                if (auto err = member.value().get_string().get(f))
-                    return fail(QStringLiteral("format"), QStringLiteral("expected a string (%1)").arg(msg(err)));
+                if (auto err = value.get_string().get(f))
+                    return fail(QStringLiteral("format"), QStringLiteral("expected a string (%1)").arg(msg(err)), valueOffset);
                 format = QString::fromUtf8(f.data(), qsizetype(f.size()));
+                formatOffset = valueOffset;
             } else if (key == "capturedAt") {
                 std::string_view t;
-                if (auto err = member.value().get_string().get(t))
-                    return fail(QStringLiteral("capturedAt"), QStringLiteral("expected an ISO 8601 string (%1)").arg(msg(err)));
+                if (auto err = value.get_string().get(t))
+                    return fail(QStringLiteral("capturedAt"), QStringLiteral("expected an ISO 8601 string (%1)").arg(msg(err)), valueOffset);
                 capture.capturedAt = QDateTime::fromString(QString::fromUtf8(t.data(), qsizetype(t.size())), Qt::ISODateWithMs);
                 if (!capture.capturedAt.isValid())
-                    return fail(QStringLiteral("capturedAt"), QStringLiteral("\"%1\" is not an ISO 8601 time").arg(QString::fromUtf8(t.data(), qsizetype(t.size()))));
+                    return fail(QStringLiteral("capturedAt"), QStringLiteral("\"%1\" is not an ISO 8601 time").arg(QString::fromUtf8(t.data(), qsizetype(t.size()))),
+                                valueOffset);
             } else if (key == "ray" || key == "kubernetes") {
                 const bool ray = key == "ray";
                 od::object section;
-                if (auto err = member.value().get_object().get(section))
-                    return fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("expected an object (%1)").arg(msg(err)));
+                if (auto err = value.get_object().get(section))
+                    return fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("expected an object (%1)").arg(msg(err)), valueOffset);
                 for (auto bodyResult : section) {
                     od::field body;
                     if (auto err = std::move(bodyResult).get(body))
-                        return fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("invalid JSON (%1)").arg(msg(err)));
+                        return isTruncation(err) ? truncated(QString::fromUtf8(key.data(), qsizetype(key.size())), err)
+                                                 : fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("invalid JSON (%1)").arg(msg(err)));
                     std::string_view name;
                     if (auto err = body.unescaped_key().get(name))
                         return fail({}, msg(err));
@@ -131,20 +159,55 @@ public:
                         continue; // unknown members are ignored: newer writers may add some
                     std::string_view raw;
                     if (auto err = rawJson(body.value(), raw))
-                        return fail(where, QStringLiteral("invalid JSON (%1; the file may be truncated)").arg(msg(err)));
+                        return isTruncation(err) ? truncated(where, err)
+                                                 : fail(where, QStringLiteral("invalid JSON (%1; the file may be truncated)").arg(msg(err)));
                     *slot = paddedCopy(raw);
                 }
             }
         }
-        if (format.isEmpty())
-            return fail({}, QStringLiteral("not a SliceScope capture (no \"format\"; expected \"%1\")").arg(kCaptureFormat));
+        // Anything after the object would be silently dropped (say, a recording under a .json name).
+        if (const char *after = nullptr; doc.current_location().get(after) == simdjson::SUCCESS)
+            return fail({}, QStringLiteral("unexpected content after the capture object (a recording holds one capture per line)"),
+                        after - padded.data());
+        if (format.isEmpty()) // nothing to point at but the object that lacks it
+            return fail({}, QStringLiteral("not a SliceScope capture (no \"format\"; expected \"%1\")").arg(kCaptureFormat), startOfInput());
         if (format != kCaptureFormat)
-            return fail(QStringLiteral("format"), QStringLiteral("unsupported format \"%1\" (this version reads \"%2\")").arg(format, kCaptureFormat));
+            return fail(QStringLiteral("format"), QStringLiteral("unsupported format \"%1\" (this version reads \"%2\")").arg(format, kCaptureFormat),
+                        formatOffset);
         result.captures.append(std::move(capture));
         return result;
     }
 
 private:
+    qint64 startOfInput() const
+    {
+        qint64 i = 0;
+        while (i < m_bytes.size() && std::isspace(static_cast<unsigned char>(m_bytes[i])))
+            ++i;
+        return i;
+    }
+
+    // Just after the last non-blank character: where a cut-off file stops.
+    qint64 endOfInput() const
+    {
+        qint64 i = m_bytes.size();
+        while (i > 0 && std::isspace(static_cast<unsigned char>(m_bytes[i - 1])))
+            --i;
+        return i;
+    }
+
+    // The root is not an object: say whether it is JSON at all (only on this error path, so the
+    // second parse costs nothing in the normal case).
+    QString notACaptureObject() const
+    {
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(m_bytes, &error);
+        if (error.error != QJsonParseError::NoError)
+            return QStringLiteral("not JSON (%1)").arg(error.errorString());
+        return QStringLiteral("expected a capture object ({\"format\": \"%1\", ...}), found %2")
+            .arg(kCaptureFormat, doc.isArray() ? QStringLiteral("an array") : QStringLiteral("another JSON value"));
+    }
+
     static QByteArray *bodySlot(Capture &c, bool ray, std::string_view name)
     {
         if (ray) {
@@ -163,6 +226,7 @@ private:
 
     const QByteArray &m_bytes;
     QString m_origin;
+    int m_firstLine = 1;
 };
 
 void appendBody(QByteArray &out, const char *key, const QByteArray &body, bool &first)
@@ -205,7 +269,7 @@ CaptureReadResult parseRecording(const QByteArray &bytes, const QString &origin)
         start = end + 1;
         if (text.trimmed().isEmpty())
             continue;
-        CaptureReadResult one = parseCapture(text, QStringLiteral("%1: record on line %2").arg(origin).arg(line));
+        CaptureReadResult one = CaptureParser(text, origin, line).run(); // places are places in the file
         if (!one.ok()) {
             result.error = one.error;
             result.captures.clear(); // all or nothing: a half-read recording would mislead

@@ -35,7 +35,8 @@ void SnapshotTableModel::setSnapshot(SnapshotPtr snapshot)
 
 int SnapshotTableModel::rowOfKey(const QString &k) const
 {
-    for (int r = 0; r < rows(); ++r)
+    // rowCount(), not rows(): there may be no snapshot yet (a view restoring its selection early).
+    for (int r = 0; r < rowCount(); ++r)
         if (key(r) == k)
             return r;
     return -1;

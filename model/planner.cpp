@@ -107,15 +107,15 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
         return r;
 
     const int missing = r.numSlices - int(r.candidates.size());
-    r.reasons << QStringLiteral("needs %1 ready %2 slice%3 (%4, %5 hosts of %6 chips); %7 ready%8")
+    r.reasons << QStringLiteral("needs %1 ready %2 slice%3 (%4, %5 host%6 of %7 chips); %8 ready%9")
                      .arg(r.numSlices).arg(shape, r.numSlices == 1 ? QString() : QStringLiteral("s"), r.podType)
-                     .arg(r.hostsPerSlice).arg(r.chipsPerHost)
+                     .arg(r.hostsPerSlice).arg(r.hostsPerSlice == 1 ? QString() : QStringLiteral("s")).arg(r.chipsPerHost)
                      .arg(r.candidates.isEmpty() ? QStringLiteral("none is")
                           : r.candidates.size() == 1 ? QStringLiteral("1 is") : QStringLiteral("%1 are").arg(r.candidates.size()))
                      .arg(r.candidates.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r.candidates.join(QStringLiteral(", "))));
     if (sameShape == 0)
         r.reasons << QStringLiteral("no %1 slice exists in this cluster").arg(shape);
-    else
+    else if (!notReady.isEmpty()) // when all of them are ready, there are just too few: the line above says so
         r.reasons << QStringLiteral("%1 of %2 %3 slices are not ready:").arg(notReady.size()).arg(sameShape).arg(shape);
     for (const QString &why : std::as_const(notReady))
         r.reasons << QStringLiteral("  ") + why;

@@ -787,8 +787,12 @@ private:
     {
         if (n && n->alive)
             return HostState::Alive;
-        if (!m_hasRayNodes && p) // Kubernetes alone: a running, ready pod is the best evidence there is
-            return p->phase == QLatin1String("Running") && p->ready && !p->terminating ? HostState::Alive : HostState::Pending;
+        if (!m_hasRayNodes && p) { // Kubernetes alone: a running, ready pod is the best evidence there is
+            // A pod being deleted is a host going away, as with Ray data below: DEAD, not PENDING.
+            if (p->terminating)
+                return HostState::Dead;
+            return p->phase == QLatin1String("Running") && p->ready ? HostState::Alive : HostState::Pending;
+        }
         if (n) // dead in Ray: a replacement pod still starting makes it pending again
             return p && !p->terminating && p->phase == QLatin1String("Pending") ? HostState::Pending : HostState::Dead;
         if (p)
@@ -999,10 +1003,11 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                                 : !legacyIndex.isEmpty() ? QStringLiteral("replicaIndex=") + legacyIndex
                                 : !replicaIndex.isEmpty() ? QStringLiteral("index=") + replicaIndex
                                 : QStringLiteral("tpu=") + p.tpuName;
-                    // Named fallback, used only when no pod of the replica carries TPU_NAME.
+                    // Named fallback, used only when no pod of the replica carries TPU_NAME. The
+                    // legacy webhook's replicaIndex label already holds "<group>-<index>" (TPU_NAME).
                     p.replicaKey = !replicaName.isEmpty() ? replicaName
                                  : !replicaIndex.isEmpty() ? p.group + u'-' + replicaIndex
-                                 : !legacyIndex.isEmpty() ? p.group + u'-' + legacyIndex : QString();
+                                 : legacyIndex;
                     podReplicaKeys.append(key);
                     pods.append(std::move(p));
                 });

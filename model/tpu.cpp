@@ -52,13 +52,15 @@ const QList<Generation> &generations()
 
 const Generation *findGeneration(QStringView anySpelling)
 {
-    QString key = anySpelling.trimmed().toString().toLower();
+    const QString spelled = anySpelling.trimmed().toString().toLower();
+    QString key = spelled;
     if (key.startsWith(QLatin1String("tpu-")) && !key.endsWith(QLatin1String("slice")))
         key = key.mid(4); // "TPU-V6E" -> "v6e", but keep "tpu-v6e-slice" whole
     for (const Generation &g : generations()) {
+        // Aliases are compared as spelled too: stripping "tpu-" would make "tpu-v5-lite" unreachable.
         if (key == g.name || key == g.podTypePrefix || key == g.gkeAccelerator
             || key == g.rayAcceleratorType.toLower() || key == g.rayAcceleratorType.toLower().mid(4)
-            || g.aliases.contains(key))
+            || g.aliases.contains(key) || g.aliases.contains(spelled))
             return &g;
     }
     return nullptr;

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// planSlicePlacement() over snapshots built by buildSnapshot() from captures written here.
+// Reasons are checked for their substance (slice names, groups, numbers), never as whole sentences,
+// so wording can improve without breaking the tests.
+
+#include "capturefixture.h"
+#include "inspectjson.h"
+#include "planner.h"
+#include "snapshot.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTest>
+
+using namespace slicescope;
+using namespace slicescope::testfixture;
+
+namespace {
+
+QString pgId(const QString &seed) { return hexId(QStringLiteral("pg/") + seed, 36); }
+
+// The cluster most rows plan against. Namespace "ml":
+//   RayCluster ray-v6e (no autoscaling):
+//     tpu-a    v6e 4x4, 4 hosts x 4 chips, replicas 6, max 8  -> can add 2
+//     wide     v6e 2x8, 4 hosts x 4 chips, replicas 1, max 1
+//     lite     v5e 2x4, 1 host x 8 chips,  replicas 1, max 1  -> at max
+//     cpu      no TPU
+//   RayCluster ray-auto (enableInTreeAutoscaling):
+//     ironwood v7x 2x2x2, 2 hosts x 4 chips, replicas 1, max 3 -> the autoscaler may add 2
+// Slices (Ray):
+//   tpu-a-0, tpu-a-1  v6e 4x4 ready (a REMOVED placement group still lists tpu-a-1's nodes)
+//   tpu-a-2           v6e 4x4, all 16 chips held by placement group "train"
+//   tpu-a-3           v6e 4x4, head resource held by the head placement group "sweep-head"
+//   tpu-a-4           v6e 4x4, worker 2 DEAD
+//   tpu-a-5           v6e 4x4, worker 3 missing
+//   wide-0            v6e 2x8 (pod type v6e-16 like 4x4)
+//   lite-0            v5e 2x4 on one 8-chip host, ready
+//   ironwood-0        v7x 2x2x2 ready
+//   v4-0              v4 2x2x2 ready; no worker group makes v4 slices
+SnapshotPtr mixedCluster(bool withKubernetes = true)
+{
+    CaptureBuilder b;
+    b.addHeadNode(hexId(QStringLiteral("head"), 56), QStringLiteral("10.0.0.2"));
+    auto v6e = [&](const QString &name, QList<int> dead = {}, QList<int> missing = {}) {
+        return b.addSlice({name, QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu-a"),
+                           4, 4, dead, missing, {}, {}});
+    };
+    v6e(QStringLiteral("tpu-a-0"));
+    const QStringList a1 = v6e(QStringLiteral("tpu-a-1"));
+    const QStringList a2 = v6e(QStringLiteral("tpu-a-2"));
+    const QStringList a3 = v6e(QStringLiteral("tpu-a-3"));
+    v6e(QStringLiteral("tpu-a-4"), {2});
+    v6e(QStringLiteral("tpu-a-5"), {}, {3});
+    b.addSlice({QStringLiteral("wide-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("2x8"), QStringLiteral("wide"),
+                4, 4, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("lite-0"), QStringLiteral("TPU-V5LITEPOD"), QStringLiteral("v5litepod-8"), QStringLiteral("2x4"),
+                QStringLiteral("lite"), 1, 8, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("ironwood-0"), QStringLiteral("TPU-V7X"), QStringLiteral("v7x-16"), QStringLiteral("2x2x2"),
+                QStringLiteral("ironwood"), 2, 4, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("v4-0"), QStringLiteral("TPU-V4"), QStringLiteral("v4-16"), QStringLiteral("2x2x2"), QStringLiteral("v4"),
+                2, 4, {}, {}, {}, {}});
+
+    b.addSlicePlacementGroup(pgId(QStringLiteral("old")), QStringLiteral("old-train"), QStringLiteral("tpu-a-1"), a1, 4,
+                             QStringLiteral("REMOVED"));
+    b.addSlicePlacementGroup(pgId(QStringLiteral("train")), QStringLiteral("train"), QStringLiteral("tpu-a-2"), a2, 4);
+    b.addHeadPlacementGroup(pgId(QStringLiteral("sweep")), QStringLiteral("sweep-head"), QStringLiteral("v6e-16"), a3[0]);
+
+    const QString v6eGke = QStringLiteral("tpu-v6e-slice");
+    b.addRayCluster(QStringLiteral("ml"), QStringLiteral("ray-v6e"), false,
+                    {CaptureBuilder::workerGroup(QStringLiteral("tpu-a"), 6, 0, 8, 4, v6eGke, QStringLiteral("4x4"), 4),
+                     CaptureBuilder::workerGroup(QStringLiteral("wide"), 1, 0, 1, 4, v6eGke, QStringLiteral("2x8"), 4),
+                     CaptureBuilder::workerGroup(QStringLiteral("lite"), 1, 1, 1, 1, QStringLiteral("tpu-v5-lite-podslice"),
+                                                 QStringLiteral("2x4"), 8),
+                     CaptureBuilder::workerGroup(QStringLiteral("cpu"), 2, 0, 4, 1, {}, {}, 0)});
+    b.addRayCluster(QStringLiteral("ml"), QStringLiteral("ray-auto"), true,
+                    {CaptureBuilder::workerGroup(QStringLiteral("ironwood"), 1, 0, 3, 2, QStringLiteral("tpu7x"),
+                                                 QStringLiteral("2x2x2"), 4)});
+    return buildSnapshot(b.capture(withKubernetes));
+}
+
+// True when one reason holds every needle as a whole token ("tpu-a-1" does not match "tpu-a-10",
+// "2" does not match "12").
+bool hasReason(const QStringList &reasons, const QStringList &needles)
+{
+    for (const QString &r : reasons) {
+        bool all = true;
+        for (const QString &n : needles) {
+            const QRegularExpression token(QStringLiteral("(?<![\\w.-])%1(?![\\w-])").arg(QRegularExpression::escape(n)));
+            all = all && token.match(r).hasMatch();
+        }
+        if (all)
+            return true;
+    }
+    return false;
+}
+
+QString growthText(const PlanResult &r)
+{
+    QStringList parts;
+    for (const GroupGrowth &g : r.growth)
+        parts << QStringLiteral("%1 %2/%3 +%4%5").arg(g.workerGroup).arg(g.replicas).arg(g.maxReplicas).arg(g.canAdd)
+                     .arg(g.autoscaling ? QStringLiteral(" auto") : QString());
+    return parts.join(QStringLiteral(", "));
+}
+
+using Needles = QList<QStringList>;
+
+QStringList words(std::initializer_list<const char *> list)
+{
+    QStringList out;
+    for (const char *w : list)
+        out << QString::fromUtf8(w);
+    return out;
+}
+
+Needles needles(std::initializer_list<std::initializer_list<const char *>> lists)
+{
+    Needles out;
+    for (const auto &l : lists)
+        out << words(l);
+    return out;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Needles)
+
+class TestPlanner : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void fixtureIsWhatTheTestsAssume();
+    void plan_data();
+    void plan();
+    void requestErrors_data();
+    void requestErrors();
+    void headPlacementGroup_data();
+    void headPlacementGroup();
+    void rayOnlyGivesNoGroupAdvice();
+    void planJsonHasTheContractKeys();
+};
+
+// Guards the fixture: if the snapshot builder read it differently, the plan rows would mislead.
+void TestPlanner::fixtureIsWhatTheTestsAssume()
+{
+    const SnapshotPtr snap = mixedCluster();
+    QVERIFY2(snap->errors.isEmpty(), qPrintable(snap->errors.join(u'\n')));
+    QStringList status;
+    for (const Slice &s : snap->slices)
+        status << s.name + u'=' + toText(s.status());
+    QCOMPARE(status.join(u' '), QStringLiteral("ironwood-0=ready lite-0=ready tpu-a-0=ready tpu-a-1=ready tpu-a-2=reserved "
+                                               "tpu-a-3=reserved tpu-a-4=degraded tpu-a-5=degraded v4-0=ready wide-0=ready"));
+    // REMOVED groups are dropped, so only "train" and "sweep-head" remain.
+    QCOMPARE(snap->placementGroups.size(), 2);
+    QCOMPARE(snap->workerGroups.size(), 5);
+}
+
+void TestPlanner::plan_data()
+{
+    QTest::addColumn<QString>("accelerator");
+    QTest::addColumn<QString>("topology");
+    QTest::addColumn<int>("numSlices");
+    QTest::addColumn<bool>("feasible");
+    QTest::addColumn<QString>("candidates");
+    QTest::addColumn<QString>("wouldTake");
+    QTest::addColumn<QString>("growth");   // "group replicas/max +canAdd [auto]"
+    QTest::addColumn<Needles>("reasons");  // each: one reason holds all of these tokens
+    QTest::addColumn<QStringList>("absent"); // tokens no reason may hold
+
+    const QString twoReady = QStringLiteral("tpu-a-0, tpu-a-1");
+
+    QTest::newRow("v6e 4x4, one slice")
+        << "v6e" << "4x4" << 1 << true << twoReady << "tpu-a-0" << "ml/ray-v6e/tpu-a 6/8 +2" << needles({}) << words({});
+    QTest::newRow("TPU-V6E 4x4, two slices")
+        << "TPU-V6E" << "4x4" << 2 << true << twoReady << twoReady << "ml/ray-v6e/tpu-a 6/8 +2" << needles({}) << words({});
+
+    // Three wanted, two ready: every other 4x4 slice explains itself; tpu-a can add the one missing.
+    QTest::newRow("v6e 4x4, three slices")
+        << "v6e" << "4x4" << 3 << false << twoReady << twoReady << "ml/ray-v6e/tpu-a 6/8 +2"
+        << needles({{"3", "v6e 4x4", "v6e-16", "4 hosts", "4 chips", "tpu-a-0", "tpu-a-1"},
+                   {"4 of 6", "v6e 4x4"},
+                   {"tpu-a-2", "16 of 16", "train"},
+                   {"tpu-a-3", "sweep-head"},
+                   {"tpu-a-4", "worker 2", "DEAD"},
+                   {"tpu-a-5", "worker 3", "MISSING"},
+                   {"wide-0", "2x8", "v6e-16"},
+                   {"ml/ray-v6e/tpu-a", "2", "6", "8"}})
+        << words({"ml/ray-v6e/wide", "ml/ray-v6e/lite", "ml/ray-auto/ironwood", "ironwood-0", "lite-0", "v4-0", "old-train"});
+
+    // Five wanted: 3 missing, but tpu-a can only grow by 2 before maxReplicas.
+    QTest::newRow("v6e 4x4, five slices")
+        << "v6e" << "4x4" << 5 << false << twoReady << twoReady << "ml/ray-v6e/tpu-a 6/8 +2"
+        << needles({{"5", "v6e 4x4"}, {"ml/ray-v6e/tpu-a", "2", "8"}, {"maxReplicas", "2", "3"}}) << words({});
+
+    QTest::newRow("v5litepod 2x4, two slices: group at max")
+        << "v5litepod" << "2x4" << 2 << false << "lite-0" << "lite-0" << "ml/ray-v6e/lite 1/1 +0"
+        << needles({{"2", "v5e 2x4", "v5litepod-8", "1 host", "8 chips", "lite-0"}, {"ml/ray-v6e/lite", "maxReplicas", "1"}, {"maxReplicas", "0", "1"}})
+        << words({"ml/ray-v6e/tpu-a", "tpu-a-0"});
+    QTest::newRow("TPU-V5LITEPOD 2x4, one slice")
+        << "TPU-V5LITEPOD" << "2x4" << 1 << true << "lite-0" << "lite-0" << "ml/ray-v6e/lite 1/1 +0" << needles({}) << words({});
+
+    // The Ray autoscaler owns replicas of ray-auto: say so rather than suggest a scale.
+    QTest::newRow("tpu7x 2x2x2, three slices: autoscaled group")
+        << "tpu7x" << "2x2x2" << 3 << false << "ironwood-0" << "ironwood-0" << "ml/ray-auto/ironwood 1/3 +2 auto"
+        << needles({{"3", "v7x 2x2x2", "v7x-16", "2 hosts", "ironwood-0"}, {"ml/ray-auto/ironwood", "autoscaled", "2", "1", "3"}})
+        << words({"even"});
+
+    QTest::newRow("v4 2x2x2, two slices: no worker group")
+        << "v4" << "2x2x2" << 2 << false << "v4-0" << "v4-0" << ""
+        << needles({{"2", "v4 2x2x2", "v4-16", "v4-0"},
+                   {"no worker group", "v4 2x2x2", "numOfHosts 2", "google.com/tpu 4", "tpu-v4-podslice", "2x2x2"}})
+        << words({"ml/ray-v6e/tpu-a"});
+    QTest::newRow("v4 2x2x2, one slice") << "v4" << "2x2x2" << 1 << true << "v4-0" << "v4-0" << "" << needles({}) << words({});
+
+    // No slice of the shape at all; v6e 8x8 is 64 chips = 16 hosts of 4.
+    QTest::newRow("v6e 8x8: none exists")
+        << "v6e" << "8x8" << 1 << false << "" << "" << ""
+        << needles({{"v6e 8x8", "v6e-64", "16 hosts"}, {"no", "v6e 8x8", "exists"},
+                   {"no worker group", "numOfHosts 16", "google.com/tpu 4", "tpu-v6e-slice", "8x8"}})
+        << words({"tpu-a-0", "wide-0"});
+    // Same chips as a v6e 2x4 slice would have, other generation: v5e is not v6e.
+    QTest::newRow("v6e 2x4: the v5e slice does not count")
+        << "v6e" << "2x4" << 1 << false << "" << "" << ""
+        << needles({{"v6e 2x4", "v6e-8", "1", "8 chips"}, {"no worker group", "numOfHosts 1", "google.com/tpu 8"}})
+        << words({"lite-0", "ml/ray-v6e/lite"});
+}
+
+void TestPlanner::plan()
+{
+    QFETCH(QString, accelerator);
+    QFETCH(QString, topology);
+    QFETCH(int, numSlices);
+    QFETCH(bool, feasible);
+    QFETCH(QString, candidates);
+    QFETCH(QString, wouldTake);
+    QFETCH(QString, growth);
+    QFETCH(Needles, reasons);
+    QFETCH(QStringList, absent);
+
+    static const SnapshotPtr snap = mixedCluster();
+    const PlanResult r = planSlicePlacement(*snap, PlanRequest{accelerator, topology, numSlices});
+    const QByteArray all = r.reasons.join(u'\n').toUtf8();
+    QVERIFY2(r.requestError.isEmpty(), qPrintable(r.requestError));
+    QCOMPARE(r.feasible, feasible);
+    QCOMPARE(r.candidates.join(QStringLiteral(", ")), candidates);
+    QCOMPARE(r.wouldTake.join(QStringLiteral(", ")), wouldTake);
+    QCOMPARE(growthText(r), growth);
+    QCOMPARE(r.numSlices, numSlices);
+    QCOMPARE(r.podType, tpu::podType(*r.generation, r.topology));
+    if (feasible)
+        QVERIFY2(r.reasons.isEmpty(), all.constData());
+    else
+        QVERIFY(!r.reasons.isEmpty());
+    for (const QStringList &needles : reasons)
+        QVERIFY2(hasReason(r.reasons, needles),
+                 qPrintable(QStringLiteral("no reason holds [%1] in:\n%2").arg(needles.join(QStringLiteral(", ")), QString::fromUtf8(all))));
+    // A heading line ("4 of 6 ... are not ready:") always has its details under it.
+    for (qsizetype i = 0; i < r.reasons.size(); ++i)
+        if (r.reasons[i].endsWith(u':'))
+            QVERIFY2(i + 1 < r.reasons.size() && r.reasons[i + 1].startsWith(QLatin1String("  ")),
+                     qPrintable(QStringLiteral("heading without details: ") + r.reasons[i]));
+    for (const QString &token : absent)
+        QVERIFY2(!hasReason(r.reasons, {token}), qPrintable(QStringLiteral("%1 should not be mentioned:\n%2").arg(token, QString::fromUtf8(all))));
+}
+
+void TestPlanner::requestErrors_data()
+{
+    QTest::addColumn<QString>("accelerator");
+    QTest::addColumn<QString>("topology");
+    QTest::addColumn<int>("numSlices");
+    QTest::addColumn<QString>("mentions");
+
+    QTest::newRow("unknown accelerator") << "v9" << "4x4" << 1 << "v9";
+    QTest::newRow("a GPU") << "nvidia-l4" << "4x4" << 1 << "nvidia-l4";
+    QTest::newRow("no accelerator") << "" << "4x4" << 1 << "v6e"; // the error lists the known ones
+    QTest::newRow("not a topology") << "v6e" << "4by4" << 1 << "4by4";
+    QTest::newRow("empty topology") << "v6e" << "" << 1 << "AxB";
+    QTest::newRow("3D topology for v6e") << "v6e" << "4x4x4" << 1 << "2D";
+    QTest::newRow("2D topology for v4") << "v4" << "4x4" << 1 << "3D";
+    QTest::newRow("v6e 2x8 is no topology") << "v6e" << "2x8" << 1 << "2x8";
+    QTest::newRow("v5p axis not a multiple of 4") << "v5p" << "4x4x6" << 1 << "multiple of 4";
+    QTest::newRow("v4 axes out of order") << "v4" << "8x4x4" << 1 << "4x4x8";
+    QTest::newRow("v7x beyond 9216 chips") << "v7x" << "24x24x24" << 1 << "9216";
+    QTest::newRow("zero slices") << "v6e" << "4x4" << 0 << "1";
+    QTest::newRow("negative slices") << "v6e" << "4x4" << -2 << "1";
+}
+
+void TestPlanner::requestErrors()
+{
+    QFETCH(QString, accelerator);
+    QFETCH(QString, topology);
+    QFETCH(int, numSlices);
+    QFETCH(QString, mentions);
+    static const SnapshotPtr snap = mixedCluster();
+    const PlanResult r = planSlicePlacement(*snap, PlanRequest{accelerator, topology, numSlices});
+    QVERIFY(!r.requestError.isEmpty());
+    QVERIFY2(r.requestError.contains(mentions), qPrintable(r.requestError));
+    QVERIFY(!r.feasible);
+    QVERIFY(r.candidates.isEmpty());
+    QVERIFY(r.wouldTake.isEmpty());
+    QVERIFY(r.reasons.isEmpty());
+}
+
+void TestPlanner::headPlacementGroup_data()
+{
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<QString>("nodeId");
+    QTest::addColumn<bool>("held");
+
+    const QString worker0 = QStringLiteral("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678901234567890abcd");
+    QTest::newRow("CREATED head PG on worker 0") << "CREATED" << worker0 << true;
+    QTest::newRow("REMOVED head PG") << "REMOVED" << worker0 << false;
+    QTest::newRow("PENDING head PG, not placed") << "PENDING" << "" << false;
+}
+
+// Step 1 of slice_placement_group (FACTS.md 2.2) holds no chip, only TPU-<pod-type>-head on
+// worker 0; while it stands the slice is claimed. Bodies written out as the API sends them.
+void TestPlanner::headPlacementGroup()
+{
+    QFETCH(QString, state);
+    QFETCH(QString, nodeId);
+    QFETCH(bool, held);
+
+    const char *nodes = R"({"result": true, "msg": "", "data": {"result": {"total": 2, "num_after_truncation": 2, "num_filtered": 2,
+      "result": [
+        {"node_id": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678901234567890abcd", "node_ip": "10.8.0.11", "is_head_node": false,
+         "state": "ALIVE", "state_message": null, "node_name": "10.8.0.11",
+         "resources_total": {"CPU": 240.0, "TPU": 4.0, "accelerator_type:TPU-V4": 1.0, "v4-a": 1.0, "TPU-v4-16-head": 1.0,
+                             "memory": 4.0e11, "node:10.8.0.11": 1.0},
+         "labels": {"ray.io/node-id": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678901234567890abcd",
+                    "ray.io/accelerator-type": "TPU-V4", "ray.io/tpu-pod-type": "v4-16", "ray.io/tpu-slice-name": "v4-a",
+                    "ray.io/tpu-worker-id": "0", "ray.io/tpu-topology": "2x2x2"},
+         "start_time_ms": "1764439200000", "end_time_ms": "0"},
+        {"node_id": "b1b2c3d4e5f60718293a4b5c6d7e8f9012345678901234567890abcd", "node_ip": "10.8.0.12", "is_head_node": false,
+         "state": "ALIVE", "state_message": null, "node_name": "10.8.0.12",
+         "resources_total": {"CPU": 240.0, "TPU": 4.0, "accelerator_type:TPU-V4": 1.0, "v4-a": 1.0,
+                             "memory": 4.0e11, "node:10.8.0.12": 1.0},
+         "labels": {"ray.io/node-id": "b1b2c3d4e5f60718293a4b5c6d7e8f9012345678901234567890abcd",
+                    "ray.io/accelerator-type": "TPU-V4", "ray.io/tpu-pod-type": "v4-16", "ray.io/tpu-slice-name": "v4-a",
+                    "ray.io/tpu-worker-id": "1", "ray.io/tpu-topology": "2x2x2"},
+         "start_time_ms": "1764439200001", "end_time_ms": "0"}
+      ], "partial_failure_warning": "", "warnings": null}}})";
+    const QString pgs = QStringLiteral(R"({"result": true, "msg": "", "data": {"result": {"total": 1, "num_after_truncation": 1, "num_filtered": 1,
+      "result": [
+        {"placement_group_id": "7f3e0c1d2b4a59687a8b9c0d1e2f30415263", "name": "grab-head", "creator_job_id": "03000000",
+         "state": "%1", "is_detached": false,
+         "stats": {"scheduling_state": "FINISHED", "scheduling_attempt": 1, "end_to_end_creation_latency_ms": 12.5},
+         "bundles": [{"bundle_id": {"placement_group_id": "7f3e0c1d2b4a59687a8b9c0d1e2f30415263", "bundle_index": 0},
+                      "unit_resources": {"TPU-v4-16-head": 1.0}, "node_id": %2,
+                      "label_selector": {"ray.io/tpu-worker-id": "0", "ray.io/tpu-pod-type": "v4-16"}}]}
+      ], "partial_failure_warning": "", "warnings": null}}})")
+                            .arg(state, nodeId.isEmpty() ? QStringLiteral("null") : u'"' + nodeId + u'"');
+    Capture capture;
+    capture.rayNodes = nodes;
+    capture.rayPlacementGroups = pgs.toUtf8();
+    const SnapshotPtr snap = buildSnapshot(capture);
+    QVERIFY2(snap->errors.isEmpty(), qPrintable(snap->errors.join(u'\n')));
+    QCOMPARE(snap->slices.size(), 1);
+    const Slice &slice = snap->slices.first();
+    QVERIFY(slice.intact);
+    QCOMPARE(slice.reservedChips, 0); // the head resource is no chip
+    QCOMPARE(slice.headHeldBy >= 0, held);
+
+    const PlanResult r = planSlicePlacement(*snap, PlanRequest{QStringLiteral("v4"), QStringLiteral("2x2x2"), 1});
+    QVERIFY(r.requestError.isEmpty());
+    QCOMPARE(r.feasible, !held);
+    QCOMPARE(r.candidates, held ? QStringList{} : QStringList{QStringLiteral("v4-a")});
+    if (held) {
+        QVERIFY2(hasReason(r.reasons, {QStringLiteral("v4-a"), QStringLiteral("grab-head")}), qPrintable(r.reasons.join(u'\n')));
+        QVERIFY2(hasReason(r.reasons, {QStringLiteral("1 of 1"), QStringLiteral("v4 2x2x2")}), qPrintable(r.reasons.join(u'\n')));
+    }
+}
+
+// Without Kubernetes nobody knows the worker groups: the planner must not claim there are none.
+void TestPlanner::rayOnlyGivesNoGroupAdvice()
+{
+    const SnapshotPtr snap = mixedCluster(false);
+    QVERIFY(!snap->hasKubernetes);
+    const PlanResult r = planSlicePlacement(*snap, PlanRequest{QStringLiteral("v6e"), QStringLiteral("4x4"), 3});
+    QVERIFY(!r.feasible);
+    QCOMPARE(r.candidates, (QStringList{QStringLiteral("tpu-a-0"), QStringLiteral("tpu-a-1")}));
+    QVERIFY(r.growth.isEmpty());
+    QVERIFY2(!hasReason(r.reasons, {QStringLiteral("worker group")}), qPrintable(r.reasons.join(u'\n')));
+    QVERIFY(hasReason(r.reasons, {QStringLiteral("tpu-a-4"), QStringLiteral("worker 2"), QStringLiteral("DEAD")}));
+}
+
+void TestPlanner::planJsonHasTheContractKeys()
+{
+    const SnapshotPtr snap = mixedCluster();
+    for (int n : {1, 3}) {
+        const PlanResult r = planSlicePlacement(*snap, PlanRequest{QStringLiteral("v6e"), QStringLiteral("4x4"), n});
+        const QJsonObject o = planJson(r);
+        QVERIFY(o.value(QStringLiteral("feasible")).isBool());
+        QCOMPARE(o.value(QStringLiteral("feasible")).toBool(), r.feasible);
+        QVERIFY(o.value(QStringLiteral("candidates")).isArray());
+        QVERIFY(o.value(QStringLiteral("reasons")).isArray());
+        QCOMPARE(o.value(QStringLiteral("candidates")).toArray(), (QJsonArray{QStringLiteral("tpu-a-0"), QStringLiteral("tpu-a-1")}));
+        QCOMPARE(o.value(QStringLiteral("reasons")).toArray().size(), r.reasons.size());
+        QCOMPARE(o.value(QStringLiteral("reasons")).toArray().isEmpty(), n == 1);
+        const QJsonObject request = o.value(QStringLiteral("request")).toObject();
+        QCOMPARE(request.value(QStringLiteral("podType")).toString(), QStringLiteral("v6e-16"));
+        QCOMPARE(request.value(QStringLiteral("numSlices")).toInt(), n);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestPlanner)
+#include "tst_planner.moc"
