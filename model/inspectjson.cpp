@@ -157,6 +157,7 @@ QJsonObject planJson(const PlanResult &plan)
             {QStringLiteral("maxReplicas"), g.maxReplicas},
             {QStringLiteral("canAdd"), g.canAdd},
             {QStringLiteral("autoscaling"), g.autoscaling},
+            {QStringLiteral("suspended"), g.suspended},
         });
     return QJsonObject{
         {QStringLiteral("feasible"), plan.feasible},

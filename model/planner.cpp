@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "planner.h"
 
+#include <limits>
+
 namespace slicescope {
 
 namespace {
@@ -86,7 +88,10 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
             continue;
         }
         ++sameShape;
-        if (s.isReady())
+        if (snap.hasRay && s.source == SliceSource::Kubernetes && s.isReady())
+            // Ray cannot place bundles on hosts it does not list (another RayCluster's slice).
+            notReady << QStringLiteral("%1 is not part of this Ray cluster (known only from Kubernetes)").arg(s.name);
+        else if (s.isReady())
             r.candidates << s.name;
         else
             notReady << whyNotReady(snap, s);
@@ -100,8 +105,11 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
         const auto groupTopo = tpu::parseTopology(g.topology);
         if (!groupTopo || groupTopo->dims != r.topology.dims)
             continue;
-        GroupGrowth growth{g.qualifiedName(), g.replicas, g.maxReplicas, std::max(0, g.maxReplicas - g.replicas), g.autoscaling};
-        r.growth << growth;
+        // A suspended group makes no slices until resumed; an unbounded one can add what is missing.
+        const bool unbounded = g.maxReplicas == std::numeric_limits<int>::max();
+        const int canAdd = g.suspended ? 0 : unbounded ? std::max(1, r.numSlices - int(r.candidates.size()))
+                                                       : std::max(0, g.maxReplicas - g.replicas);
+        r.growth << GroupGrowth{g.qualifiedName(), g.replicas, g.maxReplicas, canAdd, g.autoscaling, g.suspended};
     }
     if (r.feasible)
         return r;
@@ -125,7 +133,11 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
     int growable = 0;
     for (const GroupGrowth &g : std::as_const(r.growth)) {
         growable += g.canAdd;
-        if (g.canAdd == 0)
+        if (g.suspended)
+            r.reasons << QStringLiteral("worker group %1 is suspended: resume it to get slices").arg(g.workerGroup);
+        else if (g.maxReplicas == std::numeric_limits<int>::max())
+            r.reasons << QStringLiteral("worker group %1 has no maxReplicas: it can add the missing slices (replicas %2)").arg(g.workerGroup).arg(g.replicas);
+        else if (g.canAdd == 0)
             r.reasons << QStringLiteral("worker group %1 is at its maxReplicas (%2): raise maxReplicas to add slices").arg(g.workerGroup).arg(g.maxReplicas);
         else if (g.autoscaling)
             r.reasons << QStringLiteral("worker group %1 is autoscaled: the Ray autoscaler can add up to %2 slice%3 (replicas %4, maxReplicas %5) while the request waits")

@@ -21,6 +21,7 @@ struct GroupGrowth {
     int maxReplicas = 0;
     int canAdd = 0;
     bool autoscaling = false;
+    bool suspended = false;
     friend bool operator==(const GroupGrowth &, const GroupGrowth &) = default;
 };
 

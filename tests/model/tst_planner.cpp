@@ -139,6 +139,8 @@ private slots:
     void headPlacementGroup_data();
     void headPlacementGroup();
     void rayOnlyGivesNoGroupAdvice();
+    void suspendedAndUnboundedGroups();
+    void kubernetesOnlySliceOfAnotherClusterIsNoCandidate();
     void planJsonHasTheContractKeys();
 };
 
@@ -384,6 +386,48 @@ void TestPlanner::rayOnlyGivesNoGroupAdvice()
     QVERIFY(r.growth.isEmpty());
     QVERIFY2(!hasReason(r.reasons, {QStringLiteral("worker group")}), qPrintable(r.reasons.join(u'\n')));
     QVERIFY(hasReason(r.reasons, {QStringLiteral("tpu-a-4"), QStringLiteral("worker 2"), QStringLiteral("DEAD")}));
+}
+
+// KubeRay defaults maxReplicas to "unbounded" and may suspend a group: neither may produce
+// nonsense like "can add 2147483641 slices" or advice to grow a group that makes nothing.
+void TestPlanner::suspendedAndUnboundedGroups()
+{
+    CaptureBuilder b;
+    b.addHeadNode(hexId(QStringLiteral("head"), 56), QStringLiteral("10.0.0.2"));
+    b.addSlice({QStringLiteral("open-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("open"),
+                4, 4, {2}, {}, {}, {}});
+    QJsonObject open = CaptureBuilder::workerGroup(QStringLiteral("open"), 1, 0, 0, 4, QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4);
+    open.remove(QStringLiteral("maxReplicas"));
+    QJsonObject paused = CaptureBuilder::workerGroup(QStringLiteral("paused"), 0, 0, 4, 4, QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4);
+    paused.insert(QStringLiteral("suspend"), true);
+    b.addRayCluster(QStringLiteral("ml"), QStringLiteral("c"), false, {open, paused});
+    const SnapshotPtr snap = buildSnapshot(b.capture(true));
+    const PlanResult r = planSlicePlacement(*snap, PlanRequest{QStringLiteral("v6e"), QStringLiteral("4x4"), 2});
+    QVERIFY(!r.feasible);
+    QCOMPARE(r.growth.size(), 2);
+    QCOMPARE(r.growth[0].workerGroup, QStringLiteral("ml/c/open"));
+    QCOMPARE(r.growth[0].canAdd, 2); // what is missing, not INT_MAX - 1
+    QCOMPARE(r.growth[1].canAdd, 0);
+    QVERIFY(r.growth[1].suspended);
+    const QString all = r.reasons.join(u'\n');
+    QVERIFY2(hasReason(r.reasons, {QStringLiteral("ml/c/open"), QStringLiteral("no maxReplicas")}), qPrintable(all));
+    QVERIFY2(hasReason(r.reasons, {QStringLiteral("ml/c/paused"), QStringLiteral("suspended")}), qPrintable(all));
+    QVERIFY2(!all.contains(QLatin1String("2147483")), qPrintable(all));
+}
+
+// With Ray data present, a slice that only Kubernetes knows (another RayCluster's, or one whose
+// Ray hosts have not joined) cannot take this cluster's placement group.
+void TestPlanner::kubernetesOnlySliceOfAnotherClusterIsNoCandidate()
+{
+    SnapshotPtr snap = mixedCluster();
+    ClusterSnapshot copy = *snap;
+    const int i = copy.sliceIndex(QStringLiteral("tpu-a-0"));
+    QVERIFY(i >= 0);
+    copy.slices[i].source = SliceSource::Kubernetes;
+    const PlanResult r = planSlicePlacement(copy, PlanRequest{QStringLiteral("v6e"), QStringLiteral("4x4"), 1});
+    QCOMPARE(r.candidates, QStringList{QStringLiteral("tpu-a-1")});
+    const PlanResult two = planSlicePlacement(copy, PlanRequest{QStringLiteral("v6e"), QStringLiteral("4x4"), 2});
+    QVERIFY2(hasReason(two.reasons, {QStringLiteral("tpu-a-0"), QStringLiteral("Kubernetes")}), qPrintable(two.reasons.join(u'\n')));
 }
 
 void TestPlanner::planJsonHasTheContractKeys()
