@@ -9,6 +9,8 @@
 
 #include "jsonread_p.h"
 
+#include <QVarLengthArray>
+
 #include <algorithm>
 
 namespace slicescope {
@@ -579,7 +581,7 @@ private:
         for (int i = 0; i < m_s.rayNodes.size(); ++i) {
             const RayNode &n = m_s.rayNodes[i];
             m_nodeById.insert(n.id, i);
-            if (!n.ip.isEmpty())
+            if (!n.ip.isEmpty() && !m_s.pods.isEmpty()) // only pods join nodes by IP
                 m_nodesByIp.insert(n.ip, i);
             if (!n.sliceName.isEmpty())
                 m_parts[n.sliceName].rayNodes.append(i);
@@ -634,10 +636,13 @@ private:
         QStringList names = m_parts.keys();
         std::sort(names.begin(), names.end(), naturalLess);
         m_s.slices.reserve(names.size());
-        for (const QString &name : std::as_const(names))
-            m_s.slices.append(buildSlice(name, m_parts[name]));
-        for (int i = 0; i < m_s.slices.size(); ++i)
-            m_sliceByName.insert(m_s.slices[i].name, i);
+        m_sliceOfNode.fill(-1, m_s.rayNodes.size());
+        for (const QString &name : std::as_const(names)) {
+            const SliceParts &parts = m_parts[name];
+            for (int node : parts.rayNodes)
+                m_sliceOfNode[node] = int(m_s.slices.size());
+            m_s.slices.append(buildSlice(name, parts));
+        }
     }
 
     Slice buildSlice(const QString &name, const SliceParts &parts)
@@ -678,17 +683,18 @@ private:
         }
 
         if (!podTypeText.isEmpty())
-            s.generation = tpu::generationOfPodType(podTypeText);
+            s.generation = memo(m_generationByPodType, podTypeText, [&] { return tpu::generationOfPodType(podTypeText); });
         if (!s.generation && !accelerator.isEmpty())
-            s.generation = tpu::findGeneration(accelerator);
+            s.generation = memo(m_generationByAccelerator, accelerator, [&] { return tpu::findGeneration(accelerator); });
         if (!s.generation && !s.workerGroup.isEmpty())
             s.generation = groupGeneration(s.workerGroup);
-        if (const auto t = tpu::parseTopology(topologyText))
+        if (const auto t = memo(m_topologyByText, topologyText, [&] { return tpu::parseTopology(topologyText); }))
             s.topology = *t;
         if (s.generation && s.topology.chips() > 0) {
             if (s.topology.rank == 2 && s.generation->is3D) // Ray reports "2x2x1"; GKE sometimes "2x2"
                 s.topology.rank = 3;
-            s.podType = tpu::podType(*s.generation, s.topology);
+            s.podType = memo(m_podTypeByShape, qMakePair(s.generation, s.topology.chips()),
+                             [&] { return tpu::podType(*s.generation, s.topology); });
             if (chipsPerHost == 0 || !tpu::hostBlock(*s.generation, s.topology, chipsPerHost))
                 chipsPerHost = chipsPerHost == 0 ? tpu::defaultChipsPerHost(*s.generation, s.topology) : chipsPerHost;
             s.layout = tpu::SliceLayout(*s.generation, s.topology, chipsPerHost);
@@ -805,7 +811,7 @@ private:
         for (int g = 0; g < m_s.placementGroups.size(); ++g) {
             PlacementGroup &pg = m_s.placementGroups[g];
             bool anyHead = false, allSelectSlices = !pg.bundles.isEmpty();
-            QStringList slices;
+            QVarLengthArray<int, 4> occupied; // slice indexes, first seen first
             for (Bundle &b : pg.bundles) {
                 anyHead = anyHead || !b.headResource.isEmpty();
                 allSelectSlices = allSelectSlices && !b.selectorSlice.isEmpty();
@@ -820,13 +826,13 @@ private:
                 const RayNode &n = m_s.rayNodes[b.rayNode];
                 if (n.sliceName.isEmpty())
                     continue;
-                b.slice = m_sliceByName.value(n.sliceName, -1);
+                b.slice = m_sliceOfNode[b.rayNode];
                 b.workerId = n.workerId;
                 if (b.slice < 0)
                     continue;
                 Slice &s = m_s.slices[b.slice];
-                if (!slices.contains(s.name))
-                    slices << s.name;
+                if (!occupied.contains(b.slice))
+                    occupied.append(b.slice);
                 if (!b.headResource.isEmpty())
                     s.headHeldBy = g;
                 if (b.tpu <= 0 || b.workerId < 0 || b.workerId >= s.hosts.size())
@@ -848,6 +854,10 @@ private:
                     m_s.warnings << QStringLiteral("slice %1 worker %2: bundles reserve more TPU than the host's %3 chips")
                                         .arg(s.name).arg(h.workerId).arg(h.chips.size());
             }
+            QStringList slices;
+            slices.reserve(occupied.size());
+            for (int i : occupied)
+                slices << m_s.slices[i].name;
             std::sort(slices.begin(), slices.end(), naturalLess);
             pg.slices = slices;
             pg.kind = anyHead ? PlacementGroup::Kind::SliceHead
@@ -875,7 +885,22 @@ private:
     bool m_hasRayNodes;
     QHash<QString, int> m_nodeById;
     QMultiHash<QString, int> m_nodesByIp;
-    QHash<QString, int> m_sliceByName;
+    QList<int> m_sliceOfNode; // Ray node index -> index of its slice, or -1
+
+    // Thousands of slices share a handful of pod types, accelerator names and topologies: each
+    // tpu:: lookup (they lower-case, split and format strings) runs once per distinct text.
+    template<typename Cache, typename Key, typename Compute>
+    static typename Cache::mapped_type memo(Cache &cache, const Key &key, Compute &&compute)
+    {
+        auto it = cache.constFind(key);
+        if (it == cache.constEnd())
+            it = cache.insert(key, compute());
+        return it.value();
+    }
+    QHash<QString, const tpu::Generation *> m_generationByPodType;
+    QHash<QString, const tpu::Generation *> m_generationByAccelerator;
+    QHash<QString, std::optional<tpu::Topology>> m_topologyByText;
+    QHash<QPair<const tpu::Generation *, int>, QString> m_podTypeByShape;
     QHash<QString, SliceParts> m_parts;
 };
 
