@@ -11,6 +11,8 @@
 
 #include <QVarLengthArray>
 
+#include <QSet>
+
 #include <algorithm>
 
 namespace slicescope {
@@ -299,17 +301,22 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
                 });
             } else if (k == "env" && (tpuName || tpuWorkerId)) {
                 forEachElement(v, [&](od::value e) {
-                    QString name, value;
+                    // Views into the parser's string buffer stay valid for this document; convert
+                    // only the two variables we need (TPU_WORKER_HOSTNAMES can be long).
+                    std::string_view name, value;
                     forEachMember(e, [&](std::string_view ek, od::value ev) {
-                        if (ek == "name") name = toString(ev);
-                        else if (ek == "value") value = toString(ev);
+                        if (ek == "name" || ek == "value") {
+                            std::string_view text;
+                            if (typeOf(ev) == od::json_type::string && ev.get_string().get(text) == simdjson::SUCCESS)
+                                (ek == "name" ? name : value) = text;
+                        }
                     });
-                    if (tpuName && name == QLatin1String("TPU_NAME"))
-                        *tpuName = value;
-                    else if (tpuWorkerId && name == QLatin1String("TPU_WORKER_ID")) {
-                        bool ok = false;
-                        const int id = value.toInt(&ok);
-                        if (ok)
+                    if (tpuName && name == "TPU_NAME")
+                        *tpuName = qstr(value);
+                    else if (tpuWorkerId && name == "TPU_WORKER_ID") {
+                        int id = 0;
+                        const auto res = std::from_chars(value.data(), value.data() + value.size(), id);
+                        if (res.ec == std::errc() && res.ptr == value.data() + value.size())
                             *tpuWorkerId = id;
                     }
                 });
@@ -581,7 +588,7 @@ private:
         for (int i = 0; i < m_s.rayNodes.size(); ++i) {
             const RayNode &n = m_s.rayNodes[i];
             m_nodeById.insert(n.id, i);
-            if (!n.ip.isEmpty() && !m_s.pods.isEmpty()) // only pods join nodes by IP
+            if (!n.ip.isEmpty() && !m_s.pods.isEmpty()) // only pods join nodes (and clusters) by IP
                 m_nodesByIp.insert(n.ip, i);
             if (!n.sliceName.isEmpty())
                 m_parts[n.sliceName].rayNodes.append(i);
@@ -593,6 +600,12 @@ private:
 
     void groupPodsIntoSlices(const QList<QString> &podReplicaKeys)
     {
+        // Which RayClusters the Ray bodies describe: those with a pod whose IP a Ray node has.
+        // (A Kubernetes capture may span many RayClusters; the Ray dashboard is one of them.)
+        for (const Pod &p : std::as_const(m_s.pods))
+            if (!p.podIp.isEmpty() && m_nodesByIp.contains(p.podIp))
+                m_rayClusters.insert(p.ns + u'/' + p.cluster);
+
         // Pods are grouped by replica first (FACTS.md 4), then the group is named by TPU_NAME.
         QHash<QString, QList<int>> byReplica;
         QStringList order;
@@ -617,6 +630,17 @@ private:
                                     .arg(m_s.pods[members.first()].qualifiedName());
                 continue;
             }
+            // TPU_NAME is unique within one RayCluster only. When another cluster's replica (or
+            // Ray's slice of that name, for a cluster Ray does not describe) already has the name,
+            // qualify it as ns/cluster/name rather than merging two slices into one.
+            const Pod &first = m_s.pods[members.first()];
+            const QString cluster = first.ns + u'/' + first.cluster;
+            const QString owner = m_nameOwner.value(name);
+            const bool rayHasName = m_parts.contains(name) && !m_parts[name].rayNodes.isEmpty();
+            if ((!owner.isEmpty() && owner != cluster) || (owner.isEmpty() && rayHasName && !m_rayClusters.contains(cluster)))
+                name = cluster + u'/' + name;
+            else
+                m_nameOwner.insert(name, cluster);
             for (int i : members)
                 m_s.pods[i].replicaKey = name;
             m_parts[name].pods += members;
@@ -709,13 +733,24 @@ private:
         }
         s.chipsPerHost = chipsPerHost;
 
-        // Hosts: one per expected worker id; the best Ray node and pod for each.
+        // Hosts: one per expected worker id; the best Ray node and pod for each. Without a known
+        // shape the reported ids decide, within the largest slice any generation has.
+        constexpr int kMaxHosts = 9216;
         int hostCount = s.layout.isValid() ? s.layout.hostCount() : 0;
-        for (int i : parts.rayNodes)
-            hostCount = std::max(hostCount, m_s.rayNodes[i].workerId + 1);
-        for (int i : parts.pods)
-            hostCount = std::max(hostCount, m_s.pods[i].hostIndex + 1);
-        const int expectedHosts = s.layout.isValid() ? s.layout.hostCount() : hostCount;
+        if (!s.layout.isValid()) {
+            for (int i : parts.rayNodes)
+                hostCount = std::max(hostCount, std::min(kMaxHosts, m_s.rayNodes[i].workerId + 1));
+            for (int i : parts.pods)
+                hostCount = std::max(hostCount, std::min(kMaxHosts, m_s.pods[i].hostIndex + 1));
+        }
+        const int expectedHosts = hostCount;
+        auto stray = [&](int id, const QString &who) {
+            if (id < hostCount)
+                return false;
+            s.problems << QStringLiteral("%1 reports worker %2, but %3 has %4 hosts").arg(who).arg(id).arg(s.topology.toString()).arg(hostCount);
+            m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3 outside its %4 hosts").arg(name, who).arg(id).arg(hostCount);
+            return true;
+        };
         s.hosts.resize(hostCount);
         for (int w = 0; w < hostCount; ++w)
             s.hosts[w].workerId = w;
@@ -725,6 +760,8 @@ private:
                 m_s.warnings << QStringLiteral("slice %1: Ray node %2 has no usable %3 label").arg(name, n.id.left(12), QLatin1String(kWorkerIdLabel.data()));
                 continue;
             }
+            if (stray(n.workerId, QStringLiteral("Ray node %1").arg(n.id.left(12))))
+                continue;
             Host &h = s.hosts[n.workerId];
             if (h.rayNode < 0 || betterNode(n, m_s.rayNodes[h.rayNode])) {
                 if (h.rayNode >= 0 && m_s.rayNodes[h.rayNode].alive && n.alive)
@@ -739,6 +776,8 @@ private:
                                     .arg(name, p.qualifiedName());
                 continue;
             }
+            if (stray(p.hostIndex, QStringLiteral("pod %1").arg(p.qualifiedName())))
+                continue;
             Host &h = s.hosts[p.hostIndex];
             if (h.pod < 0 || betterPod(p, m_s.pods[h.pod]))
                 h.pod = i;
@@ -753,6 +792,12 @@ private:
                 h.rayNode = sameIp.first();
         }
 
+        QString podCluster;
+        for (int i : parts.pods)
+            if (podCluster.isEmpty())
+                podCluster = m_s.pods[i].ns + u'/' + m_s.pods[i].cluster;
+        const bool rayDescribes = m_hasRayNodes && (fromRay || m_rayClusters.contains(podCluster));
+
         int reportedChips = 0;
         for (Host &h : s.hosts) {
             const RayNode *n = h.rayNode >= 0 ? &m_s.rayNodes[h.rayNode] : nullptr;
@@ -762,12 +807,11 @@ private:
                                     .arg(name).arg(h.workerId).arg(p->qualifiedName(), p->podIp, n->ip);
             if (p && !p->nodeName.isEmpty())
                 h.kubeNode = m_kubeNodeByName.value(p->nodeName, -1);
-            h.state = hostState(n, p);
+            h.state = hostState(n, p, rayDescribes);
             h.reportedChips = n ? int(n->tpu + 0.5) : p ? p->tpuChips : 0;
             if (h.state == HostState::Alive)
                 reportedChips += h.reportedChips;
-            if (h.workerId < expectedHosts)
-                h.chips.resize(std::max(0, chipsPerHost));
+            h.chips.resize(std::max(0, chipsPerHost));
             switch (h.state) {
             case HostState::Alive: break;
             case HostState::Dead: s.problems << QStringLiteral("worker %1 is DEAD").arg(h.workerId); break;
@@ -778,22 +822,22 @@ private:
             case HostState::Missing: s.problems << QStringLiteral("worker %1 is MISSING").arg(h.workerId); break;
             }
         }
-        if (hostCount > expectedHosts)
-            s.problems << QStringLiteral("%1 hosts report for a topology of %2").arg(hostCount).arg(expectedHosts);
         bool allAlive = !s.hosts.isEmpty();
         for (const Host &h : s.hosts)
             allAlive = allAlive && h.state == HostState::Alive;
         if (allAlive && s.topology.chips() > 0 && reportedChips != s.topology.chips())
             s.problems << QStringLiteral("hosts report %1 TPU chips; %2 needs %3").arg(reportedChips).arg(s.topology.toString()).arg(s.topology.chips());
-        s.intact = allAlive && s.layout.isValid() && hostCount == expectedHosts && reportedChips == s.topology.chips();
+        const bool strays = std::any_of(s.problems.cbegin(), s.problems.cend(), [](const QString &p) { return p.contains(QLatin1String(" reports worker ")); });
+        s.intact = allAlive && !strays && s.layout.isValid() && hostCount == expectedHosts && reportedChips == s.topology.chips();
         return s;
     }
 
-    HostState hostState(const RayNode *n, const Pod *p) const
+    // rayDescribes: the Ray bodies cover this slice's cluster, so a missing Ray node means "not joined".
+    HostState hostState(const RayNode *n, const Pod *p, bool rayDescribes) const
     {
         if (n && n->alive)
             return HostState::Alive;
-        if (!m_hasRayNodes && p) { // Kubernetes alone: a running, ready pod is the best evidence there is
+        if (!rayDescribes && p) { // Kubernetes alone: a running, ready pod is the best evidence there is
             // A pod being deleted is a host going away, as with Ray data below: DEAD, not PENDING.
             if (p->terminating)
                 return HostState::Dead;
@@ -885,6 +929,8 @@ private:
     bool m_hasRayNodes;
     QHash<QString, int> m_nodeById;
     QMultiHash<QString, int> m_nodesByIp;
+    QSet<QString> m_rayClusters;        // "ns/cluster" of the RayClusters the Ray bodies describe
+    QHash<QString, QString> m_nameOwner; // slice name -> "ns/cluster" whose pods use it
     QList<int> m_sliceOfNode; // Ray node index -> index of its slice, or -1
 
     // Thousands of slices share a handful of pod types, accelerator names and topologies: each
