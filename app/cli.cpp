@@ -3,6 +3,7 @@
 
 #include "inspectjson.h"
 #include "planner.h"
+#include "screenshot.h"
 #include "snapshot.h"
 #include "sourceoptions.h"
 
@@ -17,9 +18,9 @@ namespace slicescope::cli {
 
 namespace {
 
-const QStringList kVerbs = {QStringLiteral("inspect"), QStringLiteral("plan")};
+const QStringList kVerbs = {QStringLiteral("inspect"), QStringLiteral("plan"), QStringLiteral("screenshot")};
 // Verbs of the contract that later work adds; named here so the message is precise.
-const QStringList kPlannedVerbs = {QStringLiteral("screenshot"), QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"),
+const QStringList kPlannedVerbs = {QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"),
                                    QStringLiteral("scale"), QStringLiteral("record"), QStringLiteral("serve")};
 
 int fail(ExitCode code, const QString &message)
@@ -68,7 +69,9 @@ int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot)
         return fail(Failed, error);
     snapshot = buildSnapshot(capture);
     if (!snapshot->errors.isEmpty()) {
-        const QString origin = spec.kind == SourceSpec::Kind::CaptureFile ? spec.capturePath + QStringLiteral(": ") : QString();
+        const QString origin = spec.kind == SourceSpec::Kind::CaptureFile ? spec.capturePath + QStringLiteral(": ")
+                             : spec.kind == SourceSpec::Kind::Live        ? QStringLiteral("Ray at %1: ").arg(spec.rayUrl)
+                                                                          : QString();
         return fail(Failed, origin + snapshot->errors.join(QStringLiteral("; ")));
     }
     return -1;
@@ -142,7 +145,72 @@ int plan(const QStringList &arguments)
     return Success;
 }
 
+int screenshot(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addOptions({
+        {QStringLiteral("view"), QStringLiteral("overview, tables, or slice:NAME (default overview)."), QStringLiteral("V"), QStringLiteral("overview")},
+        {QStringLiteral("color"), QStringLiteral("Chip colours: worker, bundle or state (default bundle)."), QStringLiteral("C"), QStringLiteral("bundle")},
+        {QStringLiteral("size"), QStringLiteral("Window size WxH (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")},
+        {QStringLiteral("theme"), QStringLiteral("light or dark (default light)."), QStringLiteral("T"), QStringLiteral("light")},
+        {QStringLiteral("explode"), QStringLiteral("Slice view: gap between z-layers, 0..2 (default 0)."), QStringLiteral("G"), QStringLiteral("0")},
+        {QStringLiteral("select-host"), QStringLiteral("Slice view: select this worker id."), QStringLiteral("W")},
+        {{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("The PNG to write."), QStringLiteral("FILE")},
+    });
+    SourceSpec spec;
+    if (const int code = parse(parser, arguments, QStringLiteral("screenshot"), spec); code >= 0)
+        return code;
+    ScreenshotOptions options;
+    options.view = parser.value(QStringLiteral("view"));
+    const auto color = colorModeFromText(parser.value(QStringLiteral("color")));
+    if (!color)
+        return fail(BadUsage, QStringLiteral("--color wants worker, bundle or state, not \"%1\"").arg(parser.value(QStringLiteral("color"))));
+    options.color = *color;
+    const QStringList size = parser.value(QStringLiteral("size")).split(u'x');
+    const int w = size.value(0).toInt(), h = size.value(1).toInt();
+    if (size.size() != 2 || w < 200 || h < 150 || w > 8192 || h > 8192)
+        return fail(BadUsage, QStringLiteral("--size wants WxH between 200x150 and 8192x8192, not \"%1\"").arg(parser.value(QStringLiteral("size"))));
+    options.size = QSize(w, h);
+    options.theme = parser.value(QStringLiteral("theme"));
+    if (options.theme != QLatin1String("light") && options.theme != QLatin1String("dark"))
+        return fail(BadUsage, QStringLiteral("--theme wants light or dark, not \"%1\"").arg(options.theme));
+    bool ok = false;
+    options.explode = parser.value(QStringLiteral("explode")).toDouble(&ok);
+    if (!ok || options.explode < 0 || options.explode > 2)
+        return fail(BadUsage, QStringLiteral("--explode wants a number from 0 to 2"));
+    if (parser.isSet(QStringLiteral("select-host"))) {
+        options.selectHost = parser.value(QStringLiteral("select-host")).toInt(&ok);
+        if (!ok || options.selectHost < 0)
+            return fail(BadUsage, QStringLiteral("--select-host wants a worker id"));
+    }
+    const QString output = parser.value(QStringLiteral("output"));
+    if (output.isEmpty())
+        return fail(BadUsage, QStringLiteral("screenshot needs -o FILE.png"));
+    Capture capture;
+    if (const QString error = loadCapture(spec, capture); !error.isEmpty())
+        return fail(Failed, error);
+    if (const SnapshotPtr snap = buildSnapshot(capture); !snap->errors.isEmpty())
+        return fail(Failed, snap->errors.join(QStringLiteral("; ")));
+    options.sourceDescription = spec.kind == SourceSpec::Kind::CaptureFile ? QStringLiteral("capture %1").arg(spec.capturePath.section(u'/', -1))
+                                                                            : QStringLiteral("demo cluster");
+    QString error;
+    const QImage image = renderScreenshot(capture, options, &error);
+    if (image.isNull())
+        return fail(BadUsage, error);
+    if (!image.save(output, "PNG"))
+        return fail(Failed, QStringLiteral("%1: could not write the PNG").arg(output));
+    if (parser.isSet(QStringLiteral("json")))
+        printJson(QJsonObject{{QStringLiteral("output"), output}, {QStringLiteral("width"), image.width()}, {QStringLiteral("height"), image.height()},
+                              {QStringLiteral("view"), options.view}});
+    return Success;
+}
+
 } // namespace
+
+bool needsWidgets(const QStringList &arguments)
+{
+    return arguments.value(1) == QLatin1String("screenshot");
+}
 
 bool isHeadlessVerb(const QStringList &arguments)
 {
@@ -156,6 +224,8 @@ int run(const QStringList &arguments)
         return inspect(arguments);
     if (verb == QLatin1String("plan"))
         return plan(arguments);
+    if (verb == QLatin1String("screenshot"))
+        return screenshot(arguments);
     if (kPlannedVerbs.contains(verb))
         return fail(Failed, QStringLiteral("the \"%1\" verb is not available in this build yet").arg(verb));
     return fail(BadUsage, QStringLiteral("unknown verb \"%1\" (verbs: %2)").arg(verb, kVerbs.join(QStringLiteral(", "))));

@@ -14,7 +14,10 @@ enum ExitCode { Success = 0, Failed = 1, BadUsage = 2 };
 // True when argv names a headless verb (then no QApplication/display is needed).
 bool isHeadlessVerb(const QStringList &arguments);
 
-// Runs the verb; QCoreApplication must exist.
+// True for verbs that draw (screenshot): they need a QApplication, on the offscreen platform.
+bool needsWidgets(const QStringList &arguments);
+
+// Runs the verb; QCoreApplication (QApplication for needsWidgets()) must exist.
 int run(const QStringList &arguments);
 
 } // namespace slicescope::cli

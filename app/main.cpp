@@ -2,6 +2,7 @@
 // slicescope: the window, or a headless verb (inspect, plan, ...) when argv[1] names one.
 
 #include "cli.h"
+#include "look.h"
 #include "mainwindow.h"
 #include "source.h"
 #include "sourceoptions.h"
@@ -29,6 +30,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
 
+    if (cli::needsWidgets(arguments)) {
+        pinRenderingEnvironment(true); // draws without a display, identically everywhere
+        QApplication app(argc, argv);
+        setIdentity();
+        return cli::run(arguments);
+    }
     if (cli::isHeadlessVerb(arguments)) {
         QCoreApplication app(argc, argv); // no display needed
         setIdentity();
@@ -37,7 +44,7 @@ int main(int argc, char **argv)
 
     // Decide what we cannot do before QApplication exists: without a display it would abort.
     if (arguments.size() > 1 && !arguments[1].startsWith(u'-')) {
-        QTextStream(stderr) << "slicescope: unknown verb \"" << arguments[1] << "\" (verbs: inspect, plan)" << Qt::endl;
+        QTextStream(stderr) << "slicescope: unknown verb \"" << arguments[1] << "\" (verbs: inspect, plan, screenshot)" << Qt::endl;
         return cli::BadUsage;
     }
 #if defined(Q_OS_LINUX)

@@ -4,47 +4,104 @@
 #include "capturefile.h"
 #include "fleettables.h"
 #include "source.h"
+#include "sliceview.h"
+#include "workspace.h"
 
+#include <QActionGroup>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QPainter>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
+#include <QSvgGenerator>
 
 namespace slicescope {
 
-MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_tables(new FleetTables(this)), m_problems(new QListWidget(this)), m_status(new QLabel(this))
+MainWindow::MainWindow(Mode mode, QWidget *parent)
+    : QMainWindow(parent), m_mode(mode), m_workspace(new Workspace(this)), m_problems(new QListWidget(this)), m_status(new QLabel(this))
 {
     setWindowTitle(tr("SliceScope"));
-    setCentralWidget(m_tables);
+    setCentralWidget(m_workspace);
     statusBar()->addWidget(m_status, 1);
+    statusBar()->setSizeGripEnabled(false);
 
     auto *dock = new QDockWidget(tr("Problems"), this);
     dock->setObjectName(QStringLiteral("problemsDock"));
     dock->setWidget(m_problems);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
+    dock->hide(); // opened from View, or when a source fails
+    buildMenus();
 
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open capture..."), QKeySequence::Open, this, &MainWindow::openCapture);
-    file->addAction(tr("&Save capture..."), QKeySequence::Save, this, &MainWindow::saveCapture);
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(dock->toggleViewAction());
-
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1280, 800);
+    if (m_mode == Mode::Interactive) {
+        QSettings settings;
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+        m_workspace->splitter()->restoreState(settings.value(QStringLiteral("window/splitter")).toByteArray());
+        if (const auto mode = colorModeFromText(settings.value(QStringLiteral("view/color")).toString()))
+            m_workspace->setColorMode(*mode);
+        setTheme(Theme::named(settings.value(QStringLiteral("view/theme"), QStringLiteral("light")).toString()));
+        if (!settings.contains(QStringLiteral("window/geometry")))
+            resize(1280, 800);
+    }
     updateStatus();
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open capture..."), QKeySequence::Open, this, &MainWindow::openCapture);
+    file->addAction(tr("&Save capture..."), QKeySequence::Save, this, &MainWindow::saveCapture);
+    file->addSeparator();
+    file->addAction(tr("Export slice view as &PNG..."), this, [this] { exportSliceView(false); });
+    file->addAction(tr("Export slice view as S&VG..."), this, [this] { exportSliceView(true); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Overview"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] { m_workspace->showPage(Workspace::Page::Overview); });
+    view->addAction(tr("&Slice"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { m_workspace->showPage(Workspace::Page::Slice); });
+    view->addAction(tr("&Tables"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] { m_workspace->showPage(Workspace::Page::Tables); });
+    view->addSeparator();
+    QMenu *color = view->addMenu(tr("&Colour chips by"));
+    m_colorGroup = new QActionGroup(this);
+    for (auto [mode, label] : {std::pair{ColorMode::WorkerId, tr("&Worker id")}, std::pair{ColorMode::Bundle, tr("&Bundle occupancy")},
+                               std::pair{ColorMode::State, tr("&State")}}) {
+        QAction *a = color->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(m_workspace->colorMode() == mode);
+        m_colorGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, mode] { m_workspace->setColorMode(mode); });
+    }
+    QMenu *theme = view->addMenu(tr("T&heme"));
+    m_themeGroup = new QActionGroup(this);
+    for (auto [name, label] : {std::pair{QStringLiteral("light"), tr("&Light")}, std::pair{QStringLiteral("dark"), tr("&Dark")}}) {
+        QAction *a = theme->addAction(label);
+        a->setCheckable(true);
+        a->setData(name);
+        a->setChecked(name == QLatin1String("light"));
+        m_themeGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, name] { setTheme(Theme::named(name)); });
+    }
+    view->addSeparator();
+    view->addAction(findChild<QDockWidget *>(QStringLiteral("problemsDock"))->toggleViewAction());
+}
+
+void MainWindow::setTheme(const Theme &theme)
+{
+    if (auto *app = qobject_cast<QApplication *>(QCoreApplication::instance()))
+        applyLook(*app, theme);
+    m_workspace->setTheme(theme);
+    for (QAction *a : m_themeGroup->actions())
+        a->setChecked(a->data().toString() == (theme.isDark ? QLatin1String("dark") : QLatin1String("light")));
+}
 
 void MainWindow::setSource(std::unique_ptr<Source> source)
 {
@@ -66,7 +123,7 @@ void MainWindow::onCapture(const Capture &capture)
     m_lastCapture = capture;
     m_snapshot = std::move(snap);
     m_lastError.clear();
-    m_tables->setSnapshot(m_snapshot);
+    m_workspace->setSnapshot(m_snapshot);
     m_problems->clear();
     for (const Slice &s : m_snapshot->slices)
         if (!s.problems.isEmpty())
@@ -78,7 +135,13 @@ void MainWindow::onCapture(const Capture &capture)
 void MainWindow::onSourceFailed(const QString &message)
 {
     m_lastError = message;
+    m_problems->insertItem(0, tr("Error: %1").arg(message));
     updateStatus();
+}
+
+QString MainWindow::statusText() const
+{
+    return m_status->text();
 }
 
 void MainWindow::updateStatus()
@@ -87,7 +150,8 @@ void MainWindow::updateStatus()
     parts << (m_source ? tr("Source: %1").arg(m_source->description()) : tr("No source"));
     if (m_snapshot) {
         parts << tr("%1 slices, %2 placement groups").arg(m_snapshot->slices.size()).arg(m_snapshot->placementGroups.size());
-        parts << tr("last refresh %1").arg(m_snapshot->capturedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")));
+        if (m_snapshot->capturedAt.isValid()) // UTC: the same text on every machine and in screenshots
+            parts << tr("last refresh %1 UTC").arg(m_snapshot->capturedAt.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
     }
     if (!m_lastError.isEmpty())
         parts << tr("Error: %1 (showing the last good data)").arg(m_lastError);
@@ -114,11 +178,44 @@ void MainWindow::saveCapture()
         onSourceFailed(error);
 }
 
+void MainWindow::exportSliceView(bool svg)
+{
+    SliceView *view = m_workspace->sliceView();
+    const QString base = (m_workspace->currentSlice().isEmpty() ? QStringLiteral("slice") : m_workspace->currentSlice());
+    const QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export as SVG") : tr("Export as PNG"),
+                                                      base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")),
+                                                      svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    const QSize size = view->size().isEmpty() ? QSize(1280, 800) : view->size();
+    if (svg) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(tr("SliceScope: %1 (logical layout)").arg(base));
+        QPainter painter(&generator);
+        view->render(painter, size);
+    } else {
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&image);
+        view->render(painter, size);
+        painter.end();
+        if (!image.save(path))
+            onSourceFailed(tr("%1: could not write the PNG").arg(path));
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    if (m_mode == Mode::Interactive) {
+        QSettings settings;
+        settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        settings.setValue(QStringLiteral("window/state"), saveState());
+        settings.setValue(QStringLiteral("window/splitter"), m_workspace->splitter()->saveState());
+        settings.setValue(QStringLiteral("view/color"), toText(m_workspace->colorMode()));
+        settings.setValue(QStringLiteral("view/theme"), m_workspace->theme().isDark ? QStringLiteral("dark") : QStringLiteral("light"));
+    }
     event->accept();
 }
 

@@ -1,49 +1,64 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "look.h"
 #include "snapshot.h"
 
 #include <QMainWindow>
 
 #include <memory>
 
+class QActionGroup;
 class QLabel;
 class QListWidget;
 
 namespace slicescope {
 
-class FleetTables;
 class Source;
+class Workspace;
 
-// The composition of the window: a source feeds captures, each becomes a snapshot, the views show
-// the last good one. A capture that cannot be read leaves the last good view in place.
+// The composition of the window: a source feeds captures, each becomes a snapshot, the workspace
+// shows the last good one. A capture that cannot be read leaves the last good view in place.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    enum class Mode {
+        Interactive, // remembers layout and settings
+        Screenshot,  // deterministic: no settings read or written
+    };
+
+    explicit MainWindow(Mode mode = Mode::Interactive, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     void setSource(std::unique_ptr<Source> source);
+    void setTheme(const Theme &theme);
+    Workspace *workspace() const { return m_workspace; }
     const SnapshotPtr &snapshot() const { return m_snapshot; }
+    QString statusText() const;
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void buildMenus();
     void onCapture(const Capture &capture);
     void onSourceFailed(const QString &message);
     void openCapture();
     void saveCapture();
+    void exportSliceView(bool svg);
     void updateStatus();
 
+    Mode m_mode;
     std::unique_ptr<Source> m_source;
     SnapshotPtr m_snapshot;
     Capture m_lastCapture;
     QString m_lastError;
-    FleetTables *m_tables = nullptr;
+    Workspace *m_workspace = nullptr;
     QListWidget *m_problems = nullptr;
     QLabel *m_status = nullptr;
+    QActionGroup *m_themeGroup = nullptr;
+    QActionGroup *m_colorGroup = nullptr;
 };
 
 } // namespace slicescope

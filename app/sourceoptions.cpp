@@ -3,9 +3,59 @@
 
 #include "capturefile.h"
 #include "democluster.h"
+#include "livesource.h"
 #include "source.h"
 
+#include <QCoreApplication>
+#include <QThread>
+#include <QTimer>
+#include <QUrl>
+
 namespace slicescope {
+
+namespace {
+
+const QString kNoKubernetesYet = QStringLiteral(
+    "Kubernetes sources (--kubeconfig) are not available in this build yet; use --ray URL, --demo or --capture FILE");
+
+// "127.0.0.1:8265" is what people type; Ray's own tools want "http://127.0.0.1:8265".
+QString normalizeRayUrl(const QString &text, QString &url)
+{
+    const QString withScheme = text.contains(QLatin1String("://")) ? text : QStringLiteral("http://") + text;
+    const QUrl parsed(withScheme, QUrl::StrictMode);
+    if (!parsed.isValid() || parsed.host().isEmpty())
+        return QStringLiteral("--ray wants the dashboard's URL, e.g. http://127.0.0.1:8265, not \"%1\"").arg(text);
+    if (parsed.scheme() != QLatin1String("http") && parsed.scheme() != QLatin1String("https"))
+        return QStringLiteral("--ray wants an http:// or https:// URL (the dashboard, usually port 8265), not \"%1\"").arg(text);
+    if (!parsed.userInfo().isEmpty())
+        return QStringLiteral("--ray: put no credentials in the URL; give the token with --ray-token-file F or RAY_AUTH_TOKEN");
+    url = parsed.toString(QUrl::StripTrailingSlash);
+    return {};
+}
+
+// RAY_ADDRESS also names a GCS address ("10.0.0.1:6379", "auto") for Ray's own clients: only an
+// http(s) URL is the dashboard.
+QString rayAddressFromEnvironment()
+{
+    const QString address = qEnvironmentVariable("RAY_ADDRESS").trimmed();
+    return address.startsWith(QLatin1String("http://")) || address.startsWith(QLatin1String("https://")) ? address : QString();
+}
+
+std::unique_ptr<LiveRaySource> makeLiveSource(const SourceSpec &spec, QString *error)
+{
+    if (!spec.kubeconfig.isEmpty()) {
+        *error = kNoKubernetesYet;
+        return nullptr;
+    }
+    RayToken token;
+    if (const QString problem = resolveRayToken(spec.rayTokenFile, token); !problem.isEmpty()) {
+        *error = problem;
+        return nullptr;
+    }
+    return std::make_unique<LiveRaySource>(QUrl(spec.rayUrl), std::move(token));
+}
+
+} // namespace
 
 void addSourceOptions(QCommandLineParser &parser)
 {
@@ -37,7 +87,7 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
     }
     if (parser.isSet(QStringLiteral("ray")) || parser.isSet(QStringLiteral("kubeconfig"))) {
         spec.kind = SourceSpec::Kind::Live;
-        spec.rayUrl = parser.value(QStringLiteral("ray"));
+        spec.rayUrl = parser.isSet(QStringLiteral("ray")) ? parser.value(QStringLiteral("ray")) : rayAddressFromEnvironment();
         spec.rayTokenFile = parser.value(QStringLiteral("ray-token-file"));
         spec.kubeconfig = parser.value(QStringLiteral("kubeconfig"));
         spec.context = parser.value(QStringLiteral("context"));
@@ -47,6 +97,16 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
     }
     if (chosen > 1)
         return QStringLiteral("choose one source: --demo, --capture FILE, or --ray/--kubeconfig");
+    if (chosen == 0 && !rayAddressFromEnvironment().isEmpty()) {
+        // Like Ray's own job CLI: RAY_ADDRESS=http://... names the cluster when nothing else does.
+        spec.kind = SourceSpec::Kind::Live;
+        spec.rayUrl = rayAddressFromEnvironment();
+        spec.rayTokenFile = parser.value(QStringLiteral("ray-token-file"));
+    }
+    if (spec.kind == SourceSpec::Kind::Live && (parser.isSet(QStringLiteral("ray")) || !spec.rayUrl.isEmpty())) {
+        if (const QString problem = normalizeRayUrl(spec.rayUrl, spec.rayUrl); !problem.isEmpty())
+            return problem;
+    }
     if (parser.isSet(QStringLiteral("demo-seed"))) {
         bool ok = false;
         spec.demoSeed = parser.value(QStringLiteral("demo-seed")).toUInt(&ok);
@@ -80,8 +140,33 @@ QString loadCapture(const SourceSpec &spec, Capture &capture)
         capture = result.captures.last();
         return {};
     }
-    case SourceSpec::Kind::Live:
-        return QStringLiteral("live Ray and Kubernetes sources are not available in this build yet; use --demo or --capture FILE");
+    case SourceSpec::Kind::Live: {
+        if (spec.rayUrl.isEmpty())
+            return spec.kubeconfig.isEmpty() ? QStringLiteral("--ray wants the dashboard's URL") : kNoKubernetesYet;
+        QString error;
+        std::unique_ptr<LiveRaySource> source = makeLiveSource(spec, &error);
+        if (!source)
+            return error;
+        // A live answer arrives on the event loop. The verbs call this from main() before any loop
+        // runs, so this exec() is the application's one top-level loop, ended from the signal
+        // handlers; from inside a running loop it would nest, which the house rules forbid.
+        if (!QCoreApplication::instance() || QThread::currentThread()->loopLevel() > 0)
+            return QStringLiteral("internal error: a live source cannot be read synchronously from inside the event loop");
+        QString failure;
+        QObject::connect(source.get(), &Source::captureReceived, source.get(), [&](const Capture &received) {
+            capture = received;
+            QCoreApplication::exit(0);
+        });
+        QObject::connect(source.get(), &Source::failed, source.get(), [&](const QString &message) {
+            failure = message;
+            QCoreApplication::exit(1);
+        });
+        // Started from the loop: exit() before exec() would be lost.
+        QTimer::singleShot(0, source.get(), &LiveRaySource::start);
+        QCoreApplication::exec();
+        source->stop();
+        return failure;
+    }
     }
     Q_UNREACHABLE();
 }
@@ -95,8 +180,11 @@ std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error)
     case SourceSpec::Kind::CaptureFile:
         return std::make_unique<CaptureFileSource>(spec.capturePath);
     case SourceSpec::Kind::Live:
-        *error = QStringLiteral("live Ray and Kubernetes sources are not available in this build yet; use --demo or --capture FILE");
-        return nullptr;
+        if (spec.rayUrl.isEmpty()) {
+            *error = spec.kubeconfig.isEmpty() ? QStringLiteral("--ray wants the dashboard's URL") : kNoKubernetesYet;
+            return nullptr;
+        }
+        return makeLiveSource(spec, error);
     }
     Q_UNREACHABLE();
 }

@@ -27,13 +27,17 @@ struct SourceSpec {
 };
 
 void addSourceOptions(QCommandLineParser &parser);
-// Reads the options; returns an error sentence (bad usage) or empty.
+// Reads the options; returns an error sentence (bad usage) or empty. With no source option, an
+// http(s) RAY_ADDRESS names a live Ray dashboard; --ray accepts "host:port" for "http://host:port".
 QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec);
 
-// Loads one capture synchronously, for the headless verbs. Returns an error sentence or empty.
+// Loads one capture for the headless verbs. Returns an error sentence or empty. The demo and files
+// are read at once; a live source runs the application's event loop (QCoreApplication::exec())
+// until its first capture or failure, so call it only where no event loop runs yet (main(), a
+// verb), never from inside one.
 QString loadCapture(const SourceSpec &spec, Capture &capture);
 
-// A Source object for the window.
+// A Source object for the window. Live: a LiveRaySource polling --ray with the resolved token.
 std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error);
 
 } // namespace slicescope

@@ -27,4 +27,14 @@ void CaptureFileSource::start()
     Q_EMIT captureReceived(result.captures.last());
 }
 
+StaticSource::StaticSource(Capture capture, QString description, QObject *parent)
+    : Source(parent), m_capture(std::move(capture)), m_description(std::move(description))
+{
+}
+
+void StaticSource::start()
+{
+    Q_EMIT captureReceived(m_capture);
+}
+
 } // namespace slicescope

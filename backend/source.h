@@ -41,4 +41,18 @@ private:
     QString m_path;
 };
 
+// One capture held in memory (screenshots, tests, a capture the window already has).
+class StaticSource : public Source
+{
+    Q_OBJECT
+public:
+    StaticSource(Capture capture, QString description, QObject *parent = nullptr);
+    QString description() const override { return m_description; }
+    void start() override;
+
+private:
+    Capture m_capture;
+    QString m_description;
+};
+
 } // namespace slicescope

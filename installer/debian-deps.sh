@@ -9,6 +9,7 @@ packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-websockets-dev qt6-svg-dev qt6-httpserver-dev
   libyaml-cpp-dev libsimdjson-dev
   fonts-dejavu-core xvfb
+  procps  # ps, for the integration harness (tests/integration/ray-harness.sh)
 )
 
 missing=()

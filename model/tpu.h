@@ -57,7 +57,7 @@ const Generation *findGeneration(QStringView anySpelling);
 const Generation *generationOfPodType(QStringView podType, int *tensorCores = nullptr);
 
 struct Topology {
-    Dims dims;
+    Dims dims{0, 0, 0};           // all zero when unknown, so chips() == 0
     int rank = 2;                 // 2 for "4x4", 3 for "2x2x2"
     int chips() const { return dims.volume(); }
     QString toString() const;

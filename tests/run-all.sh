@@ -1,11 +1,41 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Every test tier, from a fresh Debian 12 machine: install dependencies, build with warnings as
-# errors, run ctest. The README's test command and CI's .ci/run both run exactly this.
+# errors, start a real Ray (tests/integration/ray-harness.sh), run ctest, and always stop Ray again.
+# The README's test command and CI's .ci/run both run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+phase_start=$(date +%s)
+phase() {
+  local now
+  now=$(date +%s)
+  echo "run-all: $1 ($((now - phase_start)) s)"
+  phase_start=$now
+}
+
 installer/debian-deps.sh
+phase "Debian packages ready"
+
+# The Python environment with Ray for the integration tier, cached outside the clone.
+ray_venv="$(tests/integration/ray-env.sh)"
+phase "Ray environment ready: $ray_venv"
+
 cmake --preset ci
 cmake --build --preset ci
-ctest --preset ci
+phase "built"
+
+# Ray starts after the build (it would only compete for the two cores) and is stopped whatever
+# happens next: a failed test, an error in this script, or an interrupt.
+ray_dir="$PWD/build/ci/ray-harness"
+stop_ray() { tests/integration/ray-harness.sh down "$ray_dir" || true; }
+trap stop_ray EXIT
+trap 'exit 130' INT TERM
+if ! SLICESCOPE_RAY_VENV="$ray_venv" tests/integration/ray-harness.sh up "$ray_dir"; then
+  echo "run-all: the Ray cluster for the integration tier did not start (logs in $ray_dir/logs)" >&2
+  exit 1
+fi
+phase "Ray up"
+
+SLICESCOPE_RAY_DIR="$ray_dir" ctest --preset ci
+phase "tests done"

@@ -48,6 +48,9 @@ QTableView *FleetTables::addTable(SnapshotTableModel *model, const QString &titl
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
     view->setAlternatingRowColors(true);
     view->verticalHeader()->hide();
+    // Compact rows: tables of thousands of hosts should read like a list, not a form.
+    view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
     view->horizontalHeader()->setStretchLastSection(true);
     m_tabs->addTab(view, title);
     m_models.append(model);

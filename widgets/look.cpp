@@ -2,11 +2,16 @@
 #include "look.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QFontDatabase>
 #include <QPalette>
 #include <QStyleFactory>
+#include <QWidget>
 
 #include <array>
+
+#include <unistd.h>
 
 // Resources of a static library must be initialised by name, from the global namespace.
 static void initFontResources()
@@ -273,6 +278,10 @@ void applyLook(QApplication &app, const Theme &theme)
     p.setColor(QPalette::Disabled, QPalette::WindowText, theme.mutedText);
     p.setColor(QPalette::Disabled, QPalette::ButtonText, theme.mutedText);
     QApplication::setPalette(p);
+    // Existing windows keep the palette they resolved at creation: hand it to them too, so a
+    // theme switch (or a screenshot in the dark theme) reaches every child.
+    for (QWidget *w : QApplication::topLevelWidgets())
+        w->setPalette(p);
     installUiFont(app);
     for (Qt::UIEffect effect : {Qt::UI_AnimateMenu, Qt::UI_FadeMenu, Qt::UI_AnimateCombo, Qt::UI_AnimateTooltip,
                                 Qt::UI_FadeTooltip, Qt::UI_AnimateToolBox})
@@ -281,6 +290,14 @@ void applyLook(QApplication &app, const Theme &theme)
 
 void pinRenderingEnvironment(bool offscreen)
 {
+    // Qt warns on stderr when XDG_RUNTIME_DIR is unset (CI, containers); give it a private one.
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        const QString dir = QDir::tempPath() + QStringLiteral("/slicescope-runtime-") + QString::number(getuid());
+        if (QDir().mkpath(dir)) {
+            QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+            qputenv("XDG_RUNTIME_DIR", QFile::encodeName(dir));
+        }
+    }
     if (offscreen && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     qputenv("QT_ENABLE_HIGHDPI_SCALING", "0");

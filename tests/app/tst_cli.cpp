@@ -8,7 +8,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QImage>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -30,6 +32,7 @@ Run runSlicescope(const QStringList &args)
     env.remove(QStringLiteral("DISPLAY")); // headless verbs must not need one
     env.remove(QStringLiteral("WAYLAND_DISPLAY"));
     env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    env.remove(QStringLiteral("RAY_ADDRESS")); // an http RAY_ADDRESS is a SOURCE of its own
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(SLICESCOPE_BINARY), args);
     Run r;
@@ -190,6 +193,10 @@ private Q_SLOTS:
         QTest::newRow("plan invalid topology") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("2x8")} << 2 << QStringLiteral("2x8 is not a v6e topology");
         QTest::newRow("plan unknown accelerator") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v9z"), QStringLiteral("--topology"), QStringLiteral("4x4")} << 2 << QStringLiteral("v9z");
         QTest::newRow("plan zero slices") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--num-slices"), QStringLiteral("0")} << 2 << QStringLiteral("--num-slices");
+        QTest::newRow("ray URL not http") << QStringList{QStringLiteral("inspect"), QStringLiteral("--ray"), QStringLiteral("ftp://head:8265")} << 2 << QStringLiteral("http:// or https://");
+        QTest::newRow("ray URL with credentials") << QStringList{QStringLiteral("inspect"), QStringLiteral("--ray"), QStringLiteral("http://me:pw@head:8265")} << 2 << QStringLiteral("--ray-token-file");
+        QTest::newRow("kubeconfig not yet") << QStringList{QStringLiteral("inspect"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/kubeconfig")} << 1 << QStringLiteral("not available in this build yet");
+        QTest::newRow("missing token file") << QStringList{QStringLiteral("plan"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--ray-token-file"), QStringLiteral("/nonexistent/token"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e")} << 1 << QStringLiteral("/nonexistent/token: cannot read");
         QTest::newRow("missing file") << QStringList{QStringLiteral("inspect"), QStringLiteral("--capture"), QStringLiteral("/nonexistent/x.slicescope.json")} << 1 << QStringLiteral("/nonexistent/x.slicescope.json: cannot open");
     }
 
@@ -204,6 +211,46 @@ private Q_SLOTS:
         const QString err = QString::fromUtf8(r.err).trimmed();
         QVERIFY2(!err.contains(u'\n'), qPrintable(err)); // one clear line
         QVERIFY2(err.startsWith(QLatin1String("slicescope: ")) && err.contains(stderrMentions), qPrintable(err));
+    }
+
+    void screenshotWritesThePng()
+    {
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("v5p.png"));
+        const Run r = runSlicescope({QStringLiteral("screenshot"), QStringLiteral("--demo"), QStringLiteral("--view"), QStringLiteral("slice:v5p-4x4x4-0"),
+                                     QStringLiteral("--color"), QStringLiteral("state"), QStringLiteral("--size"), QStringLiteral("900x600"),
+                                     QStringLiteral("-o"), png});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(900, 600));
+        // Not blank: a slice view has many colours.
+        QSet<QRgb> colors;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7)
+                colors.insert(image.pixel(x, y));
+        QVERIFY2(colors.size() > 20, qPrintable(QString::number(colors.size())));
+    }
+
+    void screenshotBadUsage_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("stderrMentions");
+        QTest::newRow("unknown slice") << QStringList{QStringLiteral("--view"), QStringLiteral("slice:nope")} << QStringLiteral("v6e-4x4-0");
+        QTest::newRow("unknown view") << QStringList{QStringLiteral("--view"), QStringLiteral("sideways")} << QStringLiteral("sideways");
+        QTest::newRow("bad colour") << QStringList{QStringLiteral("--color"), QStringLiteral("pink")} << QStringLiteral("pink");
+        QTest::newRow("bad size") << QStringList{QStringLiteral("--size"), QStringLiteral("10x10")} << QStringLiteral("--size");
+    }
+
+    void screenshotBadUsage()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, stderrMentions);
+        QTemporaryDir dir;
+        const Run r = runSlicescope(QStringList{QStringLiteral("screenshot"), QStringLiteral("--demo"), QStringLiteral("-o"), dir.filePath(QStringLiteral("x.png"))} + args);
+        QCOMPARE(r.exitCode, 2);
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(err.startsWith(QLatin1String("slicescope: ")) && err.contains(stderrMentions) && !err.contains(u'\n'), qPrintable(err));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.png"))));
     }
 
     void malformedCaptureNamesFileAndBody()

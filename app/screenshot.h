@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// `slicescope screenshot`: the window as it would show a given view, rendered without a display.
+// The golden-image tests call renderScreenshot() too, so what they check is what the verb writes.
+
+#include "capture.h"
+#include "look.h"
+
+#include <QImage>
+#include <QSize>
+#include <QString>
+
+namespace slicescope {
+
+struct ScreenshotOptions {
+    QString view = QStringLiteral("overview"); // "overview", "tables", or "slice:NAME"
+    ColorMode color = ColorMode::Bundle;
+    QSize size{1280, 800};
+    QString theme = QStringLiteral("light");
+    double explode = 0;                        // slice view: gap between z-layers
+    int selectHost = -1;                       // slice view: a selected worker id
+    QString sourceDescription = QStringLiteral("demo cluster");
+};
+
+// Renders the main window on `capture`. Needs a QApplication (offscreen is fine) with applyLook().
+// Returns a null image and sets *error when the view names no slice of the capture.
+QImage renderScreenshot(const Capture &capture, const ScreenshotOptions &options, QString *error);
+
+} // namespace slicescope

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "livesource.h"
+
+#include <algorithm>
+
+namespace slicescope {
+
+namespace {
+constexpr std::chrono::milliseconds kMaxBackoff{30000};
+}
+
+LiveRaySource::LiveRaySource(const QUrl &url, RayToken token, QObject *parent)
+    : Source(parent), m_client(url)
+{
+    m_client.setToken(std::move(token));
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &LiveRaySource::pollNow);
+    connect(&m_client, &RayClient::captureReceived, this, [this](const Capture &capture) {
+        m_failures = 0;
+        scheduleNext();
+        Q_EMIT captureReceived(capture);
+    });
+    connect(&m_client, &RayClient::pollFailed, this, [this](const QString &message) {
+        ++m_failures;
+        scheduleNext();
+        Q_EMIT failed(message);
+    });
+}
+
+QString LiveRaySource::description() const
+{
+    return tr("Ray at %1").arg(m_client.displayUrl());
+}
+
+void LiveRaySource::start()
+{
+    m_running = true;
+    m_failures = 0;
+    m_timer.stop();
+    if (!m_client.isPolling())
+        pollNow();
+}
+
+void LiveRaySource::stop()
+{
+    m_running = false;
+    m_timer.stop();
+    m_client.cancel();
+}
+
+void LiveRaySource::pollNow()
+{
+    if (!m_running || m_client.isPolling())
+        return;
+    m_sinceLastStart.start();
+    m_client.poll();
+}
+
+void LiveRaySource::scheduleNext()
+{
+    if (!m_running)
+        return;
+    // Keep the cadence from poll start to poll start; a slow poll only delays the next one.
+    std::chrono::milliseconds wait = m_interval;
+    if (m_failures > 0)
+        wait = std::min<std::chrono::milliseconds>(kMaxBackoff, m_interval * (1 << std::min(m_failures - 1, 5)));
+    const auto elapsed = std::chrono::milliseconds(m_sinceLastStart.isValid() ? m_sinceLastStart.elapsed() : 0);
+    m_timer.start(std::max(std::chrono::milliseconds(0), wait - elapsed));
+}
+
+} // namespace slicescope

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The live Ray source: polls the dashboard through RayClient on an interval and emits each
+// complete poll as a Capture, the same object a capture file or the demo produces.
+
+#include "rayclient.h"
+#include "source.h"
+
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <chrono>
+
+namespace slicescope {
+
+class LiveRaySource : public Source
+{
+    Q_OBJECT
+public:
+    LiveRaySource(const QUrl &url, RayToken token, QObject *parent = nullptr);
+
+    QString description() const override; // "Ray at http://127.0.0.1:8265"
+    // Polls at once, then every interval(). A poll still in flight when the next is due is not
+    // doubled: the next one starts when it ends.
+    void start() override;
+    void stop();
+    bool isRunning() const { return m_running; }
+
+    // Time between the starts of two polls (default 2 s). After failures the source waits longer,
+    // doubling up to 30 s, so a dead dashboard is not hammered; the first success resets it.
+    void setInterval(std::chrono::milliseconds interval) { m_interval = interval; }
+    std::chrono::milliseconds interval() const { return m_interval; }
+    int consecutiveFailures() const { return m_failures; }
+
+    RayClient *client() { return &m_client; }
+
+private:
+    void pollNow();
+    void scheduleNext();
+
+    RayClient m_client;
+    QTimer m_timer;
+    QElapsedTimer m_sinceLastStart;
+    std::chrono::milliseconds m_interval{2000};
+    int m_failures = 0;
+    bool m_running = false;
+};
+
+} // namespace slicescope

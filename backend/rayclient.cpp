@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rayclient.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QTimer>
+
+#include <algorithm>
+#include <vector>
+
+namespace slicescope {
+
+namespace {
+
+constexpr qint64 kMaxTokenFileBytes = 64 * 1024;
+constexpr char kAbortReason[] = "slicescopeAbortReason";
+
+// A token goes into an HTTP header: anything but visible ASCII would corrupt the request (or
+// smuggle another header in), so such a token is refused rather than sent.
+bool isUsableToken(const QByteArray &token)
+{
+    return !token.isEmpty() && std::all_of(token.begin(), token.end(), [](char c) { return c > 0x20 && c < 0x7f; });
+}
+
+QString readTokenFile(const QString &path, const QString &origin, RayToken &token)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("%1: cannot read the Ray token file (%2)").arg(origin, file.errorString());
+    if (file.size() > kMaxTokenFileBytes)
+        return QStringLiteral("%1: %2 bytes is too large for a Ray token file").arg(origin).arg(file.size());
+    const QByteArray value = file.readAll().trimmed();
+    if (value.isEmpty())
+        return QStringLiteral("%1: the Ray token file is empty").arg(origin);
+    if (!isUsableToken(value))
+        return QStringLiteral("%1: the Ray token file holds spaces or control characters; a token is one word").arg(origin);
+    token = {value, origin};
+    return {};
+}
+
+// The first line of an error body, short enough for a one-line message.
+QString bodyExcerpt(const QByteArray &body)
+{
+    QString text = QString::fromUtf8(body.left(4096)).trimmed();
+    text = text.section(u'\n', 0, 0).trimmed();
+    if (text.size() > 200)
+        text = text.left(200) + QStringLiteral("...");
+    return text;
+}
+
+} // namespace
+
+QString resolveRayToken(const QString &tokenFile, RayToken &token)
+{
+    token = {};
+    if (!tokenFile.isEmpty())
+        return readTokenFile(tokenFile, QStringLiteral("--ray-token-file %1").arg(tokenFile), token);
+    const QByteArray fromEnv = qgetenv("RAY_AUTH_TOKEN").trimmed();
+    if (!fromEnv.isEmpty()) {
+        if (!isUsableToken(fromEnv))
+            return QStringLiteral("RAY_AUTH_TOKEN holds spaces or control characters; a token is one word");
+        token = {fromEnv, QStringLiteral("RAY_AUTH_TOKEN")};
+        return {};
+    }
+    const QString pathFromEnv = qEnvironmentVariable("RAY_AUTH_TOKEN_PATH");
+    if (!pathFromEnv.isEmpty())
+        return readTokenFile(pathFromEnv, QStringLiteral("RAY_AUTH_TOKEN_PATH %1").arg(pathFromEnv), token);
+    const QString defaultPath = QDir::homePath() + QStringLiteral("/.ray/auth_token");
+    if (QFileInfo::exists(defaultPath))
+        return readTokenFile(defaultPath, QStringLiteral("~/.ray/auth_token"), token);
+    return {};
+}
+
+QByteArray slicescopeUserAgent()
+{
+    return QByteArrayLiteral("slicescope/" SLICESCOPE_VERSION);
+}
+
+// One request of a poll and where its body goes.
+struct RayClient::Fetch {
+    QString path;                         // relative to the base URL, with its query
+    QByteArray Capture::*target = nullptr; // null: read by the client itself (auth mode)
+    QByteArray body;
+    int attempts = 0;
+    QPointer<QNetworkReply> reply;
+};
+
+// A poll runs in steps: the auth mode (first poll only), then /api/version (to know what we talk
+// to before asking for more), then the four lists side by side.
+struct RayClient::Poll {
+    enum class Step { AuthMode, Version, Lists };
+    quint64 id = 0;
+    Step step = Step::AuthMode;
+    Capture capture;
+    std::vector<Fetch> fetches;
+    int pending = 0;
+};
+
+RayClient::RayClient(const QUrl &baseUrl, QObject *parent)
+    : QObject(parent)
+{
+    m_baseUrl = baseUrl.adjusted(QUrl::RemoveUserInfo | QUrl::RemoveQuery | QUrl::RemoveFragment);
+    m_ownManager = new QNetworkAccessManager(this);
+    m_manager = m_ownManager;
+}
+
+RayClient::~RayClient()
+{
+    cancel();
+}
+
+void RayClient::setToken(RayToken token)
+{
+    m_token = std::move(token);
+    m_authMode.clear(); // a new token is a new start: read the mode again
+}
+
+void RayClient::setNetworkAccessManager(QNetworkAccessManager *manager)
+{
+    m_manager = manager ? manager : m_ownManager;
+}
+
+void RayClient::setRetryPolicy(int maxRetries, std::chrono::milliseconds firstDelay)
+{
+    m_maxRetries = std::max(0, maxRetries);
+    m_firstRetryDelay = firstDelay;
+}
+
+QString RayClient::displayUrl() const
+{
+    return m_baseUrl.toDisplayString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
+}
+
+bool RayClient::poll()
+{
+    if (m_poll)
+        return false;
+    m_poll = std::make_unique<Poll>();
+    m_poll->id = m_nextPollId++;
+    m_poll->capture.capturedAt = QDateTime::currentDateTimeUtc();
+    m_poll->step = m_authMode.isEmpty() ? Poll::Step::AuthMode : Poll::Step::Version;
+    startStep();
+    return true;
+}
+
+void RayClient::cancel()
+{
+    std::unique_ptr<Poll> poll = std::move(m_poll);
+    if (!poll)
+        return;
+    for (Fetch &f : poll->fetches) {
+        if (f.reply) {
+            f.reply->disconnect(this);
+            f.reply->abort();
+            f.reply->deleteLater();
+        }
+    }
+}
+
+void RayClient::startStep()
+{
+    Poll &p = *m_poll;
+    p.fetches.clear();
+    switch (p.step) {
+    case Poll::Step::AuthMode:
+        p.fetches.push_back({QStringLiteral("api/authentication_mode"), nullptr});
+        break;
+    case Poll::Step::Version:
+        p.fetches.push_back({QStringLiteral("api/version"), &Capture::rayVersion});
+        break;
+    case Poll::Step::Lists:
+        p.fetches.push_back({QStringLiteral("api/v0/nodes?detail=true&limit=10000"), &Capture::rayNodes});
+        p.fetches.push_back({QStringLiteral("api/v0/placement_groups?detail=true&limit=10000"), &Capture::rayPlacementGroups});
+        p.fetches.push_back({QStringLiteral("api/jobs/"), &Capture::rayJobs});
+        p.fetches.push_back({QStringLiteral("api/cluster_status?format=1"), &Capture::rayClusterStatus});
+        break;
+    }
+    p.pending = int(p.fetches.size());
+    for (int i = 0; i < int(p.fetches.size()); ++i)
+        send(i);
+}
+
+QUrl RayClient::urlFor(const QString &pathAndQuery) const
+{
+    QUrl url = m_baseUrl;
+    QString path = url.path();
+    if (!path.endsWith(u'/'))
+        path += u'/';
+    const qsizetype q = pathAndQuery.indexOf(u'?');
+    url.setPath(path + pathAndQuery.left(q));
+    if (q >= 0)
+        url.setQuery(pathAndQuery.mid(q + 1));
+    return url;
+}
+
+void RayClient::send(int fetchIndex)
+{
+    Fetch &f = m_poll->fetches[size_t(fetchIndex)];
+    ++f.attempts;
+    QNetworkRequest request(urlFor(f.path));
+    // Qt would say "Mozilla/5.0", which the dashboard treats as a browser (405 on POST).
+    request.setHeader(QNetworkRequest::UserAgentHeader, slicescopeUserAgent());
+    request.setRawHeader("Accept", "application/json");
+    if (!m_token.isEmpty())
+        request.setRawHeader("Authorization", QByteArrayLiteral("Bearer ") + m_token.value);
+    request.setTransferTimeout(int(m_transferTimeout.count()));
+    // A redirect to another server would carry the token there: follow same-origin ones only.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);
+    request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+
+    QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
+    QNetworkReply *reply = manager->get(request);
+    f.reply = reply;
+    const quint64 pollId = m_poll->id;
+    const qint64 limit = m_maxBodyBytes;
+    // Stop reading a body past the limit instead of buffering it: the reply keeps everything in
+    // memory until finished. Content-Length tells early; the running count catches the rest.
+    auto checkSize = [reply, limit](qint64 received, qint64 total) {
+        if (received > limit || total > limit) {
+            const QString bound = limit >= (1 << 20) ? QStringLiteral("%1 MiB").arg(limit >> 20) : QStringLiteral("%1 bytes").arg(limit);
+            reply->setProperty(kAbortReason, QStringLiteral("the answer is larger than %1; not read").arg(bound));
+            reply->abort();
+        }
+    };
+    connect(reply, &QNetworkReply::metaDataChanged, this, [reply, checkSize] {
+        checkSize(0, reply->header(QNetworkRequest::ContentLengthHeader).toLongLong());
+    });
+    connect(reply, &QNetworkReply::downloadProgress, this, checkSize);
+    connect(reply, &QNetworkReply::finished, this, [this, reply, pollId, fetchIndex] { onFinished(reply, pollId, fetchIndex); });
+}
+
+void RayClient::onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex)
+{
+    reply->deleteLater();
+    if (!m_poll || m_poll->id != pollId)
+        return; // an abandoned poll
+    Fetch &f = m_poll->fetches[size_t(fetchIndex)];
+    f.reply = nullptr;
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+
+    if (status == 429 && f.attempts <= m_maxRetries) {
+        // The state API sheds load with 429: wait as told (bounded), or back off exponentially.
+        bool ok = false;
+        const int retryAfter = reply->rawHeader("Retry-After").trimmed().toInt(&ok);
+        const qint64 backoff = m_firstRetryDelay.count() << (f.attempts - 1);
+        const qint64 delay = ok && retryAfter >= 0 ? std::min<qint64>(qint64(retryAfter) * 1000, 10000) : std::min<qint64>(backoff, 10000);
+        QTimer::singleShot(std::chrono::milliseconds(delay), this, [this, pollId, fetchIndex] {
+            if (m_poll && m_poll->id == pollId)
+                send(fetchIndex);
+        });
+        return;
+    }
+    if (reply->error() != QNetworkReply::NoError || status < 200 || status > 299) {
+        if (m_poll->step == Poll::Step::AuthMode && status == 404) {
+            // A Ray older than token auth has no such route: nothing to check, go on.
+            m_authMode = QStringLiteral("unknown");
+        } else {
+            if (status == 401 || status == 403)
+                m_authMode.clear(); // read it again next time: the cluster may have changed
+            fail(describeFailure(reply, f, status));
+            return;
+        }
+    } else {
+        f.body = reply->readAll();
+    }
+    if (--m_poll->pending == 0)
+        finishStep();
+}
+
+QString RayClient::describeFailure(QNetworkReply *reply, const Fetch &fetch, int status) const
+{
+    const QString where = QStringLiteral("GET %1").arg(urlFor(fetch.path).toDisplayString(QUrl::RemoveUserInfo));
+    const QString ourReason = reply->property(kAbortReason).toString();
+    if (!ourReason.isEmpty())
+        return QStringLiteral("%1: %2").arg(where, ourReason);
+    if (status != 0) {
+        const QString server = bodyExcerpt(reply->readAll());
+        const QString said = server.isEmpty() ? QString() : QStringLiteral(" (the server said \"%1\")").arg(server);
+        if (status == 401 && m_token.isEmpty())
+            return QStringLiteral("%1: HTTP 401: the Ray dashboard wants a token and none was found%2: pass --ray-token-file F, "
+                                  "or set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token").arg(where, said);
+        if (status == 401 || status == 403)
+            return QStringLiteral("%1: HTTP %2: the Ray dashboard did not accept the token from %3%4: use the cluster's "
+                                  "token (`ray get-auth-token` on the head prints it)").arg(where).arg(status).arg(m_token.origin, said);
+        if (status == 429)
+            return QStringLiteral("%1: HTTP 429: the Ray dashboard is overloaded (too many state requests); gave up after %2 tries")
+                .arg(where).arg(fetch.attempts);
+        if (status == 404 && fetch.target == &Capture::rayVersion)
+            return QStringLiteral("%1: HTTP 404: this is not a Ray dashboard (is the URL its address, usually port 8265?)").arg(where);
+        const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+        return QStringLiteral("%1: HTTP %2%3%4").arg(where).arg(status).arg(reason.isEmpty() ? QString() : u' ' + reason, said);
+    }
+    switch (reply->error()) {
+    case QNetworkReply::ConnectionRefusedError:
+        return QStringLiteral("%1: connection refused: no Ray dashboard listens there (is the head running, and is this its dashboard port?)").arg(where);
+    case QNetworkReply::HostNotFoundError:
+        return QStringLiteral("%1: host not found").arg(where);
+    case QNetworkReply::RemoteHostClosedError:
+        return QStringLiteral("%1: the server closed the connection without answering").arg(where);
+    case QNetworkReply::TimeoutError:
+    case QNetworkReply::OperationCanceledError: // what a transfer timeout looks like in Qt 6.4
+        return QStringLiteral("%1: no answer for %2 s").arg(where).arg(double(m_transferTimeout.count()) / 1000.0);
+    case QNetworkReply::InsecureRedirectError:
+    case QNetworkReply::TooManyRedirectsError:
+        return QStringLiteral("%1: redirected to another server; not followed, so the token stays where it belongs").arg(where);
+    default:
+        return QStringLiteral("%1: %2").arg(where, reply->errorString());
+    }
+}
+
+void RayClient::fail(const QString &message)
+{
+    cancel();
+    Q_EMIT pollFailed(redact(message));
+}
+
+void RayClient::finishStep()
+{
+    Poll &p = *m_poll;
+    switch (p.step) {
+    case Poll::Step::AuthMode: {
+        if (m_authMode != QLatin1String("unknown")) {
+            const QJsonObject o = QJsonDocument::fromJson(p.fetches.front().body).object();
+            m_authMode = o.value(QLatin1String("authentication_mode")).toString(QStringLiteral("unknown"));
+        }
+        if (m_authMode == QLatin1String("token") && m_token.isEmpty()) {
+            const QString where = urlFor(p.fetches.front().path).toDisplayString(QUrl::RemoveUserInfo);
+            m_authMode.clear();
+            fail(QStringLiteral("GET %1: the Ray dashboard wants a token (authentication_mode is \"token\") and none was found: "
+                                "pass --ray-token-file F, or set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token").arg(where));
+            return;
+        }
+        p.step = Poll::Step::Version;
+        startStep();
+        return;
+    }
+    case Poll::Step::Version: {
+        const Fetch &f = p.fetches.front();
+        const QJsonObject o = QJsonDocument::fromJson(f.body).object();
+        const QString version = o.value(QLatin1String("ray_version")).toString();
+        if (version.isEmpty()) {
+            fail(QStringLiteral("GET %1: the answer has no ray_version: is this a Ray dashboard?")
+                     .arg(urlFor(f.path).toDisplayString(QUrl::RemoveUserInfo)));
+            return;
+        }
+        m_rayVersion = version;
+        p.capture.rayVersion = f.body;
+        p.step = Poll::Step::Lists;
+        startStep();
+        return;
+    }
+    case Poll::Step::Lists: {
+        std::unique_ptr<Poll> done = std::move(m_poll); // a slot may start the next poll at once
+        for (Fetch &f : done->fetches) {
+            reserveParsePadding(f.body);
+            done->capture.*(f.target) = std::move(f.body);
+        }
+        reserveParsePadding(done->capture.rayVersion);
+        Q_EMIT captureReceived(done->capture);
+        return;
+    }
+    }
+    Q_UNREACHABLE();
+}
+
+QString RayClient::redact(QString text) const
+{
+    // Belt and braces: a server that echoes the token back must not get it into a message.
+    if (!m_token.isEmpty())
+        text.replace(QString::fromLatin1(m_token.value), QStringLiteral("<token>"));
+    return text;
+}
+
+} // namespace slicescope

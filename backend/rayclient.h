@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The read side of the Ray dashboard's HTTP API (FACTS.md section 1): one poll gathers the bodies
+// of /api/version, the state API's nodes and placement groups, the jobs list and the `ray status`
+// text into one Capture, all or nothing. Asynchronous on Qt's event loop (no nested loops, no
+// waiting), so it runs the same in the window, the headless verbs and the browser build.
+//
+// Every request carries an explicit User-Agent (the dashboard refuses what looks like a browser,
+// FACTS.md 1.4), a transfer timeout and a bound on the body size. A bearer token, when there is
+// one, is sent in the Authorization header and nowhere else: messages name where it came from,
+// never what it is.
+
+#include "capture.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QUrl>
+
+#include <chrono>
+#include <memory>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace slicescope {
+
+// A Ray auth token and where it was found ("--ray-token-file F", "RAY_AUTH_TOKEN", ...), so a
+// message can say which token was refused without showing it.
+struct RayToken {
+    QByteArray value; // empty: no token
+    QString origin;
+    bool isEmpty() const { return value.isEmpty(); }
+};
+
+// Finds the token in Ray's own order (FACTS.md 1.4), after an explicit file: `tokenFile` (the
+// --ray-token-file option), RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token. Finding none is
+// not an error (the cluster may not want one). Returns an error sentence when a file that was
+// named explicitly (the option or RAY_AUTH_TOKEN_PATH) cannot be read or holds no usable token.
+QString resolveRayToken(const QString &tokenFile, RayToken &token);
+
+// The User-Agent every request sends: "slicescope/<version>".
+QByteArray slicescopeUserAgent();
+
+class RayClient : public QObject
+{
+    Q_OBJECT
+public:
+    // `baseUrl` is the dashboard, e.g. http://127.0.0.1:8265, possibly under a path prefix (a
+    // Kubernetes service proxy); request paths are appended to it.
+    explicit RayClient(const QUrl &baseUrl, QObject *parent = nullptr);
+    ~RayClient() override;
+
+    void setToken(RayToken token);
+    // The transport seam (STYLE.md 5): a QNetworkAccessManager subclass whose createRequest()
+    // injects faults. Not owned; if it goes away the client's own is used again.
+    void setNetworkAccessManager(QNetworkAccessManager *manager);
+    // No bytes for this long fails the request (default 30 s).
+    void setTransferTimeout(std::chrono::milliseconds timeout) { m_transferTimeout = timeout; }
+    // A body larger than this fails the poll (default 256 MiB): a 10k-node cluster is ~20 MB.
+    void setMaxBodyBytes(qint64 bytes) { m_maxBodyBytes = bytes; }
+    // 429 (too many state requests in flight) is retried this many times, backing off from
+    // `firstDelay` and doubling, or as the server's Retry-After says (default 4 times from 500 ms).
+    void setRetryPolicy(int maxRetries, std::chrono::milliseconds firstDelay);
+
+    QUrl baseUrl() const { return m_baseUrl; }
+    // The base URL for messages: no user info, no trailing slash.
+    QString displayUrl() const;
+    bool isPolling() const { return m_poll != nullptr; }
+    // What /api/authentication_mode said ("token", "disabled"), or empty before it was read.
+    QString authenticationMode() const { return m_authMode; }
+    // ray_version from /api/version ("2.60.0"), or empty before the first poll.
+    QString rayVersion() const { return m_rayVersion; }
+
+    // Starts one poll. Returns false (and does nothing) while a poll is in flight. Ends with
+    // exactly one captureReceived or pollFailed, never synchronously.
+    bool poll();
+    // Abandons the poll in flight without a signal.
+    void cancel();
+
+Q_SIGNALS:
+    // Every body of one poll, each with parse padding reserved.
+    void captureReceived(const slicescope::Capture &capture);
+    // One line: the method, the URL (never the token), what happened and what to do about it.
+    void pollFailed(const QString &message);
+
+private:
+    struct Poll;
+    struct Fetch;
+
+    void startStep();
+    void send(int fetchIndex);
+    void onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex);
+    QString describeFailure(QNetworkReply *reply, const Fetch &fetch, int status) const;
+    void fail(const QString &message);
+    void finishStep();
+    QUrl urlFor(const QString &pathAndQuery) const;
+    QString redact(QString text) const;
+
+    QUrl m_baseUrl;
+    RayToken m_token;
+    QNetworkAccessManager *m_ownManager = nullptr;
+    QPointer<QNetworkAccessManager> m_manager;
+    std::chrono::milliseconds m_transferTimeout{30000};
+    qint64 m_maxBodyBytes = qint64(256) << 20;
+    int m_maxRetries = 4;
+    std::chrono::milliseconds m_firstRetryDelay{500};
+
+    QString m_authMode;
+    QString m_rayVersion;
+    quint64 m_nextPollId = 1;
+    std::unique_ptr<Poll> m_poll;
+};
+
+} // namespace slicescope

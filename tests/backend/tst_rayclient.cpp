@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RayClient's handling of what a real Ray will not do on demand (TESTING.md, backend tier): 429
+// storms, 5xx, bodies past the size bound, a server that never answers, a server that echoes the
+// token. A scripted HTTP server on 127.0.0.1 plays the dashboard, so the requests go through Qt's
+// real HTTP stack and the test sees the headers as a server would. The protocol itself is proven
+// against a real Ray in tests/integration/tst_ray_live.cpp.
+
+#include "livesource.h"
+#include "rayclient.h"
+
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+
+#include <functional>
+
+using namespace slicescope;
+
+namespace {
+
+struct Request {
+    QByteArray method, path;
+    QMap<QByteArray, QByteArray> headers; // names lower-cased
+};
+
+struct Response {
+    int status = 200;
+    QByteArray body;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    bool stall = false; // read the request, never answer
+};
+
+const QByteArray kNodes = R"({"result": true, "msg": "", "data": {"result": {"total": 0, "num_after_truncation": 0, "num_filtered": 0, "result": []}}})";
+
+Response dashboard(const Request &r)
+{
+    if (r.path == "/api/authentication_mode")
+        return {200, R"({"authentication_mode": "token"})"};
+    if (r.path == "/api/version")
+        return {200, R"({"version": "4", "ray_version": "2.60.0", "ray_commit": "x", "session_name": "s"})"};
+    if (r.path.startsWith("/api/v0/nodes") || r.path.startsWith("/api/v0/placement_groups"))
+        return {200, kNodes};
+    if (r.path == "/api/jobs/")
+        return {200, "[]"};
+    if (r.path.startsWith("/api/cluster_status"))
+        return {200, R"({"result": true, "msg": "", "data": {"clusterStatus": "ok"}})"};
+    return {404, "Not Found"};
+}
+
+// One request per connection (the answer closes it), which is all the client needs.
+class FakeDashboard : public QObject
+{
+public:
+    std::function<Response(const Request &)> script = dashboard;
+    QList<Request> requests;
+
+    FakeDashboard()
+    {
+        QVERIFY(m_server.listen(QHostAddress::LocalHost, 0));
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                socket->setParent(this);
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket] { onReadyRead(socket); });
+            }
+        });
+    }
+    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort())); }
+    int count(const QByteArray &pathPrefix) const
+    {
+        return int(std::count_if(requests.begin(), requests.end(), [&](const Request &r) { return r.path.startsWith(pathPrefix); }));
+    }
+
+private:
+    void onReadyRead(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        const qsizetype end = buffer.indexOf("\r\n\r\n");
+        if (end < 0)
+            return;
+        Request r;
+        const QList<QByteArray> lines = buffer.left(end).split('\n');
+        const QList<QByteArray> first = lines.value(0).trimmed().split(' ');
+        r.method = first.value(0);
+        r.path = first.value(1);
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const qsizetype colon = lines[i].indexOf(':');
+            if (colon > 0)
+                r.headers.insert(lines[i].left(colon).trimmed().toLower(), lines[i].mid(colon + 1).trimmed());
+        }
+        buffer.clear();
+        requests.append(r);
+        const Response answer = script(r);
+        if (answer.stall)
+            return;
+        QByteArray out = "HTTP/1.1 " + QByteArray::number(answer.status) + " X\r\nContent-Type: application/json\r\nConnection: close\r\n";
+        for (const auto &[name, value] : answer.headers)
+            out += name + ": " + value + "\r\n";
+        out += "Content-Length: " + QByteArray::number(answer.body.size()) + "\r\n\r\n" + answer.body;
+        socket->write(out);
+        socket->disconnectFromHost();
+    }
+
+    QTcpServer m_server;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+RayToken testToken()
+{
+    return {QByteArrayLiteral("s3cr3t-t0ken"), QStringLiteral("RAY_AUTH_TOKEN")};
+}
+
+} // namespace
+
+class TestRayClient : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void onePollIsOneCompleteCapture()
+    {
+        FakeDashboard server;
+        RayClient client(server.url());
+        client.setToken(testToken());
+        QSignalSpy captures(&client, &RayClient::captureReceived);
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        QVERIFY(client.poll());
+        QVERIFY(!client.poll()); // never two polls at once
+        QVERIFY(captures.isEmpty()); // never synchronous
+        QTRY_COMPARE(captures.size() + failures.size(), 1);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.value(0).value(0).toString()));
+        const Capture c = captures.first().value(0).value<Capture>();
+        QCOMPARE(c.rayNodes, kNodes);
+        QCOMPARE(c.rayPlacementGroups, kNodes);
+        QCOMPARE(c.rayJobs, QByteArray("[]"));
+        QVERIFY(c.rayVersion.contains("2.60.0"));
+        QVERIFY(c.rayClusterStatus.contains("clusterStatus"));
+        QVERIFY(c.capturedAt.isValid());
+        QCOMPARE(client.rayVersion(), QStringLiteral("2.60.0"));
+        QCOMPARE(client.authenticationMode(), QStringLiteral("token"));
+
+        // The order that gates features: the auth mode, then the version, then the lists.
+        QCOMPARE(server.requests.size(), 6);
+        QCOMPARE(server.requests[0].path, QByteArray("/api/authentication_mode"));
+        QCOMPARE(server.requests[1].path, QByteArray("/api/version"));
+        QCOMPARE(server.count("/api/v0/nodes?detail=true&limit=10000"), 1);
+        QCOMPARE(server.count("/api/v0/placement_groups?detail=true&limit=10000"), 1);
+        QCOMPARE(server.count("/api/jobs/"), 1);
+        QCOMPARE(server.count("/api/cluster_status?format=1"), 1);
+        for (const Request &r : server.requests) {
+            QCOMPARE(r.method, QByteArray("GET"));
+            // The dashboard treats "Mozilla..." as a browser; Qt's default would say that.
+            QCOMPARE(r.headers.value("user-agent"), slicescopeUserAgent());
+            QVERIFY(r.headers.value("user-agent").startsWith("slicescope/"));
+            QCOMPARE(r.headers.value("authorization"), QByteArray("Bearer s3cr3t-t0ken"));
+            QVERIFY(!r.headers.contains("origin") && !r.headers.contains("referer"));
+        }
+
+        // The second poll knows the auth mode already.
+        QVERIFY(client.poll());
+        QTRY_COMPARE(captures.size(), 2);
+        QCOMPARE(server.count("/api/authentication_mode"), 1);
+        QCOMPARE(server.count("/api/version"), 2);
+    }
+
+    void aPathPrefixIsKept()
+    {
+        // A dashboard behind a proxy path (the Kubernetes API server's service proxy).
+        FakeDashboard server;
+        server.script = [](const Request &r) {
+            const QByteArray prefix = "/api/v1/namespaces/ns/services/head:8265/proxy";
+            if (!r.path.startsWith(prefix))
+                return Response{404, "no"};
+            Request inner = r;
+            inner.path = r.path.mid(prefix.size());
+            return dashboard(inner);
+        };
+        RayClient client(QUrl(server.url().toString() + QStringLiteral("/api/v1/namespaces/ns/services/head:8265/proxy/")));
+        client.setToken(testToken());
+        QSignalSpy captures(&client, &RayClient::captureReceived);
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        client.poll();
+        QTRY_COMPARE(captures.size() + failures.size(), 1);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.value(0).value(0).toString()));
+    }
+
+    void tooManyRequestsIsRetried()
+    {
+        FakeDashboard server;
+        int refusals = 2;
+        server.script = [&](const Request &r) {
+            if (r.path.startsWith("/api/v0/nodes") && refusals-- > 0)
+                return Response{429, "Too many requests", {{"Retry-After", "0"}}};
+            return dashboard(r);
+        };
+        RayClient client(server.url());
+        client.setToken(testToken());
+        client.setRetryPolicy(4, std::chrono::milliseconds(10));
+        QSignalSpy captures(&client, &RayClient::captureReceived);
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        client.poll();
+        QTRY_COMPARE(captures.size() + failures.size(), 1);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.value(0).value(0).toString()));
+        QCOMPARE(server.count("/api/v0/nodes"), 3);
+    }
+
+    void failures_data()
+    {
+        QTest::addColumn<QByteArray>("failingPath");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<bool>("stall");
+        QTest::addColumn<bool>("withToken");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("429 storm") << QByteArray("/api/v0/nodes") << 429 << QByteArray("Too many") << false << true
+                                   << QStringLiteral("HTTP 429: the Ray dashboard is overloaded (too many state requests); gave up after 3 tries");
+        QTest::newRow("500 with a message") << QByteArray("/api/v0/placement_groups") << 500 << QByteArray("Internal Server Error: limit must be <= 10000\nTraceback...") << false << true
+                                            << QStringLiteral("GET %1/api/v0/placement_groups?detail=true&limit=10000: HTTP 500 X (the server said \"Internal Server Error: limit must be <= 10000\")");
+        QTest::newRow("503 on jobs") << QByteArray("/api/jobs/") << 503 << QByteArray() << false << true << QStringLiteral("/api/jobs/: HTTP 503");
+        QTest::newRow("401 without a token") << QByteArray("/api/version") << 401 << QByteArray("Unauthorized: Missing authentication token") << false << false
+                                             << QStringLiteral("HTTP 401: the Ray dashboard wants a token and none was found");
+        QTest::newRow("403 wrong token") << QByteArray("/api/v0/nodes") << 403 << QByteArray("Forbidden: Invalid authentication token") << false << true
+                                         << QStringLiteral("HTTP 403: the Ray dashboard did not accept the token from RAY_AUTH_TOKEN");
+        QTest::newRow("not a dashboard") << QByteArray("/api/version") << 404 << QByteArray("nope") << false << true
+                                         << QStringLiteral("HTTP 404: this is not a Ray dashboard");
+        QTest::newRow("no ray_version") << QByteArray("/api/version") << 200 << QByteArray("<html>hello</html>") << false << true
+                                        << QStringLiteral("/api/version: the answer has no ray_version");
+        QTest::newRow("too large") << QByteArray("/api/v0/nodes") << 200 << QByteArray(5000, ' ') << false << true
+                                   << QStringLiteral("the answer is larger than 1000 bytes; not read");
+        QTest::newRow("never answers") << QByteArray("/api/cluster_status") << 200 << QByteArray() << true << true
+                                       << QStringLiteral("/api/cluster_status?format=1: no answer for 0.3 s");
+        QTest::newRow("echoes the token") << QByteArray("/api/jobs/") << 500 << QByteArray("bad header Bearer s3cr3t-t0ken") << false << true
+                                          << QStringLiteral("Bearer <token>");
+    }
+
+    void failures()
+    {
+        QFETCH(QByteArray, failingPath);
+        QFETCH(int, status);
+        QFETCH(QByteArray, body);
+        QFETCH(bool, stall);
+        QFETCH(bool, withToken);
+        QFETCH(QString, mentions);
+        FakeDashboard server;
+        server.script = [&](const Request &r) {
+            if (r.path.startsWith(failingPath)) {
+                Response answer{status, body};
+                answer.stall = stall;
+                return answer;
+            }
+            Response answer = dashboard(r);
+            if (!withToken && r.path == "/api/authentication_mode")
+                answer.body = R"({"authentication_mode": "disabled"})"; // so the 401 comes from the server
+            return answer;
+        };
+        RayClient client(server.url());
+        if (withToken)
+            client.setToken(testToken());
+        client.setRetryPolicy(2, std::chrono::milliseconds(1));
+        client.setMaxBodyBytes(1000);
+        client.setTransferTimeout(std::chrono::milliseconds(300));
+        QSignalSpy captures(&client, &RayClient::captureReceived);
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        client.poll();
+        QTRY_COMPARE_WITH_TIMEOUT(captures.size() + failures.size(), 1, 10000);
+        QCOMPARE(captures.size(), 0); // all or nothing
+        const QString message = failures.first().value(0).toString();
+        const QString expected = mentions.contains(QLatin1String("%1")) ? mentions.arg(server.url().toString()) : mentions;
+        QVERIFY2(message.contains(expected), qPrintable(message));
+        QVERIFY2(message.contains(server.url().toString()), qPrintable(message));
+        QVERIFY2(!message.contains(u'\n'), qPrintable(message));
+        QVERIFY2(!message.contains(QLatin1String("s3cr3t")), qPrintable(message));
+        QVERIFY(!client.isPolling());
+        // Nothing arrives later from the abandoned requests.
+        QTest::qWait(50);
+        QCOMPARE(captures.size() + failures.size(), 1);
+    }
+
+    void aTokenModeClusterWithoutATokenIsToldSoFirst()
+    {
+        FakeDashboard server;
+        RayClient client(server.url());
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        client.poll();
+        QTRY_COMPARE(failures.size(), 1);
+        const QString message = failures.first().value(0).toString();
+        QVERIFY2(message.contains(QLatin1String("wants a token")) && message.contains(QLatin1String("--ray-token-file")), qPrintable(message));
+        QCOMPARE(server.requests.size(), 1); // asked nothing else
+    }
+
+    void deadPort()
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        const QUrl url(QStringLiteral("http://127.0.0.1:%1").arg(probe.serverPort()));
+        probe.close();
+        RayClient client(url);
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        client.poll();
+        QTRY_COMPARE(failures.size(), 1);
+        const QString message = failures.first().value(0).toString();
+        QVERIFY2(message.contains(url.toString()) && message.contains(QLatin1String("connection refused")), qPrintable(message));
+    }
+
+    void tokenResolutionOrder()
+    {
+        QTemporaryDir dir;
+        auto write = [&](const QString &name, const QByteArray &bytes) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        };
+        write(QStringLiteral("explicit"), "explicit-token\n");
+        write(QStringLiteral("frompath"), "path-token");
+        write(QStringLiteral("empty"), "  \n");
+        write(QStringLiteral("two words"), "two words");
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("home/.ray")));
+        write(QStringLiteral("home/.ray/auth_token"), "home-token");
+        const QByteArray oldHome = qgetenv("HOME");
+        qputenv("HOME", dir.filePath(QStringLiteral("home")).toLocal8Bit());
+        qputenv("RAY_AUTH_TOKEN", "env-token");
+        qputenv("RAY_AUTH_TOKEN_PATH", dir.filePath(QStringLiteral("frompath")).toLocal8Bit());
+        RayToken t;
+        QCOMPARE(resolveRayToken(dir.filePath(QStringLiteral("explicit")), t), QString());
+        QCOMPARE(t.value, QByteArray("explicit-token"));
+        QVERIFY(t.origin.startsWith(QLatin1String("--ray-token-file")));
+        QCOMPARE(resolveRayToken(QString(), t), QString());
+        QCOMPARE(t.value, QByteArray("env-token"));
+        qunsetenv("RAY_AUTH_TOKEN");
+        QCOMPARE(resolveRayToken(QString(), t), QString());
+        QCOMPARE(t.value, QByteArray("path-token"));
+        qunsetenv("RAY_AUTH_TOKEN_PATH");
+        QCOMPARE(resolveRayToken(QString(), t), QString());
+        QCOMPARE(t.value, QByteArray("home-token"));
+        QCOMPARE(t.origin, QStringLiteral("~/.ray/auth_token"));
+        QFile::remove(dir.filePath(QStringLiteral("home/.ray/auth_token")));
+        QCOMPARE(resolveRayToken(QString(), t), QString());
+        QVERIFY(t.isEmpty()); // none anywhere is not an error
+        QVERIFY(resolveRayToken(dir.filePath(QStringLiteral("missing")), t).contains(QLatin1String("cannot read")));
+        QVERIFY(resolveRayToken(dir.filePath(QStringLiteral("empty")), t).contains(QLatin1String("empty")));
+        const QString twoWords = resolveRayToken(dir.filePath(QStringLiteral("two words")), t);
+        QVERIFY2(twoWords.contains(QLatin1String("one word")) && !twoWords.contains(QLatin1String("two words\"")), qPrintable(twoWords));
+        qputenv("HOME", oldHome);
+    }
+
+    void liveSourceKeepsPollingAndBacksOff()
+    {
+        FakeDashboard server;
+        bool down = false;
+        server.script = [&](const Request &r) { return down && r.path.startsWith("/api/v0/nodes") ? Response{502, "bad gateway"} : dashboard(r); };
+        LiveRaySource source(server.url(), testToken());
+        source.setInterval(std::chrono::milliseconds(50));
+        QSignalSpy captures(&source, &Source::captureReceived);
+        QSignalSpy failures(&source, &Source::failed);
+        source.start();
+        QTRY_VERIFY(captures.size() >= 3);
+        down = true;
+        QTRY_VERIFY(failures.size() >= 2);
+        QVERIFY(source.consecutiveFailures() >= 2);
+        QVERIFY(failures.last().value(0).toString().contains(QLatin1String("HTTP 502")));
+        down = false;
+        const qsizetype before = captures.size();
+        QTRY_VERIFY_WITH_TIMEOUT(captures.size() > before, 5000);
+        QCOMPARE(source.consecutiveFailures(), 0);
+        source.stop();
+        QTest::qWait(100); // requests written before stop() still reach the server
+        const qsizetype requests = server.requests.size();
+        QTest::qWait(300); // six intervals
+        QCOMPARE(server.requests.size(), requests); // stopped means stopped
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRayClient)
+#include "tst_rayclient.moc"

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# A real Ray cluster on 127.0.0.1 that looks like a TPU fleet (FACTS.md 2.3), for the integration tier.
+#
+#   tests/integration/ray-harness.sh up DIR     start it; writes DIR/dashboard-url, DIR/token, DIR/gcs-address
+#   tests/integration/ray-harness.sh down DIR   stop everything `up` started, remove its files
+#
+# The fleet (tests/integration/tst_ray_live.cpp expects exactly this):
+#   tpu-v6e-4x4-0, tpu-v6e-4x4-1   v6e 4x4, 4 hosts of 4 chips each (pod type v6e-16)
+#   tpu-v4-2x2x2-0                 v4 2x2x2, 2 hosts of 4 chips (pod type v4-16: v4 counts TensorCores)
+#   tpu-v6e-2x4-0                  v6e 2x4, one host of 8 chips (pod type v6e-8)
+# plus a head without TPUs: 12 raylets. Each TPU host is a real raylet told it has TPUs; Ray does no
+# device check when the count is given, and all four TPU_* variables keep it from asking a cloud
+# metadata server.
+#
+# Every address is 127.0.0.1: Ray would swap a loopback address for the machine's interface
+# address, which slicescope_ray_loopback.py prevents (see there).
+#
+# Token auth is on (Ray 2.59+ turns it on by default for local clusters, so SliceScope must cope
+# with it anyway): a fresh random token goes to DIR/token and to every Ray process as RAY_AUTH_TOKEN.
+#
+# Every Ray process runs in one session (setsid); `down` signals that session's processes by id,
+# never with `ray stop`, which would kill every Ray process on the machine. Nothing is written
+# outside DIR except Ray's temp folders, under a short /tmp path (Unix socket paths must stay under
+# 108 bytes), which `down` removes too.
+#
+# Environment: SLICESCOPE_RAY_VENV (default: what ray-env.sh prints), SLICESCOPE_RAY_UP_TIMEOUT
+# (seconds to wait, once every `ray start` has returned, for the dashboard to list every node ALIVE
+# with its TPU labels; default 300), SLICESCOPE_RAY_START_PARALLEL (TPU hosts started at once, 3).
+#
+# Cost on the 2-core, 24 GB machine: `up` ~25 s, `down` ~10 s, 52 processes, ~4 GB resident.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+log() { echo "ray-harness: $*" >&2; }
+die() { log "$*"; exit 1; }
+usage() { die "usage: ray-harness.sh up DIR | down DIR"; }
+
+[ $# -eq 2 ] || usage
+cmd="$1"
+mkdir -p "$2"
+dir="$(cd "$2" && pwd)"
+
+# slice name, pod type, topology, hosts, chips per host
+fleet=(
+  "tpu-v6e-4x4-0 v6e-16 4x4 4 4"
+  "tpu-v6e-4x4-1 v6e-16 4x4 4 4"
+  "tpu-v4-2x2x2-0 v4-16 2x2x2 2 4"
+  "tpu-v6e-2x4-0 v6e-8 2x4 1 8"
+)
+nodes=1 # the head
+for entry in "${fleet[@]}"; do read -r _ _ _ hosts _ <<< "$entry"; nodes=$((nodes + hosts)); done
+
+# The session is named by its id and this boot's id: after a reboot the same number may be another
+# session, which must never be signalled.
+boot_id() { cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown; }
+session_pids() {
+  local sid boot
+  [ -f "$dir/session-id" ] || return 0
+  read -r sid boot < "$dir/session-id" || true
+  [ -n "$sid" ] && [ "$boot" = "$(boot_id)" ] || return 0
+  # Zombies are skipped: they are already dead and only wait for their parent to reap them.
+  ps -e -o pid=,sid=,stat= | awk -v sid="$sid" -v self=$$ '$2 == sid && $1 != self && $3 !~ /^Z/ { print $1 }'
+}
+
+down() {
+  local pids left i tmp
+  pids="$(session_pids)"
+  if [ -n "$pids" ]; then
+    # SIGTERM first, so raylets can tell the GCS they go; the GCS and the autoscaler monitor
+    # ignore it while raylets are around, and nothing here needs a graceful end: after 8 s, SIGKILL.
+    log "stopping $(echo "$pids" | wc -w) Ray processes"
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null || true
+    for i in $(seq 1 40); do
+      [ -z "$(session_pids)" ] && break
+      sleep 0.2
+    done
+    left="$(session_pids)"
+    if [ -n "$left" ]; then
+      # shellcheck disable=SC2086
+      kill -KILL $left 2>/dev/null || true
+      for i in $(seq 1 25); do
+        [ -z "$(session_pids)" ] && break
+        sleep 0.2
+      done
+    fi
+    left="$(session_pids)"
+    [ -z "$left" ] || log "WARNING: Ray processes $left survived SIGKILL"
+  fi
+  tmp="$(cat "$dir/temp-dir" 2>/dev/null || true)"
+  case "$tmp" in /tmp/slicescope-ray.*) rm -rf "$tmp" ;; esac
+  rm -f "$dir/session-id" "$dir/temp-dir" "$dir/dashboard-url" "$dir/token" "$dir/gcs-address"
+  rm -rf "$dir/home"
+}
+
+# The ports of node N (0 = head) in the block `up` found free: six fixed ports, 30 for workers.
+# Each node has its own temp folder: in a shared one, nodes starting together race for the same
+# log and socket names (raylet.1.out...), and raylets abort.
+node_ports() {
+  local b=$((HARNESS_PORT_BASE + $1 * 40))
+  echo "--node-ip-address=127.0.0.1 --node-manager-port=$b --object-manager-port=$((b + 1))" \
+       "--runtime-env-agent-port=$((b + 2)) --dashboard-agent-grpc-port=$((b + 3))" \
+       "--dashboard-agent-listen-port=$((b + 4)) --metrics-export-port=$((b + 5))" \
+       "--min-worker-port=$((b + 10)) --max-worker-port=$((b + 39))" \
+       "--object-store-memory=80000000 --temp-dir=$HARNESS_TMP/n$1 --disable-usage-stats"
+}
+
+# Runs as `ray-harness.sh _start DIR` under setsid, so every process `ray start` leaves behind
+# belongs to this one session. Ports, token and paths come from `up` through the environment.
+start_nodes() {
+  echo "$(ps -o sid= -p $$ | tr -d ' ') $(boot_id)" > "$dir/session-id"
+  # shellcheck disable=SC2046
+  if ! "$HARNESS_RAY" start --head --port="$HARNESS_GCS_PORT" --ray-client-server-port="$HARNESS_CLIENT_PORT" \
+      --include-dashboard=true --dashboard-host=127.0.0.1 --dashboard-port="$HARNESS_DASHBOARD_PORT" \
+      --num-cpus=1 $(node_ports 0) > "$dir/logs/head.log" 2>&1; then
+    log "ray start --head failed:"; tail -5 "$dir/logs/head.log" >&2; return 1
+  fi
+  # The TPU hosts start a few at a time: each node starts three Python processes that take seconds
+  # of CPU to import, and a raylet whose agent is not up within 30 s aborts. On 2 cores, 11 at once
+  # starve each other; 3 at a time does not.
+  local batch="${SLICESCOPE_RAY_START_PARALLEL:-3}"
+  local pids=() names=() node=1 entry name podtype topology hosts chips w i
+  launch() {
+    # shellcheck disable=SC2046
+    TPU_NAME="$1" TPU_WORKER_ID="$2" TPU_ACCELERATOR_TYPE="$3" TPU_TOPOLOGY="$4" \
+      "$HARNESS_RAY" start --address="127.0.0.1:$HARNESS_GCS_PORT" \
+      --num-cpus=1 --resources="{\"TPU\": $5}" --include-log-monitor=false \
+      $(node_ports "$node") > "$dir/logs/$1-$2.log" 2>&1 &
+    pids+=($!)
+    names+=("$1-$2")
+  }
+  drain() {
+    local failed=0
+    for i in "${!pids[@]}"; do
+      if ! wait "${pids[$i]}"; then
+        log "ray start for ${names[$i]} failed:"; tail -n 1 "$dir/logs/${names[$i]}.log" >&2; failed=1
+      fi
+    done
+    pids=(); names=()
+    return $failed
+  }
+  for entry in "${fleet[@]}"; do
+    read -r name podtype topology hosts chips <<< "$entry"
+    for ((w = 0; w < hosts; w++)); do
+      launch "$name" "$w" "$podtype" "$topology" "$chips"
+      node=$((node + 1))
+      if [ "${#pids[@]}" -ge "$batch" ]; then drain || return 1; fi
+    done
+  done
+  drain || return 1
+  return 0
+}
+
+case "$cmd" in
+  down) down; log "down"; exit 0 ;;
+  _start) start_nodes; exit $? ;;
+  up) ;;
+  *) usage ;;
+esac
+
+if [ -n "$(session_pids)" ]; then
+  die "a cluster from an earlier 'up' is still running in $dir: run 'ray-harness.sh down $dir' first"
+fi
+
+venv="${SLICESCOPE_RAY_VENV:-$("$here/ray-env.sh")}"
+export HARNESS_RAY="$venv/bin/ray"
+python="$venv/bin/python"
+[ -x "$HARNESS_RAY" ] || die "no ray in $venv (run tests/integration/ray-env.sh)"
+
+# The loopback hook (slicescope_ray_loopback.py says why), installed into the venv each time so an
+# edited hook takes effect; it does nothing unless SLICESCOPE_RAY_LOOPBACK=1.
+site="$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+cp "$here/slicescope_ray_loopback.py" "$site/slicescope_ray_loopback.py"
+echo "import slicescope_ray_loopback" > "$site/slicescope_ray_loopback.pth"
+
+t0=$(date +%s%N)
+rm -rf "$dir/logs"
+mkdir -p "$dir/home" "$dir/logs"
+HARNESS_TMP="$(mktemp -d /tmp/slicescope-ray.XXXXXX)"
+echo "$HARNESS_TMP" > "$dir/temp-dir"
+export HARNESS_TMP
+
+# From here on, a failure stops what has started: a half-up cluster helps nobody.
+on_exit() {
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    # Keep Ray's own logs for the post-mortem before the temp folder goes.
+    local n
+    for n in "$HARNESS_TMP"/n*; do
+      [ -d "$n/session_latest/logs" ] && cp -r "$n/session_latest/logs" "$dir/logs/ray-${n##*/}"
+    done
+    log "up failed; stopping what started (logs in $dir/logs)"
+    down
+  fi
+}
+trap on_exit EXIT
+
+# A block of free ports below the ephemeral range (so no outgoing connection takes one meanwhile).
+HARNESS_PORT_BASE="$("$python" - "$nodes" <<'EOF'
+import random, socket, sys
+need = int(sys.argv[1]) * 40 + 3
+def free(port):
+    for addr in ("127.0.0.1", "0.0.0.0"):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((addr, port))
+            except OSError:
+                return False
+    return True
+rng = random.Random()
+for _ in range(200):
+    base = rng.randrange(20000, 32000 - need)
+    if all(free(p) for p in range(base, base + need)):
+        print(base)
+        sys.exit(0)
+sys.exit("no free block of %d ports between 20000 and 32000" % need)
+EOF
+)"
+export HARNESS_PORT_BASE
+export HARNESS_GCS_PORT=$((HARNESS_PORT_BASE + nodes * 40))
+export HARNESS_DASHBOARD_PORT=$((HARNESS_GCS_PORT + 1))
+export HARNESS_CLIENT_PORT=$((HARNESS_GCS_PORT + 2))
+url="http://127.0.0.1:$HARNESS_DASHBOARD_PORT"
+
+token="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
+( umask 077; printf '%s' "$token" > "$dir/token" )
+
+# What every Ray process shares: an explicit auth mode (never Ray's default), the token, no usage
+# report, and fewer background threads and processes on a 2-core machine.
+export RAY_AUTH_MODE=token RAY_AUTH_TOKEN="$token"
+export HOME="$dir/home" # keeps Ray away from the user's ~/.ray
+export RAY_USAGE_STATS_ENABLED=0 RAY_enable_metrics_collection=0 RAY_event_stats=0
+export RAY_enable_worker_prestart=0 RAY_prestart_worker_first_driver=0 RAY_num_prestart_python_workers=0
+export RAY_DISABLE_DOCKER_CPU_WARNING=1
+export SLICESCOPE_RAY_LOOPBACK=1
+export PATH="$venv/bin:$PATH" # job entrypoints ("python ...") run this Ray's Python
+unset RAY_ADDRESS RAY_AUTH_TOKEN_PATH TPU_NAME TPU_WORKER_ID TPU_ACCELERATOR_TYPE TPU_TOPOLOGY
+
+log "starting $nodes raylets (GCS 127.0.0.1:$HARNESS_GCS_PORT, dashboard $url)"
+setsid -w bash "$0" _start "$dir" &
+starter=$!
+if ! wait "$starter"; then
+  die "could not start the cluster"
+fi
+echo "127.0.0.1:$HARNESS_GCS_PORT" > "$dir/gcs-address"
+
+# Started is not joined: wait until the dashboard lists every node ALIVE with its TPU labels.
+timeout="${SLICESCOPE_RAY_UP_TIMEOUT:-300}"
+expected="$(printf '%s\n' "${fleet[@]}")"
+if ! "$python" - "$url" "$token" "$timeout" "$nodes" "$expected" <<'EOF'
+import json, sys, time, urllib.request
+url, token, timeout, want, fleet = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+expected = {}
+for line in fleet.splitlines():
+    name, podtype, topology, hosts, chips = line.split()
+    for w in range(int(hosts)):
+        expected[(name, str(w))] = (podtype, topology)
+deadline = time.monotonic() + timeout
+last = "the dashboard did not answer"
+while time.monotonic() < deadline:
+    try:
+        req = urllib.request.Request(url + "/api/v0/nodes?detail=true&limit=10000",
+                                     headers={"Authorization": "Bearer " + token, "User-Agent": "slicescope-harness"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            items = json.load(r)["data"]["result"]["result"]
+        alive = [n for n in items if n.get("state") == "ALIVE"]
+        seen = {(n["labels"].get("ray.io/tpu-slice-name"), n["labels"].get("ray.io/tpu-worker-id")): n["labels"]
+                for n in alive if "ray.io/tpu-slice-name" in n.get("labels", {})}
+        missing = [f"{k[0]}/{k[1]}" for k in expected if k not in seen]
+        wrong = [f"{k[0]}/{k[1]}" for k, (pt, topo) in expected.items()
+                 if k in seen and (seen[k].get("ray.io/tpu-pod-type") != pt or seen[k].get("ray.io/tpu-topology") != topo)]
+        if wrong:
+            sys.exit("ray-harness: nodes with unexpected TPU labels: " + ", ".join(wrong))
+        if len(alive) == want and not missing:
+            sys.exit(0)
+        last = f"{len(alive)} of {want} nodes ALIVE; missing TPU hosts: {', '.join(missing) or 'none'}"
+    except Exception as e:  # the dashboard starts a little after the GCS
+        last = f"{url}: {e}"
+    time.sleep(1)
+sys.exit(f"ray-harness: the cluster was not up after {timeout:.0f} s: {last}")
+EOF
+then
+  die "giving up (logs in $dir/logs)"
+fi
+echo "$url" > "$dir/dashboard-url"
+t1=$(date +%s%N)
+log "up in $(( (t1 - t0) / 1000000 )) ms: $nodes nodes ALIVE, dashboard $url, token in $dir/token"

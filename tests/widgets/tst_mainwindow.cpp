@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window keeps the last good view when a capture cannot be read, and says what failed.
+
+#include "democluster.h"
+#include "mainwindow.h"
+#include "source.h"
+#include "workspace.h"
+
+#include <QApplication>
+#include <QTest>
+
+using namespace slicescope;
+
+namespace {
+
+// A source whose captures the test pushes.
+class PushSource : public Source
+{
+public:
+    QString description() const override { return QStringLiteral("test source"); }
+    void start() override {}
+    void push(const Capture &c) { Q_EMIT captureReceived(c); }
+    void fail(const QString &m) { Q_EMIT failed(m); }
+};
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void badCaptureKeepsTheLastGoodView()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        auto owned = std::make_unique<PushSource>();
+        PushSource *source = owned.get();
+        window.setSource(std::move(owned));
+        source->push(DemoCluster().capture());
+        const SnapshotPtr good = window.snapshot();
+        QVERIFY(good);
+        QVERIFY(window.workspace()->showSlice(QStringLiteral("v6e-4x4-1")));
+
+        Capture broken = DemoCluster().capture();
+        broken.rayNodes.chop(broken.rayNodes.size() / 2); // cut mid-body
+        source->push(broken);
+        QCOMPARE(window.snapshot(), good); // not replaced
+        QCOMPARE(window.workspace()->currentSlice(), QStringLiteral("v6e-4x4-1"));
+        QVERIFY2(window.statusText().contains(QLatin1String("ray.nodes")) && window.statusText().contains(QLatin1String("last good")),
+                 qPrintable(window.statusText()));
+
+        source->fail(QStringLiteral("GET http://127.0.0.1:8265/api/v0/nodes: connection refused"));
+        QCOMPARE(window.snapshot(), good);
+        QVERIFY(window.statusText().contains(QLatin1String("connection refused")));
+
+        // The next good capture clears the error and keeps the slice the operator was looking at.
+        DemoCluster later;
+        later.advance(5000);
+        source->push(later.capture());
+        QVERIFY(window.snapshot() != good);
+        QVERIFY(!window.statusText().contains(QLatin1String("Error")));
+        QCOMPARE(window.workspace()->currentSlice(), QStringLiteral("v6e-4x4-1"));
+    }
+};
+
+int main(int argc, char **argv)
+{
+    pinRenderingEnvironment(true);
+    QApplication app(argc, argv);
+    TestMainWindow test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_mainwindow.moc"

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "detailspanel.h"
+
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace slicescope {
+
+namespace {
+
+QString esc(const QString &s) { return s.toHtmlEscaped(); }
+
+QString row(const QString &key, const QString &value)
+{
+    return QStringLiteral("<tr><td style='padding-right:10px'><b>%1</b></td><td>%2</td></tr>").arg(esc(key), value);
+}
+
+QString groupLabel(const PlacementGroup &g)
+{
+    return g.name.isEmpty() ? g.id.left(12) + QStringLiteral("…") : g.name;
+}
+
+} // namespace
+
+DetailsPanel::DetailsPanel(QWidget *parent)
+    : QWidget(parent), m_text(new QTextBrowser(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_text);
+    m_text->setOpenLinks(false);
+    m_text->setFrameShape(QFrame::NoFrame);
+    setMinimumWidth(200);
+    show(nullptr, {});
+}
+
+void DetailsPanel::show(const SnapshotPtr &snapshot, const QString &sliceName, int workerId)
+{
+    m_snapshot = snapshot;
+    m_slice = sliceName;
+    m_worker = workerId;
+    m_text->setHtml(snapshot ? html(*snapshot, sliceName, workerId, m_theme)
+                             : tr("<p>Pick a slice in the overview to see its details.</p>"));
+}
+
+void DetailsPanel::setTheme(const Theme &theme)
+{
+    m_theme = theme;
+    show(m_snapshot, m_slice, m_worker);
+}
+
+QString DetailsPanel::plainText() const
+{
+    return m_text->toPlainText();
+}
+
+QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName, int workerId, const Theme &theme)
+{
+    const int si = snap.sliceIndex(sliceName);
+    if (si < 0)
+        return tr("<p>Pick a slice in the overview to see its details.</p>");
+    const Slice &s = snap.slices[si];
+    QString out;
+    const QColor statusColor = sliceStatusColor(s.status(), theme);
+    out += QStringLiteral("<h3 style='margin:0'>%1</h3>").arg(esc(s.name));
+    out += QStringLiteral("<p style='margin-top:2px'><span style='color:%1'><b>%2</b></span></p>").arg(statusColor.name(), esc(toText(s.status())));
+    out += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
+    out += row(tr("Generation"), esc(s.generation ? s.generation->displayName : tr("unknown")));
+    out += row(tr("Topology"), esc(s.topology.chips() ? QStringLiteral("%1 (%2)").arg(s.topology.toString(), s.podType) : tr("unknown")));
+    out += row(tr("Hosts"), tr("%1 × %2 chips").arg(s.hostCount()).arg(s.chipsPerHost));
+    out += row(tr("Reserved"), tr("%1 of %2 chips").arg(s.reservedChips).arg(s.chips()));
+    if (s.headHeldBy >= 0)
+        out += row(tr("Head claimed by"), esc(groupLabel(snap.placementGroups[s.headHeldBy])));
+    out += row(tr("Worker group"), esc(s.workerGroup.isEmpty() ? tr("none known") : s.workerGroup));
+    out += row(tr("Known from"), esc(toText(s.source)));
+    out += QStringLiteral("</table>");
+    if (!s.problems.isEmpty()) {
+        out += QStringLiteral("<p style='margin-bottom:0'><b>%1</b></p><ul style='margin-top:0'>").arg(tr("Why not intact"));
+        for (const QString &p : s.problems)
+            out += QStringLiteral("<li>%1</li>").arg(esc(p));
+        out += QStringLiteral("</ul>");
+    }
+
+    // Who holds chips of this slice.
+    QList<int> holders;
+    for (const Host &h : s.hosts)
+        for (const ChipUse &c : h.chips)
+            if (c.placementGroup >= 0 && !holders.contains(c.placementGroup))
+                holders << c.placementGroup;
+    if (!holders.isEmpty()) {
+        out += QStringLiteral("<p style='margin-bottom:0'><b>%1</b></p><ul style='margin-top:0'>").arg(tr("Placement groups"));
+        for (int g : std::as_const(holders)) {
+            const PlacementGroup &pg = snap.placementGroups[g];
+            int chips = 0;
+            for (const Host &h : s.hosts)
+                for (const ChipUse &c : h.chips)
+                    chips += c.placementGroup == g;
+            out += QStringLiteral("<li><span style='color:%1'>■</span> %2 · %3 · %4 chips%5</li>")
+                       .arg(placementGroupColor(pg.id).name(), esc(groupLabel(pg)), esc(pg.state))
+                       .arg(chips).arg(pg.detached ? tr(" · detached") : QString());
+        }
+        out += QStringLiteral("</ul>");
+    }
+
+    if (workerId >= 0 && workerId < s.hosts.size()) {
+        const Host &h = s.hosts[workerId];
+        const RayNode *n = h.rayNode >= 0 ? &snap.rayNodes[h.rayNode] : nullptr;
+        const Pod *p = h.pod >= 0 ? &snap.pods[h.pod] : nullptr;
+        const KubeNode *k = h.kubeNode >= 0 ? &snap.kubeNodes[h.kubeNode] : nullptr;
+        out += QStringLiteral("<h4 style='margin-bottom:2px'>%1</h4>").arg(tr("Worker %1").arg(h.workerId));
+        out += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
+        out += row(tr("State"), QStringLiteral("<span style='color:%1'><b>%2</b></span>").arg(hostStateColor(h.state, theme).name(), toText(h.state)));
+        out += row(tr("Ray node"), esc(n ? n->id.left(16) + QStringLiteral("…") : tr("none")));
+        if (n && !n->stateMessage.isEmpty())
+            out += row(tr("Ray says"), esc(n->stateMessage));
+        out += row(tr("IP"), esc(n ? n->ip : p ? p->podIp : QString()));
+        out += row(tr("Pod"), esc(p ? p->qualifiedName() : tr("none")));
+        if (p)
+            out += row(tr("Pod phase"), esc(p->phase + (p->terminating ? tr(" (terminating)") : QString())));
+        out += row(tr("Kubernetes node"), esc(k ? k->name : p ? p->nodeName : QString()));
+        out += row(tr("Node pool"), esc(k ? k->nodePool : QString()));
+        out += row(tr("Chips"), tr("%1 reserved of %2").arg(h.reservedChips()).arg(h.chips.size()));
+        out += QStringLiteral("</table>");
+    }
+    return out;
+}
+
+} // namespace slicescope

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Every slice of the fleet as a tile, grouped by generation and worker group, with status badges
+// (ready, reserved, degraded, provisioning), occupancy bars, search and filter, and a
+// fragmentation summary (model/fleetstats.h).
+
+#include "fleetstats.h"
+#include "look.h"
+#include "snapshot.h"
+
+#include <QWidget>
+
+#include <memory>
+
+namespace slicescope {
+
+// Scrolls itself (a vertical scroll bar appears when the tiles do not fit) and paints only the
+// tiles in view, so it stays fast for thousands of slices. Keyboard: arrows move the current
+// tile, Home/End, Page Up/Down scroll, Enter activates. heightForWidth() reports the full content
+// height; set a height-for-width size policy only if a QScrollArea should do the scrolling instead.
+class FleetOverview : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit FleetOverview(QWidget *parent = nullptr);
+    ~FleetOverview() override;
+
+    void setSnapshot(const SnapshotPtr &snapshot);
+    void setTheme(const Theme &theme);
+    // Text filter and status filter; a slice is shown when it passes both. Text: every
+    // whitespace-separated word must occur (case-insensitive) in the slice's name,
+    // generation, topology, shape ("v6e 4x4"), pod type, worker group, status or use word
+    // ("partly used"), holders or problems ("dead").
+    void setFilterText(const QString &text);
+    QString filterText() const;
+    void setStatusFilter(const QList<SliceStatus> &shown); // empty: all
+    QList<SliceStatus> statusFilter() const;
+    // Tiles of these slices are drawn highlighted (a what-if plan); empty clears.
+    void setHighlightedSlices(const QStringList &names);
+    QStringList highlightedSlices() const;
+    // The marked tile (the slice shown in the slice view). Scrolls it into view when it changes,
+    // not when the same name is set again (the window re-sets it on every refresh).
+    void setCurrentSlice(const QString &name);
+    QString currentSlice() const;
+    void scrollToSlice(const QString &sliceName);
+
+    // What is shown: slice names in display order (group by group) and the group titles
+    // ("v6e · ml/tpu-team/v6e-4x4"), after filtering.
+    QStringList shownSlices() const;
+    QStringList groupTitles() const;
+    // The summary the band at the top shows.
+    FleetStats stats() const;
+    // The tooltip text (HTML) at a widget position, empty when none: what hovering shows.
+    QString toolTipAt(QPoint position) const;
+
+    // The slice whose tile is at a widget position, or empty (for tests and tooltips).
+    QString sliceAt(QPoint position) const;
+    // The tile rectangle of a slice in widget coordinates (invalid when filtered out).
+    QRect tileRect(const QString &sliceName) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    int heightForWidth(int width) const override;
+
+Q_SIGNALS:
+    void sliceActivated(const QString &sliceName); // clicked, or Enter: open it in the slice view
+    void currentSliceChanged(const QString &sliceName); // the marked tile moved (arrows, click, setCurrentSlice)
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void changeEvent(QEvent *event) override;
+    bool event(QEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace slicescope

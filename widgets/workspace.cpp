@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workspace.h"
+
+#include "detailspanel.h"
+#include "fleetoverview.h"
+#include "fleettables.h"
+#include "sliceview.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace slicescope {
+
+Workspace::Workspace(QWidget *parent)
+    : QWidget(parent)
+{
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_pages = new QTabWidget(m_splitter);
+    m_pages->setDocumentMode(true);
+    m_overview = new FleetOverview(m_pages);
+    m_tables = new FleetTables(m_pages);
+    m_pages->addTab(makeOverviewPage(), tr("Overview"));
+    m_pages->addTab(makeSlicePage(), tr("Slice"));
+    m_pages->addTab(m_tables, tr("Tables"));
+    m_details = new DetailsPanel(m_splitter);
+    m_splitter->addWidget(m_pages);
+    m_splitter->addWidget(m_details);
+    m_splitter->setStretchFactor(0, 4);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({900, 280});
+    m_splitter->setCollapsible(0, false);
+    m_splitter->setObjectName(QStringLiteral("workspaceSplitter"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_splitter);
+
+    connect(m_overview, &FleetOverview::sliceActivated, this, [this](const QString &name) {
+        showSlice(name);
+        showPage(Page::Slice);
+    });
+    connect(m_tables, &FleetTables::sliceActivated, this, [this](const QString &name) {
+        showSlice(name);
+        showPage(Page::Slice);
+    });
+    connect(m_sliceView, &SliceView::hostSelected, this, &Workspace::onHostSelected);
+}
+
+QWidget *Workspace::makeOverviewPage()
+{
+    auto *page = new QWidget(this);
+    m_search = new QLineEdit(page);
+    m_search->setPlaceholderText(tr("Search slices: name, generation, topology, group, holder, status..."));
+    m_search->setClearButtonEnabled(true);
+    connect(m_search, &QLineEdit::textChanged, m_overview, &FleetOverview::setFilterText);
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 4);
+    bar->setSpacing(6);
+    bar->addWidget(m_search, 1);
+    // One toggle per status: what an operator filters by first ("show me what is broken").
+    for (SliceStatus status : {SliceStatus::Ready, SliceStatus::Reserved, SliceStatus::Degraded, SliceStatus::Provisioning}) {
+        auto *b = new QToolButton(page);
+        b->setText(toText(status));
+        b->setCheckable(true);
+        b->setToolTip(tr("Show only %1 slices (combine several)").arg(toText(status)));
+        m_statusButtons.append({b, status});
+        connect(b, &QToolButton::toggled, this, [this] {
+            QList<SliceStatus> shown;
+            for (const auto &[button, s] : std::as_const(m_statusButtons))
+                if (button->isChecked())
+                    shown << s;
+            m_overview->setStatusFilter(shown);
+        });
+        bar->addWidget(b);
+    }
+    auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(m_overview, 1);
+    return page;
+}
+
+QWidget *Workspace::makeSlicePage()
+{
+    auto *page = new QWidget(this);
+    m_sliceView = new SliceView(page);
+    m_sliceCombo = new QComboBox(page);
+    m_sliceCombo->setMinimumContentsLength(11);
+    m_sliceCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_colorCombo = new QComboBox(page);
+    m_colorCombo->addItem(tr("Worker id"), int(ColorMode::WorkerId));
+    m_colorCombo->addItem(tr("Bundles"), int(ColorMode::Bundle));
+    m_colorCombo->addItem(tr("State"), int(ColorMode::State));
+    m_colorCombo->setCurrentIndex(1);
+    m_explode = new QSlider(Qt::Horizontal, page);
+    m_explode->setRange(0, 20);
+    m_explode->setFixedWidth(70);
+    m_explode->setToolTip(tr("Gap between z-layers, to see inside 3D slices (E)"));
+    m_zFirst = new QSpinBox(page);
+    m_zLast = new QSpinBox(page);
+    for (QSpinBox *box : {m_zFirst, m_zLast})
+        box->setToolTip(tr("Show only these z-layers (PageUp / PageDown)"));
+    m_links = new QCheckBox(tr("Links"), page);
+    m_links->setToolTip(tr("Neighbour links; wrap-around links where the generation has them (L)"));
+
+    // Camera presets sit behind one button so the bar fits a 900 px window.
+    auto *camera = new QToolButton(page);
+    camera->setText(tr("Camera"));
+    camera->setToolTip(tr("Preset views (1, 2, 3) and reset (Home, or double-click)"));
+    camera->setPopupMode(QToolButton::InstantPopup);
+    auto *cameraMenu = new QMenu(camera);
+    cameraMenu->addAction(tr("Isometric (1)"), m_sliceView, [this] { m_sliceView->setPreset(SliceView::Preset::Isometric); });
+    cameraMenu->addAction(tr("Top (2)"), m_sliceView, [this] { m_sliceView->setPreset(SliceView::Preset::Top); });
+    cameraMenu->addAction(tr("Front (3)"), m_sliceView, [this] { m_sliceView->setPreset(SliceView::Preset::Front); });
+    cameraMenu->addSeparator();
+    cameraMenu->addAction(tr("Reset (Home)"), m_sliceView, &SliceView::resetView);
+    camera->setMenu(cameraMenu);
+
+    m_sliceCombo->setToolTip(tr("The slice shown"));
+    m_colorCombo->setToolTip(tr("What the chip colours mean"));
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 4);
+    bar->setSpacing(6);
+    bar->addWidget(m_sliceCombo);
+    bar->addWidget(m_colorCombo);
+    bar->addSpacing(6);
+    bar->addWidget(new QLabel(tr("Gap"), page));
+    bar->addWidget(m_explode);
+    bar->addWidget(new QLabel(tr("z"), page));
+    bar->addWidget(m_zFirst);
+    bar->addWidget(new QLabel(QStringLiteral("–"), page));
+    bar->addWidget(m_zLast);
+    bar->addWidget(m_links);
+    bar->addStretch(1);
+    bar->addWidget(camera);
+
+    auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(m_sliceView, 1);
+
+    connect(m_sliceCombo, &QComboBox::activated, this, [this](int index) { showSlice(m_sliceCombo->itemText(index)); });
+    connect(m_colorCombo, &QComboBox::activated, this, [this](int index) {
+        m_sliceView->setColorMode(ColorMode(m_colorCombo->itemData(index).toInt()));
+    });
+    connect(m_explode, &QSlider::valueChanged, m_sliceView, [this](int v) { m_sliceView->setExplode(v / 10.0); });
+    connect(m_zFirst, &QSpinBox::valueChanged, this, [this] {
+        m_sliceView->setLayerRange(m_zFirst->value(), std::max(m_zFirst->value(), m_zLast->value()));
+    });
+    connect(m_zLast, &QSpinBox::valueChanged, this, [this] {
+        m_sliceView->setLayerRange(std::min(m_zFirst->value(), m_zLast->value()), m_zLast->value());
+    });
+    connect(m_links, &QCheckBox::toggled, m_sliceView, &SliceView::setLinksVisible);
+    // Keyboard and mouse on the view change these too: keep the controls honest.
+    connect(m_sliceView, &SliceView::projectionChanged, this, &Workspace::syncLayerControls);
+    m_sliceView->setColorMode(ColorMode::Bundle);
+    m_links->setChecked(m_sliceView->linksVisible());
+    return page;
+}
+
+void Workspace::syncLayerControls()
+{
+    const QSignalBlocker b1(m_explode), b2(m_zFirst), b3(m_zLast), b4(m_links);
+    m_explode->setValue(int(m_sliceView->explode() * 10 + 0.5));
+    m_zFirst->setValue(m_sliceView->layerFirst());
+    m_zLast->setValue(m_sliceView->layerLast());
+    m_links->setChecked(m_sliceView->linksVisible());
+}
+
+void Workspace::setSnapshot(const SnapshotPtr &snapshot)
+{
+    m_snapshot = snapshot;
+    m_overview->setSnapshot(snapshot);
+    m_tables->setSnapshot(snapshot);
+    {
+        const QSignalBlocker blocker(m_sliceCombo);
+        m_sliceCombo->clear();
+        if (snapshot)
+            for (const Slice &s : snapshot->slices)
+                m_sliceCombo->addItem(s.name);
+    }
+    // Keep showing the same slice in the newer snapshot; else the first one.
+    QString slice = m_slice;
+    if (!snapshot || snapshot->sliceIndex(slice) < 0)
+        slice = snapshot && !snapshot->slices.isEmpty() ? snapshot->slices.first().name : QString();
+    const int selected = slice == m_slice ? m_sliceView->selectedHost() : -1;
+    m_slice.clear();
+    showSlice(slice);
+    if (selected >= 0)
+        selectHost(selected);
+}
+
+void Workspace::showPage(Page page)
+{
+    m_pages->setCurrentIndex(int(page));
+}
+
+Workspace::Page Workspace::page() const
+{
+    return Page(m_pages->currentIndex());
+}
+
+bool Workspace::showSlice(const QString &sliceName)
+{
+    if (!m_snapshot || m_snapshot->sliceIndex(sliceName) < 0) {
+        m_sliceView->setSlice(m_snapshot, QString());
+        m_details->show(m_snapshot, QString());
+        return false;
+    }
+    const bool changed = sliceName != m_slice;
+    m_slice = sliceName;
+    m_sliceView->setSlice(m_snapshot, sliceName);
+    m_overview->setCurrentSlice(sliceName);
+    {
+        const QSignalBlocker blocker(m_sliceCombo);
+        m_sliceCombo->setCurrentText(sliceName);
+    }
+    const Slice &s = m_snapshot->slices[m_snapshot->sliceIndex(sliceName)];
+    const int layers = std::max(1, s.topology.dims.z);
+    {
+        const QSignalBlocker b1(m_zFirst), b2(m_zLast);
+        m_zFirst->setRange(0, layers - 1);
+        m_zLast->setRange(0, layers - 1);
+    }
+    m_zFirst->setEnabled(layers > 1);
+    m_zLast->setEnabled(layers > 1);
+    m_explode->setEnabled(layers > 1);
+    syncLayerControls();
+    m_details->show(m_snapshot, sliceName, m_sliceView->selectedHost());
+    if (changed)
+        Q_EMIT currentSliceChanged(sliceName);
+    return true;
+}
+
+void Workspace::selectHost(int workerId)
+{
+    m_sliceView->selectHost(workerId);
+    m_details->show(m_snapshot, m_slice, workerId);
+}
+
+void Workspace::onHostSelected(const QString &sliceName, int workerId)
+{
+    m_details->show(m_snapshot, sliceName, workerId);
+}
+
+void Workspace::setColorMode(ColorMode mode)
+{
+    m_sliceView->setColorMode(mode);
+    m_colorCombo->setCurrentIndex(m_colorCombo->findData(int(mode)));
+}
+
+ColorMode Workspace::colorMode() const
+{
+    return m_sliceView->colorMode();
+}
+
+void Workspace::setTheme(const Theme &theme)
+{
+    m_theme = theme;
+    m_sliceView->setTheme(theme);
+    m_overview->setTheme(theme);
+    m_details->setTheme(theme);
+}
+
+} // namespace slicescope

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Everything the window shows below its menu: the fleet overview, the 3D slice view with its
+// controls, the tables, and the details panel. The window, `slicescope screenshot` and the
+// golden-image tests all render this same widget.
+
+#include "look.h"
+#include "snapshot.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QToolButton;
+class QSlider;
+class QSpinBox;
+class QSplitter;
+class QTabWidget;
+
+namespace slicescope {
+
+class DetailsPanel;
+class FleetOverview;
+class FleetTables;
+class SliceView;
+
+class Workspace : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class Page { Overview, Slice, Tables };
+    Q_ENUM(Page)
+
+    explicit Workspace(QWidget *parent = nullptr);
+
+    void setSnapshot(const SnapshotPtr &snapshot);
+    const SnapshotPtr &snapshot() const { return m_snapshot; }
+
+    void showPage(Page page);
+    Page page() const;
+    // Opens a slice in the slice view (and selects it everywhere). False when unknown.
+    bool showSlice(const QString &sliceName);
+    QString currentSlice() const { return m_slice; }
+    // Selects a host of the current slice in the view and shows it in the details panel.
+    void selectHost(int workerId);
+
+    void setColorMode(ColorMode mode);
+    ColorMode colorMode() const;
+    void setTheme(const Theme &theme);
+    const Theme &theme() const { return m_theme; }
+
+    SliceView *sliceView() const { return m_sliceView; }
+    FleetOverview *overview() const { return m_overview; }
+    FleetTables *tables() const { return m_tables; }
+    DetailsPanel *details() const { return m_details; }
+    QSplitter *splitter() const { return m_splitter; }
+
+Q_SIGNALS:
+    void currentSliceChanged(const QString &sliceName);
+
+private:
+    QWidget *makeOverviewPage();
+    QWidget *makeSlicePage();
+    void onHostSelected(const QString &sliceName, int workerId);
+    void syncLayerControls();
+
+    SnapshotPtr m_snapshot;
+    QString m_slice;
+    Theme m_theme = Theme::light();
+    QSplitter *m_splitter = nullptr;
+    QTabWidget *m_pages = nullptr;
+    FleetOverview *m_overview = nullptr;
+    SliceView *m_sliceView = nullptr;
+    FleetTables *m_tables = nullptr;
+    DetailsPanel *m_details = nullptr;
+    QComboBox *m_sliceCombo = nullptr;
+    QComboBox *m_colorCombo = nullptr;
+    QSlider *m_explode = nullptr;
+    QSpinBox *m_zFirst = nullptr;
+    QSpinBox *m_zLast = nullptr;
+    QCheckBox *m_links = nullptr;
+    QLineEdit *m_search = nullptr;
+    QList<std::pair<QToolButton *, SliceStatus>> m_statusButtons;
+};
+
+} // namespace slicescope
