@@ -24,16 +24,17 @@ namespace slicescope {
 namespace {
 
 // A qualitative palette of 16 well-separated hues, light enough for black outlines and dark
-// enough for white text. Workers cycle through it, so worker 0 is always the same blue.
+// enough for white text, with no pure red: red means a dead host. Workers cycle through it, so worker 0 is always the same blue.
 constexpr std::array<QRgb, 16> kWorkerPalette = {
-    0xff4e79a7, 0xfff28e2b, 0xff59a14f, 0xffe15759, 0xffb07aa1, 0xff76b7b2, 0xffedc948, 0xffff9da7,
+    0xff4e79a7, 0xfff28e2b, 0xff59a14f, 0xff6f4e7c, 0xffb07aa1, 0xff76b7b2, 0xffedc948, 0xffff9da7,
     0xff9c755f, 0xff86bcb6, 0xff8cd17d, 0xffd37295, 0xff499894, 0xfffabfd2, 0xffb6992d, 0xff79706e,
 };
 
-// Placement groups: saturated hues distinct from the free-chip neutral.
+// Placement groups: saturated hues distinct from the free-chip neutral and from the reds that
+// mean "dead" in the state colours.
 constexpr std::array<QRgb, 12> kGroupPalette = {
-    0xff1f77b4, 0xffff7f0e, 0xff2ca02c, 0xffd62728, 0xff9467bd, 0xff8c564b,
-    0xffe377c2, 0xff17becf, 0xffbcbd22, 0xff393b79, 0xffad494a, 0xff637939,
+    0xff1f77b4, 0xffff7f0e, 0xff2ca02c, 0xff9467bd, 0xff17becf, 0xffbcbd22,
+    0xffe377c2, 0xff5c6bc0, 0xff637939, 0xff8c6d31, 0xff7b4173, 0xff6baed6,
 };
 
 // FNV-1a: a stable hash (QHash's is seeded per process and would change colours run to run).
