@@ -169,7 +169,10 @@ QColor chipColor(const ClusterSnapshot &snapshot, const Host &host, int chipInde
         return workerColor(host.workerId);
     case ColorMode::Bundle: {
         const int pg = chipIndex >= 0 && chipIndex < host.chips.size() ? host.chips[chipIndex].placementGroup : -1;
-        return pg >= 0 ? placementGroupColor(snapshot.placementGroups[pg].id) : theme.freeChip;
+        if (pg >= 0)
+            return placementGroupColor(snapshot.placementGroups[pg].id);
+        // A chip of a dead or pending host is not free for anyone: don't paint it as free.
+        return host.state == HostState::Alive ? theme.freeChip : theme.absentChip;
     }
     case ColorMode::State:
         return hostStateColor(host.state, theme);
@@ -215,8 +218,14 @@ QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice
             const QString name = g.name.isEmpty() ? g.id.left(12) : g.name;
             entries.append({placementGroupColor(g.id), QStringLiteral("%1 (%2) · %3 chips").arg(name, g.state).arg(counts[i])});
         }
-        const int free = slice.chips() - slice.reservedChips;
+        int free = 0, unavailable = 0;
+        for (const Host &h : slice.hosts)
+            for (const ChipUse &c : h.chips)
+                if (c.placementGroup < 0)
+                    (h.state == HostState::Alive ? free : unavailable) += 1;
         entries.append({theme.freeChip, QStringLiteral("free · %1 chips").arg(free)});
+        if (unavailable)
+            entries.append({theme.absentChip, QStringLiteral("unusable: host not alive · %1 chips").arg(unavailable)});
         if (slice.headHeldBy >= 0) {
             const PlacementGroup &g = snapshot.placementGroups[slice.headHeldBy];
             entries.append({theme.selection, QStringLiteral("head claimed by %1").arg(g.name.isEmpty() ? g.id.left(12) : g.name), true});
