@@ -180,30 +180,41 @@ void MainWindow::saveCapture()
 
 void MainWindow::exportSliceView(bool svg)
 {
-    SliceView *view = m_workspace->sliceView();
     const QString base = (m_workspace->currentSlice().isEmpty() ? QStringLiteral("slice") : m_workspace->currentSlice());
     const QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export as SVG") : tr("Export as PNG"),
                                                       base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")),
                                                       svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
-    const QSize size = view->size().isEmpty() ? QSize(1280, 800) : view->size();
-    if (svg) {
+    if (const QString error = exportSliceViewTo(path); !error.isEmpty())
+        onSourceFailed(error);
+}
+
+QString MainWindow::exportSliceViewTo(const QString &path, QSize size)
+{
+    SliceView *view = m_workspace->sliceView();
+    if (m_workspace->currentSlice().isEmpty())
+        return tr("no slice to export: open one in the slice view first");
+    if (size.isEmpty())
+        size = view->size().isEmpty() ? QSize(1280, 800) : view->size();
+    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
         QSvgGenerator generator;
         generator.setFileName(path);
         generator.setSize(size);
         generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(tr("SliceScope: %1 (logical layout)").arg(base));
-        QPainter painter(&generator);
+        generator.setTitle(tr("SliceScope: %1 (logical layout)").arg(m_workspace->currentSlice()));
+        QPainter painter;
+        if (!painter.begin(&generator))
+            return tr("%1: could not write the SVG").arg(path);
         view->render(painter, size);
-    } else {
-        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        return {};
+    }
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    {
         QPainter painter(&image);
         view->render(painter, size);
-        painter.end();
-        if (!image.save(path))
-            onSourceFailed(tr("%1: could not write the PNG").arg(path));
     }
+    return image.save(path) ? QString() : tr("%1: could not write the PNG").arg(path);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -36,6 +36,8 @@ public:
     Workspace *workspace() const { return m_workspace; }
     const SnapshotPtr &snapshot() const { return m_snapshot; }
     QString statusText() const;
+    // Writes the slice view as PNG or SVG (by the file's suffix); returns an error or empty.
+    QString exportSliceViewTo(const QString &path, QSize size = {});
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -744,9 +744,8 @@ private:
                 hostCount = std::max(hostCount, std::min(kMaxHosts, m_s.pods[i].hostIndex + 1));
         }
         const int expectedHosts = hostCount;
+        // Callers test `id >= hostCount` first, so the message is only built for real strays.
         auto stray = [&](int id, const QString &who) {
-            if (id < hostCount)
-                return false;
             s.problems << QStringLiteral("%1 reports worker %2, but %3 has %4 hosts").arg(who).arg(id).arg(s.topology.toString()).arg(hostCount);
             m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3 outside its %4 hosts").arg(name, who).arg(id).arg(hostCount);
             return true;
@@ -760,7 +759,7 @@ private:
                 m_s.warnings << QStringLiteral("slice %1: Ray node %2 has no usable %3 label").arg(name, n.id.left(12), QLatin1String(kWorkerIdLabel.data()));
                 continue;
             }
-            if (stray(n.workerId, QStringLiteral("Ray node %1").arg(n.id.left(12))))
+            if (n.workerId >= hostCount && stray(n.workerId, QStringLiteral("Ray node %1").arg(n.id.left(12))))
                 continue;
             Host &h = s.hosts[n.workerId];
             if (h.rayNode < 0 || betterNode(n, m_s.rayNodes[h.rayNode])) {
@@ -776,7 +775,7 @@ private:
                                     .arg(name, p.qualifiedName());
                 continue;
             }
-            if (stray(p.hostIndex, QStringLiteral("pod %1").arg(p.qualifiedName())))
+            if (p.hostIndex >= hostCount && stray(p.hostIndex, QStringLiteral("pod %1").arg(p.qualifiedName())))
                 continue;
             Host &h = s.hosts[p.hostIndex];
             if (h.pod < 0 || betterPod(p, m_s.pods[h.pod]))

@@ -7,6 +7,9 @@
 #include "workspace.h"
 
 #include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace slicescope;
@@ -59,6 +62,24 @@ private Q_SLOTS:
         QVERIFY(window.snapshot() != good);
         QVERIFY(!window.statusText().contains(QLatin1String("Error")));
         QCOMPARE(window.workspace()->currentSlice(), QStringLiteral("v6e-4x4-1"));
+    }
+
+    void exportsTheSliceViewAsPngAndSvg()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        window.setSource(std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("demo")));
+        QTemporaryDir dir;
+        QVERIFY(window.workspace()->showSlice(QStringLiteral("v6e-2x4-0")));
+        const QString png = dir.filePath(QStringLiteral("s.png")), svg = dir.filePath(QStringLiteral("s.svg"));
+        QCOMPARE(window.exportSliceViewTo(png, QSize(800, 500)), QString());
+        QCOMPARE(QImage(png).size(), QSize(800, 500));
+        QCOMPARE(window.exportSliceViewTo(svg, QSize(800, 500)), QString());
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("v6e-2x4-0")); // real text, not a bitmap
+        QVERIFY2(text.count("<path") + text.count("<polygon") + text.count("<polyline") > 8, "chips are vector shapes");
     }
 };
 
