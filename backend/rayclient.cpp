@@ -113,6 +113,14 @@ RayClient::RayClient(const QUrl &baseUrl, QObject *parent)
 RayClient::~RayClient()
 {
     cancel();
+    // Their handlers may point at objects that are going away too: end them without a call.
+    for (const QPointer<QNetworkReply> &reply : std::as_const(m_single)) {
+        if (reply) {
+            reply->disconnect(this);
+            reply->abort();
+            reply->deleteLater();
+        }
+    }
 }
 
 void RayClient::setToken(RayToken token)
@@ -199,11 +207,9 @@ QUrl RayClient::urlFor(const QString &pathAndQuery) const
     return url;
 }
 
-void RayClient::send(int fetchIndex)
+QNetworkRequest RayClient::makeRequest(const QString &pathAndQuery) const
 {
-    Fetch &f = m_poll->fetches[size_t(fetchIndex)];
-    ++f.attempts;
-    QNetworkRequest request(urlFor(f.path));
+    QNetworkRequest request(urlFor(pathAndQuery));
     // Qt would say "Mozilla/5.0", which the dashboard treats as a browser (405 on POST).
     request.setHeader(QNetworkRequest::UserAgentHeader, slicescopeUserAgent());
     request.setRawHeader("Accept", "application/json");
@@ -213,7 +219,14 @@ void RayClient::send(int fetchIndex)
     // A redirect to another server would carry the token there: follow same-origin ones only.
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);
     request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+    return request;
+}
 
+void RayClient::send(int fetchIndex)
+{
+    Fetch &f = m_poll->fetches[size_t(fetchIndex)];
+    ++f.attempts;
+    const QNetworkRequest request = makeRequest(f.path);
     QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
     QNetworkReply *reply = manager->get(request);
     f.reply = reply;
@@ -263,7 +276,7 @@ void RayClient::onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex)
         } else {
             if (status == 401 || status == 403)
                 m_authMode.clear(); // read it again next time: the cluster may have changed
-            fail(describeFailure(reply, f, status));
+            fail(describeFailure(reply, QByteArrayLiteral("GET"), f.path, status, f.attempts, f.target == &Capture::rayVersion));
             return;
         }
     } else {
@@ -273,9 +286,10 @@ void RayClient::onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex)
         finishStep();
 }
 
-QString RayClient::describeFailure(QNetworkReply *reply, const Fetch &fetch, int status) const
+QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &method, const QString &path, int status, int attempts,
+                                   bool versionRoute) const
 {
-    const QString where = QStringLiteral("GET %1").arg(urlFor(fetch.path).toDisplayString(QUrl::RemoveUserInfo));
+    const QString where = QStringLiteral("%1 %2").arg(QString::fromLatin1(method), urlFor(path).toDisplayString(QUrl::RemoveUserInfo));
     const QString ourReason = reply->property(kAbortReason).toString();
     if (!ourReason.isEmpty())
         return QStringLiteral("%1: %2").arg(where, ourReason);
@@ -290,8 +304,11 @@ QString RayClient::describeFailure(QNetworkReply *reply, const Fetch &fetch, int
                                   "token (`ray get-auth-token` on the head prints it)").arg(where).arg(status).arg(m_token.origin, said);
         if (status == 429)
             return QStringLiteral("%1: HTTP 429: the Ray dashboard is overloaded (too many state requests); gave up after %2 tries")
-                .arg(where).arg(fetch.attempts);
-        if (status == 404 && fetch.target == &Capture::rayVersion)
+                .arg(where).arg(attempts);
+        if (status == 405 && method != "GET")
+            return QStringLiteral("%1: HTTP 405: the Ray dashboard refused a %2 that looks like it came from a browser%3")
+                .arg(where, QString::fromLatin1(method), said);
+        if (status == 404 && versionRoute)
             return QStringLiteral("%1: HTTP 404: this is not a Ray dashboard (is the URL its address, usually port 8265?)").arg(where);
         const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
         return QStringLiteral("%1: HTTP %2%3%4").arg(where).arg(status).arg(reason.isEmpty() ? QString() : u' ' + reason, said);
@@ -312,6 +329,62 @@ QString RayClient::describeFailure(QNetworkReply *reply, const Fetch &fetch, int
     default:
         return QStringLiteral("%1: %2").arg(where, reply->errorString());
     }
+}
+
+void RayClient::request(const QByteArray &method, const QString &pathAndQuery, const QByteArray &jsonBody, ReplyHandler handler)
+{
+    QNetworkRequest request = makeRequest(pathAndQuery);
+    if (!jsonBody.isNull())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
+    QNetworkReply *reply = manager->sendCustomRequest(request, method, jsonBody);
+    m_single.removeAll(nullptr);
+    m_single.append(reply);
+    const qint64 limit = m_maxBodyBytes;
+    connect(reply, &QNetworkReply::downloadProgress, this, [reply, limit](qint64 received, qint64 total) {
+        if (received > limit || total > limit) {
+            reply->setProperty(kAbortReason, QStringLiteral("the answer is larger than %1 bytes; not read").arg(limit));
+            reply->abort();
+        }
+    });
+    connect(reply, &QNetworkReply::finished, this, [this, reply, method, pathAndQuery, handler = std::move(handler)] {
+        reply->deleteLater();
+        m_single.removeAll(reply);
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (reply->error() != QNetworkReply::NoError || status < 200 || status > 299) {
+            handler(redact(describeFailure(reply, method, pathAndQuery, status, 1, false)), status, QByteArray());
+            return;
+        }
+        handler(QString(), status, reply->readAll());
+    });
+}
+
+namespace {
+QString jobPath(const QString &submissionId, const char *suffix = "")
+{
+    return QStringLiteral("api/jobs/") + QString::fromLatin1(QUrl::toPercentEncoding(submissionId)) + QLatin1String(suffix);
+}
+} // namespace
+
+void RayClient::submitJob(const QJsonObject &body, ReplyHandler handler)
+{
+    request(QByteArrayLiteral("POST"), QStringLiteral("api/jobs/"), QJsonDocument(body).toJson(QJsonDocument::Compact), std::move(handler));
+}
+
+void RayClient::getJob(const QString &submissionId, ReplyHandler handler)
+{
+    request(QByteArrayLiteral("GET"), jobPath(submissionId), QByteArray(), std::move(handler));
+}
+
+void RayClient::stopJob(const QString &submissionId, ReplyHandler handler)
+{
+    // An empty body, not a null one: a POST without Content-Length is refused by some proxies.
+    request(QByteArrayLiteral("POST"), jobPath(submissionId, "/stop"), QByteArray(""), std::move(handler));
+}
+
+void RayClient::getJobLogs(const QString &submissionId, ReplyHandler handler)
+{
+    request(QByteArrayLiteral("GET"), jobPath(submissionId, "/logs"), QByteArray(), std::move(handler));
 }
 
 void RayClient::fail(const QString &message)

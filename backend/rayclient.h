@@ -14,14 +14,18 @@
 #include "capture.h"
 
 #include <QByteArray>
+#include <QList>
+#include <QNetworkRequest>
 #include <QObject>
 #include <QPointer>
 #include <QString>
 #include <QUrl>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 
+class QJsonObject;
 class QNetworkAccessManager;
 class QNetworkReply;
 
@@ -80,6 +84,22 @@ public:
     // Abandons the poll in flight without a signal.
     void cancel();
 
+    // Single requests outside a poll: the Job Submission API (FACTS.md 1.3) and one-off state
+    // reads. The handler runs once, later, on the event loop: with an empty `error` and the body
+    // of a 2xx answer, or with a one-line `error` that names the method and URL (never the
+    // token) and what to do. `status` is the HTTP status, 0 when there was no answer. Requests
+    // still in flight when the client goes away end without calling their handler.
+    using ReplyHandler = std::function<void(const QString &error, int status, const QByteArray &body)>;
+    void request(const QByteArray &method, const QString &pathAndQuery, const QByteArray &jsonBody, ReplyHandler handler);
+    // POST /api/jobs/ with `body` ({"entrypoint", "submission_id", "runtime_env", "metadata"...}).
+    void submitJob(const QJsonObject &body, ReplyHandler handler);
+    // GET /api/jobs/{id}: status, message, metadata...
+    void getJob(const QString &submissionId, ReplyHandler handler);
+    // POST /api/jobs/{id}/stop: asks Ray to stop the job; it ends a moment later.
+    void stopJob(const QString &submissionId, ReplyHandler handler);
+    // GET /api/jobs/{id}/logs: {"logs": "..."}, the whole driver log so far.
+    void getJobLogs(const QString &submissionId, ReplyHandler handler);
+
 Q_SIGNALS:
     // Every body of one poll, each with parse padding reserved.
     void captureReceived(const slicescope::Capture &capture);
@@ -93,7 +113,9 @@ private:
     void startStep();
     void send(int fetchIndex);
     void onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex);
-    QString describeFailure(QNetworkReply *reply, const Fetch &fetch, int status) const;
+    QNetworkRequest makeRequest(const QString &pathAndQuery) const;
+    QString describeFailure(QNetworkReply *reply, const QByteArray &method, const QString &path, int status, int attempts,
+                            bool versionRoute) const;
     void fail(const QString &message);
     void finishStep();
     QUrl urlFor(const QString &pathAndQuery) const;
@@ -112,6 +134,7 @@ private:
     QString m_rayVersion;
     quint64 m_nextPollId = 1;
     std::unique_ptr<Poll> m_poll;
+    QList<QPointer<QNetworkReply>> m_single; // single requests in flight, aborted with the client
 };
 
 } // namespace slicescope

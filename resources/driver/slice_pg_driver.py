@@ -96,7 +96,9 @@ def create(req):
         fail("invalid", f"Ray refused the request: {e}")
     except TimeoutError as e:
         # Ray removes what it had reserved for the earlier slices (SlicePlacementGroup.shutdown).
-        fail("timeout", f"no free slice head within {timeout:g} s (Ray: {e})")
+        # Its message ends with a dump of every internal resource of the cluster: cut it there.
+        text = str(e).split(" Current resources:")[0]
+        fail("timeout", f"no free slice head within {timeout:g} s; Ray said: {text}")
     except Exception as e:  # RuntimeError and whatever a newer Ray raises
         fail("failed", f"{type(e).__name__}: {e}")
 

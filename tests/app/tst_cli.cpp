@@ -198,6 +198,18 @@ private Q_SLOTS:
         QTest::newRow("kubeconfig not yet") << QStringList{QStringLiteral("inspect"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/kubeconfig")} << 1 << QStringLiteral("not available in this build yet");
         QTest::newRow("missing token file") << QStringList{QStringLiteral("plan"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--ray-token-file"), QStringLiteral("/nonexistent/token"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e")} << 1 << QStringLiteral("/nonexistent/token: cannot read");
         QTest::newRow("missing file") << QStringList{QStringLiteral("inspect"), QStringLiteral("--capture"), QStringLiteral("/nonexistent/x.slicescope.json")} << 1 << QStringLiteral("/nonexistent/x.slicescope.json: cannot open");
+        // The changing verbs check the request before touching any cluster: port 1 has no dashboard,
+        // so reaching it would fail with "connection refused", not with the usage line.
+        const QStringList submit{QStringLiteral("submit-slice-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--name"), QStringLiteral("n")};
+        QTest::newRow("submit invalid topology") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("2x8")} << 2 << QStringLiteral("2x8 is not a v6e topology");
+        QTest::newRow("submit without name") << QStringList{QStringLiteral("submit-slice-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4")} << 2 << QStringLiteral("--name NAME");
+        QTest::newRow("submit bad wait") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--wait"), QStringLiteral("soon")} << 2 << QStringLiteral("--wait");
+        QTest::newRow("submit bad strategy") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--strategy"), QStringLiteral("RANDOM")} << 2 << QStringLiteral("--strategy");
+        QTest::newRow("submit to a demo") << QStringList{QStringLiteral("submit-slice-pg"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--name"), QStringLiteral("n")} << 2 << QStringLiteral("needs --ray URL");
+        QTest::newRow("submit, no dashboard") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4")} << 1 << QStringLiteral("connection refused");
+        QTest::newRow("release without a name") << QStringList{QStringLiteral("release-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1")} << 2 << QStringLiteral("NAME");
+        QTest::newRow("release two names") << QStringList{QStringLiteral("release-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("a"), QStringLiteral("b")} << 2 << QStringLiteral("\"b\"");
+        QTest::newRow("release from a capture") << QStringList{QStringLiteral("release-pg"), QStringLiteral("--demo"), QStringLiteral("a")} << 2 << QStringLiteral("needs --ray URL");
     }
 
     void exitCodes()

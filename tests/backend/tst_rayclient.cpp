@@ -7,6 +7,12 @@
 
 #include "livesource.h"
 #include "rayclient.h"
+#include "slicepgjob.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -22,6 +28,7 @@ namespace {
 struct Request {
     QByteArray method, path;
     QMap<QByteArray, QByteArray> headers; // names lower-cased
+    QByteArray body;
 };
 
 struct Response {
@@ -89,6 +96,11 @@ private:
             if (colon > 0)
                 r.headers.insert(lines[i].left(colon).trimmed().toLower(), lines[i].mid(colon + 1).trimmed());
         }
+        // A POST's body may arrive after its headers: answer once all of it is here.
+        const qsizetype length = r.headers.value("content-length").toLongLong();
+        if (buffer.size() < end + 4 + length)
+            return;
+        r.body = buffer.mid(end + 4, length);
         buffer.clear();
         requests.append(r);
         const Response answer = script(r);
@@ -341,6 +353,212 @@ private Q_SLOTS:
         const QString twoWords = resolveRayToken(dir.filePath(QStringLiteral("two words")), t);
         QVERIFY2(twoWords.contains(QLatin1String("one word")) && !twoWords.contains(QLatin1String("two words\"")), qPrintable(twoWords));
         qputenv("HOME", oldHome);
+    }
+
+    // The Job Submission API (FACTS.md 1.3): a POST that does not look like a browser's (the
+    // dashboard answers 405 to those), with the token, a JSON body, and one-line failures.
+    void jobRequestsLookLikeNoBrowser()
+    {
+        FakeDashboard server;
+        server.script = [](const Request &r) {
+            if (r.method == "POST" && r.path == "/api/jobs/")
+                return Response{200, R"({"submission_id": "slicescope-1"})"};
+            if (r.method == "GET" && r.path == "/api/jobs/slicescope-1")
+                return Response{200, R"({"status": "RUNNING"})"};
+            if (r.method == "POST" && r.path == "/api/jobs/slicescope-1/stop")
+                return Response{200, R"({"stopped": true})"};
+            if (r.method == "GET" && r.path == "/api/jobs/slicescope-1/logs")
+                return Response{200, R"({"logs": "hello\n"})"};
+            return Response{404, "Not Found"};
+        };
+        RayClient client(server.url());
+        client.setToken(testToken());
+        QStringList answers;
+        auto collect = [&](const QString &error, int status, const QByteArray &body) {
+            answers << (error.isEmpty() ? QStringLiteral("%1 %2").arg(status).arg(QString::fromUtf8(body)) : error);
+        };
+        client.submitJob(QJsonObject{{QStringLiteral("entrypoint"), QStringLiteral("echo hi")}}, collect);
+        client.getJob(QStringLiteral("slicescope-1"), collect);
+        client.stopJob(QStringLiteral("slicescope-1"), collect);
+        client.getJobLogs(QStringLiteral("slicescope-1"), collect);
+        QVERIFY(answers.isEmpty()); // never synchronous
+        QTRY_COMPARE(answers.size(), 4);
+        QVERIFY2(answers.contains(QStringLiteral("200 {\"submission_id\": \"slicescope-1\"}")), qPrintable(answers.join(u'|')));
+        QVERIFY(answers.contains(QStringLiteral("200 {\"stopped\": true}")));
+        QVERIFY(answers.contains(QStringLiteral("200 {\"logs\": \"hello\\n\"}")));
+        QCOMPARE(server.requests.size(), 4);
+        for (const Request &r : server.requests) {
+            QCOMPARE(r.headers.value("user-agent"), slicescopeUserAgent());
+            QCOMPARE(r.headers.value("authorization"), QByteArray("Bearer s3cr3t-t0ken"));
+            QVERIFY(!r.headers.contains("origin") && !r.headers.contains("referer"));
+            for (auto it = r.headers.begin(); it != r.headers.end(); ++it)
+                QVERIFY2(!it.key().startsWith("sec-fetch-"), it.key().constData());
+        }
+        const Request &post = *std::find_if(server.requests.begin(), server.requests.end(), [](const Request &r) { return r.path == "/api/jobs/"; });
+        QCOMPARE(post.method, QByteArray("POST"));
+        QCOMPARE(post.headers.value("content-type"), QByteArray("application/json"));
+        QCOMPARE(QJsonDocument::fromJson(post.body).object().value(QLatin1String("entrypoint")).toString(), QStringLiteral("echo hi"));
+    }
+
+    void jobFailuresAreOneLineWithoutTheToken()
+    {
+        FakeDashboard server;
+        // Ray answers a bad submission with a plain-text traceback; this one echoes the token.
+        server.script = [](const Request &) { return Response{400, "Traceback (most recent call last):\n  s3cr3t-t0ken\nValueError: bad"}; };
+        RayClient client(server.url());
+        client.setToken(testToken());
+        QString error;
+        int status = 0;
+        client.submitJob(QJsonObject{}, [&](const QString &e, int s, const QByteArray &) { error = e; status = s; });
+        QTRY_VERIFY(!error.isEmpty());
+        QCOMPARE(status, 400);
+        QVERIFY2(error.startsWith(QStringLiteral("POST %1/api/jobs/: HTTP 400").arg(server.url().toString())), qPrintable(error));
+        QVERIFY2(!error.contains(u'\n') && !error.contains(QLatin1String("s3cr3t")), qPrintable(error));
+
+        server.script = [](const Request &) { return Response{405, "Method Not Allowed"}; };
+        error.clear();
+        client.stopJob(QStringLiteral("x"), [&](const QString &e, int, const QByteArray &) { error = e; });
+        QTRY_VERIFY(!error.isEmpty());
+        QVERIFY2(error.contains(QLatin1String("looks like it came from a browser")), qPrintable(error));
+    }
+
+    void theJobCarriesTheRequestOnlyAsData()
+    {
+        // Quotes, a newline and Python in a name must reach the driver as a string, not as code.
+        SlicePgRequest request;
+        request.topology = QStringLiteral("4x4");
+        request.acceleratorVersion = QStringLiteral("v6e");
+        request.name = QStringLiteral("x'\"); import os; os.system('rm -rf /') #\n$(reboot)");
+        const QJsonObject driverRequest = createRequestJson(request);
+        const QJsonObject body = sliceJobBody(driverRequest, QStringLiteral("slicescope-0123"), request.name);
+        QCOMPARE(body.value(QLatin1String("entrypoint")).toString(), QStringLiteral("python -c \"import os;exec(os.environ['SLICESCOPE_DRIVER'])\""));
+        QCOMPARE(body.value(QLatin1String("submission_id")).toString(), QStringLiteral("slicescope-0123"));
+        const QJsonObject env = body.value(QLatin1String("runtime_env")).toObject().value(QLatin1String("env_vars")).toObject();
+        QCOMPARE(env.keys(), (QStringList{QStringLiteral("SLICESCOPE_DRIVER"), QStringLiteral("SLICESCOPE_REQUEST")}));
+        QCOMPARE(QJsonDocument::fromJson(env.value(QLatin1String("SLICESCOPE_REQUEST")).toString().toUtf8()).object(), driverRequest);
+        // The driver is the repository's file, byte for byte, whatever the request says.
+        QFile repoDriver(QStringLiteral(SLICESCOPE_TEST_DATA "/../../resources/driver/slice_pg_driver.py"));
+        QVERIFY(repoDriver.open(QIODevice::ReadOnly));
+        QCOMPARE(env.value(QLatin1String("SLICESCOPE_DRIVER")).toString().toUtf8(), repoDriver.readAll());
+        QVERIFY(!env.value(QLatin1String("SLICESCOPE_DRIVER")).toString().contains(QLatin1String("rm -rf")));
+        const QJsonObject metadata = body.value(QLatin1String("metadata")).toObject();
+        QCOMPARE(metadata.value(QLatin1String("slicescope")).toString(), QStringLiteral("slice-pg"));
+        QCOMPARE(metadata.value(QLatin1String("name")).toString(), request.name);
+        // Shown to people: the driver by size and hash, the request as an object.
+        const QJsonObject shown = sliceJobForDisplay(body);
+        QVERIFY(shown.value(QLatin1String("runtime_env")).toObject().value(QLatin1String("env_vars")).toObject()
+                    .value(QLatin1String("SLICESCOPE_DRIVER")).toString().contains(QLatin1String("sha256 ")));
+        QCOMPARE(shown.value(QLatin1String("request")).toObject(), driverRequest);
+        QVERIFY(newSliceJobSubmissionId().startsWith(QLatin1String("slicescope-")));
+        QVERIFY(newSliceJobSubmissionId() != newSliceJobSubmissionId());
+    }
+
+    void theDriverResultLine_data()
+    {
+        QTest::addColumn<QString>("logs");
+        QTest::addColumn<bool>("found");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("none yet") << QStringLiteral("connecting...\n") << false << QString();
+        QTest::newRow("ok") << QStringLiteral("a\nSLICESCOPE_RESULT {\"ok\": true, \"message\": \"m\"}\n") << true << QStringLiteral("m");
+        QTest::newRow("the last one wins") << QStringLiteral("SLICESCOPE_RESULT {\"message\": \"1\"}\nSLICESCOPE_RESULT {\"message\": \"2\"}\n") << true << QStringLiteral("2");
+        QTest::newRow("not at a line start") << QStringLiteral("print('SLICESCOPE_RESULT {\"message\": \"x\"}')\n") << false << QString();
+        QTest::newRow("half a line") << QStringLiteral("SLICESCOPE_RESULT {\"message\": \"x") << false << QString();
+    }
+
+    void theDriverResultLine()
+    {
+        QFETCH(QString, logs);
+        QFETCH(bool, found);
+        QFETCH(QString, message);
+        QJsonObject result;
+        QCOMPARE(parseDriverResult(logs, result), found);
+        QCOMPARE(result.value(QLatin1String("message")).toString(), message);
+    }
+
+    // (Plain string literals below: moc 6.4 misreads \" inside raw strings and drops the class.)
+    void theFollowerWaitsForTheResultLine()
+    {
+        FakeDashboard server;
+        int jobReads = 0;
+        server.script = [&](const Request &r) {
+            if (r.path == "/api/jobs/")
+                return Response{200, R"({"submission_id": "slicescope-1"})"};
+            if (r.path == "/api/jobs/slicescope-1")
+                return Response{200, ++jobReads < 2 ? R"({"status": "PENDING"})" : R"({"status": "RUNNING"})"};
+            if (r.path == "/api/jobs/slicescope-1/logs")
+                return Response{200, jobReads < 4 ? R"({"logs": "starting\n"})"
+                                                  : "{\"logs\": \"starting\\nSLICESCOPE_RESULT {\\\"ok\\\": true, \\\"state\\\": \\\"CREATED\\\"}\\n\"}"};
+            return Response{404, "Not Found"};
+        };
+        RayClient client(server.url());
+        SliceJobFollower follower(&client);
+        follower.setPollInterval(std::chrono::milliseconds(10));
+        QSignalSpy results(&follower, &SliceJobFollower::resultReceived);
+        QSignalSpy failures(&follower, &SliceJobFollower::failed);
+        QSignalSpy statuses(&follower, &SliceJobFollower::statusChanged);
+        follower.start(QJsonObject{}, std::chrono::seconds(10));
+        QTRY_COMPARE(results.size() + failures.size(), 1);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.value(0).value(0).toString()));
+        const QJsonObject result = results.first().value(0).toJsonObject();
+        QCOMPARE(result.value(QLatin1String("state")).toString(), QStringLiteral("CREATED"));
+        QCOMPARE(result.value(QLatin1String("jobId")).toString(), QStringLiteral("slicescope-1"));
+        QCOMPARE(statuses.size(), 2); // PENDING, RUNNING
+        QCOMPARE(server.count("/api/jobs/slicescope-1/stop"), 0); // a held group's job keeps running
+    }
+
+    void theFollowerReportsTheDriversOwnMessage()
+    {
+        FakeDashboard server;
+        server.script = [&](const Request &r) {
+            if (r.path == "/api/jobs/")
+                return Response{200, R"({"submission_id": "slicescope-2"})"};
+            if (r.path == "/api/jobs/slicescope-2")
+                return Response{200, R"({"status": "FAILED", "message": "Job entrypoint command failed with exit code 1"})"};
+            if (r.path == "/api/jobs/slicescope-2/logs")
+                return Response{200, "{\"logs\": \"SLICESCOPE_RESULT {\\\"ok\\\": false, \\\"message\\\": \\\"no free slice head within 6 s\\\"}\\n\"}"};
+            return Response{404, "Not Found"};
+        };
+        RayClient client(server.url());
+        SliceJobFollower follower(&client);
+        QSignalSpy failures(&follower, &SliceJobFollower::failed);
+        follower.start(QJsonObject{}, std::chrono::seconds(10));
+        QTRY_COMPARE(failures.size(), 1);
+        QCOMPARE(failures.first().value(0).toString(), QStringLiteral("job slicescope-2: no free slice head within 6 s"));
+
+        // A driver that died without a word: the job's own message.
+        server.script = [&](const Request &r) {
+            if (r.path == "/api/jobs/")
+                return Response{200, R"({"submission_id": "slicescope-3"})"};
+            if (r.path == "/api/jobs/slicescope-3")
+                return Response{200, R"({"status": "FAILED", "message": "python: not found"})"};
+            return Response{200, R"({"logs": ""})"};
+        };
+        follower.start(QJsonObject{}, std::chrono::seconds(10));
+        QTRY_COMPARE(failures.size(), 2);
+        QCOMPARE(failures.last().value(0).toString(), QStringLiteral("job slicescope-3 ended FAILED without a result: python: not found"));
+    }
+
+    void theFollowerStopsTheJobAtItsDeadline()
+    {
+        FakeDashboard server;
+        server.script = [&](const Request &r) {
+            if (r.path == "/api/jobs/")
+                return Response{200, R"({"submission_id": "slicescope-4"})"};
+            if (r.path == "/api/jobs/slicescope-4")
+                return Response{200, R"({"status": "RUNNING"})"};
+            if (r.path == "/api/jobs/slicescope-4/stop")
+                return Response{200, R"({"stopped": true})"};
+            return Response{200, R"({"logs": "waiting for the head...\n"})"};
+        };
+        RayClient client(server.url());
+        SliceJobFollower follower(&client);
+        follower.setPollInterval(std::chrono::milliseconds(20));
+        QSignalSpy failures(&follower, &SliceJobFollower::failed);
+        follower.start(QJsonObject{}, std::chrono::milliseconds(300));
+        QTRY_COMPARE(failures.size(), 1);
+        QVERIFY2(failures.first().value(0).toString().contains(QLatin1String("gave no result within 0.3 s (last status RUNNING); stopped it")),
+                 qPrintable(failures.first().value(0).toString()));
+        QCOMPARE(server.count("/api/jobs/slicescope-4/stop"), 1); // asked before it said so
     }
 
     void liveSourceKeepsPollingAndBacksOff()

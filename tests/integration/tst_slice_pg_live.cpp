@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Creating and releasing TPU slice placement groups through Ray jobs, end to end against the real
+// Ray that tests/integration/ray-harness.sh starts (two v6e 4x4 slices, a v4 2x2x2, a v6e 2x4
+// single host; token auth on). Everything goes through the real binary's verbs
+// (`submit-slice-pg`, `release-pg`, `inspect --ray`); the state of Ray is read back through the
+// dashboard, never assumed. Every group a test creates is released in cleanup(), even when the
+// test failed half way, so one failure does not cascade into the next test.
+//
+// The test finds the cluster through SLICESCOPE_RAY_DIR (the harness's DIR: dashboard-url, token).
+// Without it the test fails in CI (CI=true) and skips, loudly, elsewhere.
+
+#include "rayclient.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace slicescope;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+    QString lastErrLine() const { return QString::fromUtf8(err).trimmed().section(u'\n', -1); }
+};
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
+}
+
+QStringList strings(const QJsonValue &array)
+{
+    QStringList out;
+    for (const QJsonValue &v : array.toArray())
+        out << v.toString();
+    return out;
+}
+
+} // namespace
+
+class TestSlicePgLive : public QObject
+{
+    Q_OBJECT
+
+    QString m_url;
+    QByteArray m_token;
+    QString m_tokenFile;
+    QTemporaryDir m_home;
+    QStringList m_toRelease; // names of groups a test created, released in cleanup()
+
+    Run runSlicescope(const QStringList &args) const
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QLatin1String(name));
+        env.insert(QStringLiteral("HOME"), m_home.path());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SLICESCOPE_BINARY), args);
+        Run r;
+        if (!p.waitForFinished(180000))
+            return r;
+        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    QStringList ray() const { return {QStringLiteral("--ray"), m_url, QStringLiteral("--ray-token-file"), m_tokenFile}; }
+
+    Run submit(const QString &name, const QString &topology, const QStringList &extra = {})
+    {
+        m_toRelease << name;
+        return runSlicescope(QStringList{QStringLiteral("submit-slice-pg")} + ray() +
+                             QStringList{QStringLiteral("--topology"), topology, QStringLiteral("--accelerator"), QStringLiteral("v6e"),
+                                         QStringLiteral("--name"), name, QStringLiteral("--json")} + extra);
+    }
+
+    Run release(const QString &nameOrId, const QStringList &extra = {}) const
+    {
+        return runSlicescope(QStringList{QStringLiteral("release-pg")} + ray() + QStringList{nameOrId, QStringLiteral("--json")} + extra);
+    }
+
+    QJsonObject inspect() const
+    {
+        const Run r = runSlicescope(QStringList{QStringLiteral("inspect")} + ray() + QStringList{QStringLiteral("--json")});
+        if (r.exitCode != 0)
+            qWarning("inspect failed: %s", r.err.constData());
+        return r.json();
+    }
+
+    static QJsonObject sliceNamed(const QJsonObject &inspected, const QString &name)
+    {
+        for (const QJsonValue &v : inspected.value(QLatin1String("slices")).toArray())
+            if (v.toObject().value(QLatin1String("name")).toString() == name)
+                return v.toObject();
+        return {};
+    }
+
+    // One GET through the product's own client (the test runs the event loop with QTRY).
+    QByteArray rayGet(const QString &path)
+    {
+        RayClient client{QUrl(m_url)};
+        client.setToken({m_token, QStringLiteral("test")});
+        bool done = false;
+        QString error;
+        QByteArray body;
+        client.request(QByteArrayLiteral("GET"), path, QByteArray(), [&](const QString &e, int, const QByteArray &b) {
+            error = e;
+            body = b;
+            done = true;
+        });
+        if (!QTest::qWaitFor([&] { return done; }, 30000))
+            qWarning("GET %s: no answer", qPrintable(path));
+        if (!error.isEmpty())
+            qWarning("%s", qPrintable(error));
+        return body;
+    }
+
+    // The state of the live (not REMOVED) group of that name in the state API, or "".
+    QString groupState(const QString &name)
+    {
+        const QJsonArray items = QJsonDocument::fromJson(rayGet(QStringLiteral("api/v0/placement_groups?detail=true&limit=10000")))
+                                     .object().value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject()
+                                     .value(QLatin1String("result")).toArray();
+        for (const QJsonValue &v : items) {
+            const QJsonObject g = v.toObject();
+            if (g.value(QLatin1String("name")).toString() == name && g.value(QLatin1String("state")).toString() != QLatin1String("REMOVED"))
+                return g.value(QLatin1String("state")).toString();
+        }
+        return {};
+    }
+
+    static void checkAllReady(const QJsonObject &inspected)
+    {
+        for (const QJsonValue &v : inspected.value(QLatin1String("slices")).toArray()) {
+            const QJsonObject s = v.toObject();
+            QVERIFY2(s.value(QLatin1String("reservedChips")).toInt() == 0, qPrintable(s.value(QLatin1String("name")).toString()));
+            QVERIFY2(s.value(QLatin1String("headReservedBy")).isNull(), qPrintable(s.value(QLatin1String("name")).toString()));
+        }
+        QCOMPARE(inspected.value(QLatin1String("placementGroups")).toArray().size(), 0);
+    }
+
+    // A created group as the verb reported it: CREATED, on whole slices of 4 (or 1) hosts.
+    void checkCreated(const Run &r, const QString &name, int hosts)
+    {
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(!r.out.contains(m_token) && !r.err.contains(m_token));
+        const QJsonObject j = r.json();
+        QCOMPARE(j.value(QLatin1String("name")).toString(), name);
+        QCOMPARE(j.value(QLatin1String("state")).toString(), QStringLiteral("CREATED"));
+        QCOMPARE(j.value(QLatin1String("placementGroupId")).toString().size(), 36);
+        QVERIFY(j.value(QLatin1String("jobId")).toString().startsWith(QLatin1String("slicescope-")));
+        const QStringList slices = strings(j.value(QLatin1String("slices")));
+        QCOMPARE(slices.size(), 1);
+        const QJsonArray bundles = j.value(QLatin1String("bundles")).toArray();
+        QCOMPARE(bundles.size(), hosts);
+        QSet<int> workers;
+        for (const QJsonValue &b : bundles) {
+            QCOMPARE(b.toObject().value(QLatin1String("slice")).toString(), slices.first());
+            workers.insert(b.toObject().value(QLatin1String("workerId")).toInt());
+        }
+        QCOMPARE(workers.size(), hosts); // one bundle on each host of the slice
+        // The exact job it submitted: the fixed entrypoint, the request as data.
+        const QJsonObject job = j.value(QLatin1String("job")).toObject();
+        QCOMPARE(job.value(QLatin1String("entrypoint")).toString(), QStringLiteral("python -c \"import os;exec(os.environ['SLICESCOPE_DRIVER'])\""));
+        QCOMPARE(job.value(QLatin1String("submission_id")).toString(), j.value(QLatin1String("jobId")).toString());
+        QCOMPARE(job.value(QLatin1String("metadata")).toObject().value(QLatin1String("slicescope")).toString(), QStringLiteral("slice-pg"));
+        QCOMPARE(job.value(QLatin1String("request")).toObject().value(QLatin1String("name")).toString(), name);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString dir = qEnvironmentVariable("SLICESCOPE_RAY_DIR");
+        if (dir.isEmpty()) {
+            const char *why = "SLICESCOPE_RAY_DIR is not set: the integration tier needs the real Ray that "
+                              "tests/integration/ray-harness.sh starts (tests/run-all.sh starts and stops it)";
+            if (qEnvironmentVariable("CI") == QLatin1String("true"))
+                QFAIL(why);
+            qWarning("\n*** INTEGRATION TIER SKIPPED *** %s\n", why);
+            QSKIP("no Ray: SLICESCOPE_RAY_DIR is not set (see the warning above)");
+        }
+        m_url = QString::fromUtf8(readFile(dir + QStringLiteral("/dashboard-url")));
+        m_tokenFile = dir + QStringLiteral("/token");
+        m_token = readFile(m_tokenFile);
+        QVERIFY2(!m_url.isEmpty(), qPrintable(dir + QStringLiteral("/dashboard-url is missing: is the harness up?")));
+        QVERIFY2(!m_token.isEmpty(), qPrintable(m_tokenFile + QStringLiteral(" is missing: is the harness up?")));
+        QVERIFY(m_home.isValid());
+        // Start from a fleet nobody holds, or every count below is off. An earlier run that was
+        // killed half way may have left its groups (all named sst-...): release those first.
+        const QJsonArray items = QJsonDocument::fromJson(rayGet(QStringLiteral("api/v0/placement_groups?detail=true&limit=10000")))
+                                     .object().value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject()
+                                     .value(QLatin1String("result")).toArray();
+        for (const QJsonValue &v : items) {
+            const QJsonObject g = v.toObject();
+            if (g.value(QLatin1String("name")).toString().startsWith(QLatin1String("sst-")) && g.value(QLatin1String("state")).toString() != QLatin1String("REMOVED")) {
+                qWarning("releasing %s, left by an earlier run", qPrintable(g.value(QLatin1String("name")).toString()));
+                release(g.value(QLatin1String("placement_group_id")).toString(), {QStringLiteral("--force")});
+            }
+        }
+        checkAllReady(inspect());
+    }
+
+    void cleanup()
+    {
+        // Whatever a test left behind (a failure half way) goes, so the next test starts clean.
+        for (const QString &name : std::as_const(m_toRelease)) {
+            const Run r = release(name, {QStringLiteral("--force")});
+            if (r.exitCode == 0)
+                qWarning("cleanup released %s", qPrintable(name));
+        }
+        m_toRelease.clear();
+    }
+
+    void badTopologyIsRefusedBeforeAnythingIsSubmitted()
+    {
+        const int jobsBefore = int(QJsonDocument::fromJson(rayGet(QStringLiteral("api/jobs/"))).array().size());
+        const Run r = submit(QStringLiteral("sst-2x8"), QStringLiteral("2x8"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(!err.contains(u'\n') && err.contains(QLatin1String("2x8 is not a v6e topology")), qPrintable(err));
+        QCOMPARE(int(QJsonDocument::fromJson(rayGet(QStringLiteral("api/jobs/"))).array().size()), jobsBefore);
+    }
+
+    void submitReservesOneWholeSliceAndReleaseFreesIt()
+    {
+        const Run r = submit(QStringLiteral("sst-one"), QStringLiteral("4x4"), {QStringLiteral("--wait"), QStringLiteral("60")});
+        checkCreated(r, QStringLiteral("sst-one"), 4);
+        const QJsonObject created = r.json();
+        const QString id = created.value(QLatin1String("placementGroupId")).toString();
+        const QString slice = strings(created.value(QLatin1String("slices"))).first();
+        const QStringList heads = strings(created.value(QLatin1String("headPlacementGroups")));
+        QCOMPARE(heads.size(), 1);
+        // The plan and the job were shown before submitting.
+        QVERIFY2(r.err.contains("plan: v6e 4x4 x1 fits") && r.err.contains("submitting Ray job slicescope-"), r.err.constData());
+
+        // What SliceScope's own read path now sees: 16 chips of that slice held by the group, its head by the head group.
+        const QJsonObject seen = inspect();
+        const QJsonObject s = sliceNamed(seen, slice);
+        QCOMPARE(s.value(QLatin1String("reservedChips")).toInt(), 16);
+        QCOMPARE(s.value(QLatin1String("headReservedBy")).toString(), heads.first());
+        for (const QJsonValue &h : s.value(QLatin1String("hosts")).toArray())
+            for (const QJsonValue &c : h.toObject().value(QLatin1String("chips")).toArray())
+                QCOMPARE(c.toObject().value(QLatin1String("placementGroup")).toString(), id);
+        const QString other = slice.endsWith(u'0') ? QStringLiteral("tpu-v6e-4x4-1") : QStringLiteral("tpu-v6e-4x4-0");
+        QCOMPARE(sliceNamed(seen, other).value(QLatin1String("reservedChips")).toInt(), 0);
+
+        const Run rel = release(QStringLiteral("sst-one"));
+        QVERIFY2(rel.exitCode == 0, rel.err.constData());
+        const QJsonObject released = rel.json();
+        QCOMPARE(released.value(QLatin1String("state")).toString(), QStringLiteral("REMOVED"));
+        QCOMPARE(released.value(QLatin1String("action")).toString(), QStringLiteral("stop-job"));
+        QCOMPARE(released.value(QLatin1String("placementGroupId")).toString(), id);
+        QVERIFY2(rel.err.contains("stopping Ray job " + created.value(QLatin1String("jobId")).toString().toUtf8()), rel.err.constData());
+        m_toRelease.clear();
+        checkAllReady(inspect()); // the slice is ready again, its head free
+    }
+
+    void threeSlicesWhenTwoExistFailAndLeaveNothing()
+    {
+        // The planner refuses first: nothing is submitted.
+        const Run refused = submit(QStringLiteral("sst-three"), QStringLiteral("4x4"), {QStringLiteral("--num-slices"), QStringLiteral("3")});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.lastErrLine().contains(QLatin1String("does not fit")) && refused.lastErrLine().contains(QLatin1String("nothing submitted")),
+                 refused.err.constData());
+        QVERIFY2(!refused.err.contains("submitting Ray job"), refused.err.constData());
+
+        // Forced, Ray itself says why: its head reservation for the third slice times out.
+        const Run forced = submit(QStringLiteral("sst-three"), QStringLiteral("4x4"),
+                                  {QStringLiteral("--num-slices"), QStringLiteral("3"), QStringLiteral("--wait"), QStringLiteral("6"), QStringLiteral("--force")});
+        QCOMPARE(forced.exitCode, 1);
+        QVERIFY(forced.out.isEmpty());
+        const QString why = forced.lastErrLine();
+        QVERIFY2(why.contains(QLatin1String("no free slice head within 6 s")) && why.contains(QLatin1String("Failed to reserve TPU head")), qPrintable(why));
+        QVERIFY2(why.contains(QLatin1String("job slicescope-")), qPrintable(why));
+        // Ray gave back what it had reserved for the first two slices.
+        checkAllReady(inspect());
+    }
+
+    void detachedGroupOutlivesItsDriverAndTheRemovalJobReleasesIt()
+    {
+        const Run r = submit(QStringLiteral("sst-detached"), QStringLiteral("4x4"), {QStringLiteral("--detached")});
+        checkCreated(r, QStringLiteral("sst-detached"), 4);
+        const QJsonObject created = r.json();
+        QVERIFY(created.value(QLatin1String("detached")).toBool());
+        const QString jobId = created.value(QLatin1String("jobId")).toString();
+        const QString slice = strings(created.value(QLatin1String("slices"))).first();
+        // The driver ends on its own; the group stays.
+        QString status;
+        QTRY_VERIFY_WITH_TIMEOUT((status = QJsonDocument::fromJson(rayGet(QStringLiteral("api/jobs/") + jobId)).object()
+                                               .value(QLatin1String("status")).toString()) == QLatin1String("SUCCEEDED"), 30000);
+        const QJsonObject seen = inspect();
+        QCOMPARE(sliceNamed(seen, slice).value(QLatin1String("reservedChips")).toInt(), 16);
+        QVERIFY(sliceNamed(seen, slice).value(QLatin1String("headReservedBy")).isNull()); // the head groups went with the driver
+        const QJsonArray groups = seen.value(QLatin1String("placementGroups")).toArray();
+        QCOMPARE(groups.size(), 1);
+        QCOMPARE(groups[0].toObject().value(QLatin1String("state")).toString(), QStringLiteral("CREATED"));
+
+        const Run rel = release(QStringLiteral("sst-detached"));
+        QVERIFY2(rel.exitCode == 0, rel.err.constData());
+        QCOMPARE(rel.json().value(QLatin1String("action")).toString(), QStringLiteral("removal-job"));
+        QCOMPARE(rel.json().value(QLatin1String("state")).toString(), QStringLiteral("REMOVED"));
+        QCOMPARE(rel.json().value(QLatin1String("job")).toObject().value(QLatin1String("request")).toObject().value(QLatin1String("mode")).toString(),
+                 QStringLiteral("remove"));
+        m_toRelease.clear();
+        checkAllReady(inspect());
+    }
+
+    void singleHostTopologyNeedsNoHeadGroup()
+    {
+        const Run r = submit(QStringLiteral("sst-single"), QStringLiteral("2x4"));
+        checkCreated(r, QStringLiteral("sst-single"), 1);
+        QCOMPARE(strings(r.json().value(QLatin1String("slices"))), QStringList{QStringLiteral("tpu-v6e-2x4-0")});
+        QCOMPARE(r.json().value(QLatin1String("headPlacementGroups")).toArray().size(), 0);
+        const QJsonObject s = sliceNamed(inspect(), QStringLiteral("tpu-v6e-2x4-0"));
+        QCOMPARE(s.value(QLatin1String("reservedChips")).toInt(), 8);
+        QVERIFY(s.value(QLatin1String("headReservedBy")).isNull());
+        const Run rel = release(QStringLiteral("sst-single"));
+        QVERIFY2(rel.exitCode == 0, rel.err.constData());
+        QCOMPARE(rel.json().value(QLatin1String("state")).toString(), QStringLiteral("REMOVED"));
+        m_toRelease.clear();
+        checkAllReady(inspect());
+    }
+
+    void aGroupSliceScopeDidNotCreateNeedsForce()
+    {
+        // Someone else's detached group, made by a plain Ray job of their own.
+        RayClient client{QUrl(m_url)};
+        client.setToken({m_token, QStringLiteral("test")});
+        bool done = false;
+        QString error;
+        const QJsonObject body{
+            {QStringLiteral("entrypoint"), QStringLiteral("python -c \"import ray; ray.init(namespace='elsewhere'); "
+                                                          "from ray.util.placement_group import placement_group as p; "
+                                                          "ray.get(p([{'CPU': 0.01}], name='sst-foreign', lifetime='detached').ready())\"")},
+        };
+        client.submitJob(body, [&](const QString &e, int, const QByteArray &) { error = e; done = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 30000);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        m_toRelease << QStringLiteral("sst-foreign");
+        // REMOVED groups stay listed (an earlier run's sst-foreign among them): wait for a CREATED one.
+        QTRY_VERIFY_WITH_TIMEOUT(groupState(QStringLiteral("sst-foreign")) == QLatin1String("CREATED"), 60000);
+
+        const Run refused = release(QStringLiteral("sst-foreign"));
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.lastErrLine().contains(QLatin1String("not created by SliceScope")) && refused.lastErrLine().contains(QLatin1String("--force")),
+                 refused.err.constData());
+        QVERIFY2(!refused.err.contains("releasing"), refused.err.constData()); // nothing was changed
+
+        const Run forced = release(QStringLiteral("sst-foreign"), {QStringLiteral("--force")});
+        QVERIFY2(forced.exitCode == 0, forced.err.constData());
+        QCOMPARE(forced.json().value(QLatin1String("state")).toString(), QStringLiteral("REMOVED"));
+        QCOMPARE(forced.json().value(QLatin1String("createdBySliceScope")).toBool(), false);
+        QVERIFY2(forced.err.contains("which SliceScope did not create (--force)"), forced.err.constData());
+        m_toRelease.clear();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSlicePgLive)
+#include "tst_slice_pg_live.moc"
