@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 
+#include "capturefile.h"
+#include "democluster.h"
+#include "livesource.h"
 #include "inspectjson.h"
 #include "planner.h"
 #include "rayclient.h"
 #include "screenshot.h"
 #include "slicepgjob.h"
 #include "snapshot.h"
+#include "sliceactions.h"
 #include "sourceoptions.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTextStream>
@@ -28,9 +33,9 @@ namespace slicescope::cli {
 namespace {
 
 const QStringList kVerbs = {QStringLiteral("inspect"), QStringLiteral("plan"), QStringLiteral("screenshot"),
-                            QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg")};
+                            QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"), QStringLiteral("record")};
 // Verbs of the contract that later work adds; named here so the message is precise.
-const QStringList kPlannedVerbs = {QStringLiteral("scale"), QStringLiteral("record"), QStringLiteral("serve")};
+const QStringList kPlannedVerbs = {QStringLiteral("scale"), QStringLiteral("serve")};
 
 int fail(ExitCode code, const QString &message)
 {
@@ -337,8 +342,8 @@ int submitSlicePg(const QStringList &arguments)
     const QJsonObject shownJob = sliceJobForDisplay(jobBody);
     notice(plan.feasible ? QStringLiteral("plan: %1 fits; the planner would take %2 (Ray picks the slices itself)").arg(shape, plan.wouldTake.join(QStringLiteral(", ")))
                          : QStringLiteral("plan: %1 does not fit (%2); submitting anyway (--force)").arg(shape, reasonsLine(plan)));
-    notice(QStringLiteral("submitting Ray job %1 to %2: entrypoint %3; runtime_env.env_vars %4 (the driver) and %5=%6")
-               .arg(submissionId, spec.rayUrl, slicePgEntrypoint(), QLatin1String(kDriverEnvVar), QLatin1String(kRequestEnvVar),
+    notice(QStringLiteral("submitting Ray job %1 to %2: entrypoint %3 in working_dir %4; runtime_env.env_vars %5=%6")
+               .arg(submissionId, spec.rayUrl, slicePgEntrypoint(), slicePgDriverPackage().uri(), QLatin1String(kRequestEnvVar),
                     QString::fromUtf8(QJsonDocument(createRequestJson(request)).toJson(QJsonDocument::Compact))));
 
     RayClient client{QUrl(spec.rayUrl)};
@@ -377,17 +382,6 @@ int submitSlicePg(const QStringList &arguments)
     return Success;
 }
 
-// The raw state of one group in a GET /api/v0/placement_groups body ("" when it is not listed).
-QString rawGroupState(const QByteArray &body, const QString &id)
-{
-    const QJsonArray items = QJsonDocument::fromJson(body).object().value(QLatin1String("data")).toObject()
-                                 .value(QLatin1String("result")).toObject().value(QLatin1String("result")).toArray();
-    for (const QJsonValue &v : items)
-        if (v.toObject().value(QLatin1String("placement_group_id")).toString() == id)
-            return v.toObject().value(QLatin1String("state")).toString();
-    return {};
-}
-
 int releasePg(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -412,42 +406,18 @@ int releasePg(const QStringList &arguments)
     Capture capture;
     if (const QString error = loadCapture(spec, capture); !error.isEmpty())
         return fail(Failed, error);
-    const SnapshotPtr snap = buildSnapshot(capture);
-    int matches = 0;
-    for (const PlacementGroup &g : snap->placementGroups)
-        matches += g.id == wanted || g.name == wanted;
-    const int index = snap->placementGroupIndex(wanted);
-    if (index < 0) {
-        const QString removed = rawGroupState(capture.rayPlacementGroups, wanted);
-        return fail(Failed, removed == QLatin1String("REMOVED")
-                                ? QStringLiteral("placement group %1 is already REMOVED").arg(wanted)
-                                : QStringLiteral("Ray at %1 has no live placement group named or with id \"%2\"").arg(spec.rayUrl, wanted));
-    }
-    if (matches > 1 && snap->placementGroups[index].id != wanted)
-        return fail(Failed, QStringLiteral("%1 live placement groups are named \"%2\" (in different namespaces): name one by its id").arg(matches).arg(wanted));
-    const PlacementGroup group = snap->placementGroups[index];
-
-    // Who holds it: the job that created it, and whether that job is one of ours.
-    QString holderSubmissionId, holderStatus, holderEntrypoint;
-    bool ours = false;
-    for (const QJsonValue &v : QJsonDocument::fromJson(capture.rayJobs).array()) {
-        const QJsonObject job = v.toObject();
-        if (job.value(QLatin1String("job_id")).toString() != group.creatorJobId)
-            continue;
-        holderSubmissionId = job.value(QLatin1String("submission_id")).toString();
-        holderStatus = job.value(QLatin1String("status")).toString();
-        holderEntrypoint = job.value(QLatin1String("entrypoint")).toString();
-        ours = job.value(QLatin1String("metadata")).toObject().value(QLatin1String("slicescope")).toString() == QLatin1String("slice-pg");
-    }
-    const QString what = QStringLiteral("placement group %1%2 (%3, %4, slices: %5; %6 bundles)")
-                             .arg(group.id, group.name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(group.name), group.state,
-                                  group.detached ? QStringLiteral("detached") : QStringLiteral("held by its job"),
-                                  group.slices.isEmpty() ? QStringLiteral("none") : group.slices.join(QStringLiteral(", ")))
-                             .arg(group.bundles.size());
+    // Which group, who holds it, and whether SliceScope created it: decided as the window decides.
+    ReleaseTarget target;
+    if (const QString error = findReleaseTarget(capture, wanted, QStringLiteral("Ray at %1").arg(spec.rayUrl), target); !error.isEmpty())
+        return fail(Failed, error);
+    const PlacementGroup &group = target.group;
+    const QString &holderSubmissionId = target.holderSubmissionId;
+    const bool ours = target.createdBySliceScope;
+    const QString &what = target.description;
     if (!ours && !parser.isSet(QStringLiteral("force")))
         return fail(Failed, QStringLiteral("%1 was not created by SliceScope (creator job %2%3); not released: add --force to remove it anyway")
-                                .arg(what, group.creatorJobId, holderEntrypoint.isEmpty() ? QString() : QStringLiteral(", entrypoint \"%1\"").arg(holderEntrypoint)));
-    const bool stopHolder = ours && !group.detached && (holderStatus == QLatin1String("RUNNING") || holderStatus == QLatin1String("PENDING"));
+                                .arg(what, group.creatorJobId, target.holderEntrypoint.isEmpty() ? QString() : QStringLiteral(", entrypoint \"%1\"").arg(target.holderEntrypoint)));
+    const bool stopHolder = target.stopHolder;
 
     RayClient client{QUrl(spec.rayUrl)};
     client.setToken(token);
@@ -489,7 +459,7 @@ int releasePg(const QStringList &arguments)
                                QCoreApplication::exit(1);
                                return;
                            }
-                           const QString state = rawGroupState(body, group.id);
+                           const QString state = rawPlacementGroupState(body, group.id);
                            if (state == QLatin1String("REMOVED") || state.isEmpty()) {
                                report.insert(QStringLiteral("state"), state.isEmpty() ? QStringLiteral("GONE") : state);
                                QCoreApplication::exit(0);
@@ -536,6 +506,178 @@ int releasePg(const QStringList &arguments)
     return Success;
 }
 
+// "500ms", "2s", "1m" (and a bare number of seconds) -> milliseconds; -1 when unreadable.
+qint64 parseDurationMs(const QString &text)
+{
+    const QString t = text.trimmed();
+    struct Unit { const char *suffix; double ms; };
+    for (const Unit unit : {Unit{"ms", 1}, Unit{"s", 1000}, Unit{"m", 60000}, Unit{"h", 3600000}}) {
+        if (!t.endsWith(QLatin1String(unit.suffix)))
+            continue;
+        bool ok = false;
+        const double v = t.chopped(qsizetype(qstrlen(unit.suffix))).toDouble(&ok);
+        return ok && v >= 0 ? qint64(v * unit.ms) : -1;
+    }
+    bool ok = false;
+    const double seconds = t.toDouble(&ok);
+    return ok && seconds >= 0 ? qint64(seconds * 1000) : -1;
+}
+
+// Writes one capture per line and flushes it, so a recording cut short (a failed source, a
+// kill) is still valid JSON Lines up to its last complete line.
+class RecordingWriter
+{
+public:
+    explicit RecordingWriter(const QString &path) : m_file(path) {}
+    QString open()
+    {
+        return m_file.open(QIODevice::WriteOnly | QIODevice::Truncate)
+                   ? QString()
+                   : QStringLiteral("%1: cannot write the recording (%2)").arg(m_file.fileName(), m_file.errorString());
+    }
+    QString write(const Capture &capture)
+    {
+        QByteArray line = serializeCapture(capture);
+        line.append('\n');
+        if (m_file.write(line) != line.size() || !m_file.flush())
+            return QStringLiteral("%1: writing the recording failed (%2)").arg(m_file.fileName(), m_file.errorString());
+        ++m_count;
+        m_bytes += line.size();
+        return {};
+    }
+    int count() const { return m_count; }
+    qint64 bytes() const { return m_bytes; }
+
+private:
+    QFile m_file;
+    int m_count = 0;
+    qint64 m_bytes = 0;
+};
+
+int record(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addOptions({
+        {QStringLiteral("interval"), QStringLiteral("Time between captures: 500ms, 2s, 1m (default 2s)."), QStringLiteral("T"), QStringLiteral("2s")},
+        {QStringLiteral("duration"), QStringLiteral("How long to record (default 60s): duration/interval captures."), QStringLiteral("T"), QStringLiteral("60s")},
+        {{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("The recording to write (*.slicescope.jsonl)."), QStringLiteral("FILE")},
+    });
+    // For tests: the demo's simulated time advances one interval per capture, without waiting.
+    QCommandLineOption demoFast(QStringLiteral("demo-fast"));
+    demoFast.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(demoFast);
+    SourceSpec spec;
+    if (const int code = parse(parser, arguments, QStringLiteral("record"), spec); code >= 0)
+        return code;
+    const qint64 intervalMs = parseDurationMs(parser.value(QStringLiteral("interval")));
+    if (intervalMs < 100)
+        return fail(BadUsage, QStringLiteral("--interval wants a time of at least 100ms, like 500ms, 2s or 1m, not \"%1\"").arg(parser.value(QStringLiteral("interval"))));
+    const qint64 durationMs = parseDurationMs(parser.value(QStringLiteral("duration")));
+    if (durationMs <= 0)
+        return fail(BadUsage, QStringLiteral("--duration wants a time like 500ms, 2s or 1m, not \"%1\"").arg(parser.value(QStringLiteral("duration"))));
+    const QString output = parser.value(QStringLiteral("output"));
+    if (output.isEmpty())
+        return fail(BadUsage, QStringLiteral("record needs -o FILE.slicescope.jsonl"));
+    if (parser.isSet(demoFast) && spec.kind != SourceSpec::Kind::Demo)
+        return fail(BadUsage, QStringLiteral("--demo-fast goes with --demo"));
+    const int wanted = int(std::max<qint64>(1, durationMs / intervalMs));
+
+    RecordingWriter writer(output);
+    QString failure;
+    QElapsedTimer clock;
+    clock.start();
+    switch (spec.kind) {
+    case SourceSpec::Kind::None:
+    case SourceSpec::Kind::Demo: {
+        DemoCluster demo(spec.demoSeed);
+        demo.advance(spec.demoAdvanceMs);
+        if (const QString error = writer.open(); !error.isEmpty())
+            return fail(Failed, error);
+        if (parser.isSet(demoFast)) {
+            for (int i = 0; i < wanted && failure.isEmpty(); ++i) {
+                if (i > 0)
+                    demo.advance(intervalMs);
+                failure = writer.write(demo.capture());
+            }
+            break;
+        }
+        // Real time, like the window: the simulation moves by the time that actually passed.
+        QTimer tick;
+        QElapsedTimer sinceLast;
+        QObject::connect(&tick, &QTimer::timeout, &tick, [&] {
+            demo.advance(sinceLast.restart());
+            failure = writer.write(demo.capture());
+            if (!failure.isEmpty() || writer.count() >= wanted)
+                QCoreApplication::exit(failure.isEmpty() ? 0 : 1);
+        });
+        runLoop([&] {
+            sinceLast.start();
+            failure = writer.write(demo.capture());
+            if (!failure.isEmpty() || writer.count() >= wanted)
+                QCoreApplication::exit(failure.isEmpty() ? 0 : 1);
+            else
+                tick.start(int(intervalMs));
+        });
+        break;
+    }
+    case SourceSpec::Kind::CaptureFile: {
+        // A copy: every capture of the file, as it is (a recording's own timing is kept).
+        const CaptureReadResult read = readCaptureFile(spec.capturePath);
+        if (!read.ok())
+            return fail(Failed, read.error);
+        if (const QString error = writer.open(); !error.isEmpty())
+            return fail(Failed, error);
+        for (const Capture &c : read.captures) {
+            if (failure = writer.write(c); !failure.isEmpty())
+                break;
+        }
+        break;
+    }
+    case SourceSpec::Kind::Live: {
+        if (spec.rayUrl.isEmpty() || !spec.kubeconfig.isEmpty())
+            return fail(Failed, spec.kubeconfig.isEmpty() ? QStringLiteral("--ray wants the dashboard's URL")
+                                                          : QStringLiteral("Kubernetes sources (--kubeconfig) are not available in this build yet; use --ray URL"));
+        RayToken token;
+        if (const QString problem = resolveRayToken(spec.rayTokenFile, token); !problem.isEmpty())
+            return fail(Failed, problem);
+        if (const QString error = writer.open(); !error.isEmpty())
+            return fail(Failed, error);
+        LiveRaySource source{QUrl(spec.rayUrl), std::move(token)};
+        source.setInterval(std::chrono::milliseconds(intervalMs));
+        QObject::connect(&source, &Source::captureReceived, &source, [&](const Capture &capture) {
+            failure = writer.write(capture);
+            if (!failure.isEmpty() || writer.count() >= wanted)
+                QCoreApplication::exit(failure.isEmpty() ? 0 : 1);
+        });
+        // A recording with holes would look like a quiet cluster: stop at the first failure.
+        QObject::connect(&source, &Source::failed, &source, [&](const QString &message) {
+            failure = message;
+            QCoreApplication::exit(1);
+        });
+        runLoop([&] { source.start(); });
+        source.stop();
+        break;
+    }
+    }
+    const QJsonObject summary{
+        {QStringLiteral("output"), output},
+        {QStringLiteral("captures"), writer.count()},
+        {QStringLiteral("bytes"), writer.bytes()},
+        {QStringLiteral("intervalMs"), intervalMs},
+        {QStringLiteral("seconds"), double(clock.elapsed()) / 1000.0},
+        {QStringLiteral("complete"), failure.isEmpty()},
+    };
+    if (!failure.isEmpty()) {
+        // The lines written so far stay: each is a complete capture.
+        return fail(Failed, QStringLiteral("%1 (kept the %2 capture(s) recorded so far in %3)").arg(failure).arg(writer.count()).arg(output));
+    }
+    if (parser.isSet(QStringLiteral("json")))
+        printJson(summary);
+    else
+        QTextStream(stdout) << QStringLiteral("%1: %2 captures, %3 bytes\n").arg(output).arg(writer.count()).arg(writer.bytes());
+    return Success;
+}
+
 } // namespace
 
 bool needsWidgets(const QStringList &arguments)
@@ -561,6 +703,8 @@ int run(const QStringList &arguments)
         return submitSlicePg(arguments);
     if (verb == QLatin1String("release-pg"))
         return releasePg(arguments);
+    if (verb == QLatin1String("record"))
+        return record(arguments);
     if (kPlannedVerbs.contains(verb))
         return fail(Failed, QStringLiteral("the \"%1\" verb is not available in this build yet").arg(verb));
     return fail(BadUsage, QStringLiteral("unknown verb \"%1\" (verbs: %2)").arg(verb, kVerbs.join(QStringLiteral(", "))));

@@ -9,6 +9,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
 #include <QTextStream>
 
 using namespace slicescope;
@@ -93,6 +94,8 @@ int main(int argc, char **argv)
         QTextStream(stderr) << "slicescope: " << error << Qt::endl;
         return cli::Failed;
     }
+    // Style, palette and font before the first widget exists (see renderScreenshot()).
+    applyLook(app, Theme::named(QSettings().value(QStringLiteral("view/theme"), QStringLiteral("light")).toString()));
     MainWindow window;
     window.setSource(std::move(source));
     window.show();

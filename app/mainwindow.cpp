@@ -2,7 +2,13 @@
 #include "mainwindow.h"
 
 #include "capturefile.h"
+#include "democluster.h"
+#include "democlusteractions.h"
+#include "fleetoverview.h"
 #include "fleettables.h"
+#include "livesource.h"
+#include "rayclusteractions.h"
+#include "slicecomposer.h"
 #include "source.h"
 #include "sliceview.h"
 #include "workspace.h"
@@ -36,6 +42,23 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     dock->setWidget(m_problems);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     dock->hide(); // opened from View, or when a source fails
+
+    // Reserving and explaining are docks, not dialogs: the overview and the slice view stay in
+    // sight while the what-if answer is drawn on them.
+    m_composer = new SliceComposer(this);
+    m_composer->setWorkspace(m_workspace);
+    auto *composerDock = new QDockWidget(tr("Reserve slices"), this);
+    composerDock->setObjectName(QStringLiteral("composerDock"));
+    composerDock->setWidget(m_composer);
+    addDockWidget(Qt::RightDockWidgetArea, composerDock);
+    composerDock->hide();
+    connect(m_composer, &SliceComposer::actionStatusChanged, this, [this](const QString &text) { statusBar()->showMessage(text, 10000); });
+    m_whyPending = new WhyPendingPanel(this);
+    auto *whyDock = new QDockWidget(tr("Why pending"), this);
+    whyDock->setObjectName(QStringLiteral("whyPendingDock"));
+    whyDock->setWidget(m_whyPending);
+    addDockWidget(Qt::RightDockWidgetArea, whyDock);
+    whyDock->hide();
     buildMenus();
 
     if (m_mode == Mode::Interactive) {
@@ -92,6 +115,57 @@ void MainWindow::buildMenus()
     }
     view->addSeparator();
     view->addAction(findChild<QDockWidget *>(QStringLiteral("problemsDock"))->toggleViewAction());
+
+    QMenu *cluster = menuBar()->addMenu(tr("&Cluster"));
+    m_reserveAction = cluster->addAction(tr("&Reserve slices..."), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::openComposer);
+    m_releaseAction = cluster->addAction(tr("R&elease placement group..."), this, [this] {
+        openComposer();
+        m_composer->reviewRelease(placementGroupToRelease());
+    });
+    cluster->addAction(findChild<QDockWidget *>(QStringLiteral("whyPendingDock"))->toggleViewAction());
+    chooseClusterActions();
+}
+
+QString MainWindow::placementGroupToRelease() const
+{
+    // The group holding chips of the slice being looked at (details panel, slice view), else the
+    // one picked in the composer's list.
+    if (m_snapshot)
+        if (const int s = m_snapshot->sliceIndex(m_workspace->currentSlice()); s >= 0)
+            for (const Host &h : m_snapshot->slices[s].hosts)
+                for (const ChipUse &c : h.chips)
+                    if (c.placementGroup >= 0)
+                        return m_snapshot->placementGroups[c.placementGroup].id;
+    return m_composer->selectedReleaseGroup();
+}
+
+void MainWindow::openComposer()
+{
+    auto *dock = findChild<QDockWidget *>(QStringLiteral("composerDock"));
+    dock->show();
+    dock->raise();
+}
+
+void MainWindow::chooseClusterActions()
+{
+    // The composer works against whatever executes actions for this source; a file is the past.
+    m_composer->setActions(nullptr);
+    m_actions.reset();
+    QString reason;
+    if (auto *demo = qobject_cast<DemoSource *>(m_source.get())) {
+        m_actions = std::make_unique<DemoClusterActions>(demo);
+    } else if (auto *live = qobject_cast<LiveRaySource *>(m_source.get())) {
+        m_actions = std::make_unique<RayClusterActions>(live);
+    } else {
+        reason = m_source ? tr("%1 is a recording: it cannot be changed").arg(m_source->description()) : tr("no source");
+    }
+    m_composer->setActions(m_actions.get(), reason);
+    for (QAction *a : {m_reserveAction, m_releaseAction}) {
+        // Reserving still opens, to show the what-if plan; releasing needs someone to do it.
+        a->setStatusTip(reason);
+        a->setToolTip(reason.isEmpty() ? a->text() : reason);
+    }
+    m_releaseAction->setEnabled(m_actions != nullptr);
 }
 
 void MainWindow::setTheme(const Theme &theme)
@@ -105,10 +179,14 @@ void MainWindow::setTheme(const Theme &theme)
 
 void MainWindow::setSource(std::unique_ptr<Source> source)
 {
+    // The actions refer to the old source: let them go first.
+    m_composer->setActions(nullptr);
+    m_actions.reset();
     m_source = std::move(source);
     m_lastError.clear();
     connect(m_source.get(), &Source::captureReceived, this, &MainWindow::onCapture);
     connect(m_source.get(), &Source::failed, this, &MainWindow::onSourceFailed);
+    chooseClusterActions();
     m_source->start();
     updateStatus();
 }
@@ -124,6 +202,8 @@ void MainWindow::onCapture(const Capture &capture)
     m_snapshot = std::move(snap);
     m_lastError.clear();
     m_workspace->setSnapshot(m_snapshot);
+    m_composer->setSnapshot(m_snapshot);
+    m_whyPending->setSnapshot(m_snapshot);
     m_problems->clear();
     for (const Slice &s : m_snapshot->slices)
         if (!s.problems.isEmpty())

@@ -14,7 +14,10 @@ class QListWidget;
 
 namespace slicescope {
 
+class ClusterActions;
+class SliceComposer;
 class Source;
+class WhyPendingPanel;
 class Workspace;
 
 // The composition of the window: a source feeds captures, each becomes a snapshot, the workspace
@@ -34,6 +37,10 @@ public:
     void setSource(std::unique_ptr<Source> source);
     void setTheme(const Theme &theme);
     Workspace *workspace() const { return m_workspace; }
+    SliceComposer *composer() const { return m_composer; }
+    WhyPendingPanel *whyPending() const { return m_whyPending; }
+    // Who carries out cluster changes for the current source (null for capture files).
+    ClusterActions *clusterActions() const { return m_actions.get(); }
     const SnapshotPtr &snapshot() const { return m_snapshot; }
     QString statusText() const;
     // Writes the slice view as PNG or SVG (by the file's suffix); returns an error or empty.
@@ -50,6 +57,9 @@ private:
     void saveCapture();
     void exportSliceView(bool svg);
     void updateStatus();
+    void chooseClusterActions();
+    void openComposer();
+    QString placementGroupToRelease() const;
 
     Mode m_mode;
     std::unique_ptr<Source> m_source;
@@ -58,6 +68,11 @@ private:
     QString m_lastError;
     Workspace *m_workspace = nullptr;
     QListWidget *m_problems = nullptr;
+    SliceComposer *m_composer = nullptr;
+    WhyPendingPanel *m_whyPending = nullptr;
+    std::unique_ptr<ClusterActions> m_actions; // declared after m_source: destroyed first
+    QAction *m_reserveAction = nullptr;
+    QAction *m_releaseAction = nullptr;
     QLabel *m_status = nullptr;
     QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_colorGroup = nullptr;

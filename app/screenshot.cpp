@@ -6,11 +6,18 @@
 #include "source.h"
 #include "workspace.h"
 
+#include <QApplication>
+
 
 namespace slicescope {
 
 QImage renderScreenshot(const Capture &capture, const ScreenshotOptions &options, QString *error)
 {
+    // The look (style, palette, UI font) must be in place before any widget exists: widgets
+    // created earlier keep what they resolved then, and text would render differently from a
+    // fresh process. The window, the verb and the golden tests all come through here.
+    if (auto *app = qobject_cast<QApplication *>(QCoreApplication::instance()))
+        applyLook(*app, Theme::named(options.theme));
     MainWindow window(MainWindow::Mode::Screenshot);
     window.setTheme(Theme::named(options.theme));
     window.resize(options.size);

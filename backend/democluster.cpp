@@ -595,7 +595,8 @@ bool DemoCluster::tryReserve(Job &job)
     for (const QString &slice : std::as_const(claimed)) {
         for (Node *n : sliceNodes(slice)) {
             Bundle b;
-            b.resources = {{s("CPU"), job.request.cpuPerBundle}, {s("TPU"), double(job.chipsPerHost)}};
+            b.resources = {{s("CPU"), job.request.cpuPerBundle},
+                           {s("TPU"), double(job.request.tpuPerBundle > 0 ? job.request.tpuPerBundle : job.chipsPerHost)}};
             b.nodeId = n->id;
             b.selector = {{s("ray.io/tpu-slice-name"), slice}};
             pg.bundles.append(b);
@@ -797,7 +798,10 @@ Capture DemoCluster::capture() const
             {s("message"), j.message},
             {s("start_time"), epoch + j.startMs},
             {s("end_time"), j.endMs ? QJsonValue(epoch + j.endMs) : QJsonValue()},
-            {s("metadata"), QJsonObject()},
+            // Slice requests carry the metadata SliceScope's real jobs carry (sliceJobBody()), so
+            // "created by SliceScope" is decided the same way for the demo and a live Ray.
+            {s("metadata"), j.request.name.isEmpty() ? QJsonObject()
+                                                     : QJsonObject{{s("slicescope"), s("slice-pg")}, {s("name"), j.request.name}}},
         });
     c.rayJobs = body(QJsonDocument(jobs));
 
@@ -913,7 +917,12 @@ void DemoSource::start()
 
 void DemoSource::tick()
 {
-    m_cluster.advance(m_timer->interval());
+    advance(m_timer->interval());
+}
+
+void DemoSource::advance(qint64 ms)
+{
+    m_cluster.advance(ms);
     Q_EMIT captureReceived(m_cluster.capture());
 }
 

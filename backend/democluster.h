@@ -7,6 +7,7 @@
 // drive it step by step; DemoSource ticks it in real time for the window.
 
 #include "capture.h"
+#include "clusteractions.h"
 #include "source.h"
 
 #include <QDateTime>
@@ -21,16 +22,6 @@
 class QTimer;
 
 namespace slicescope {
-
-struct SlicePlacementRequest {
-    QString accelerator;          // "v6e", "TPU-V6E"...
-    QString topology;             // "4x4"
-    int numSlices = 1;
-    QString name;                 // placement group name; required
-    bool detached = false;
-    double cpuPerBundle = 1;      // bundle = {CPU, TPU: chips per host}
-    int timeoutSeconds = 20;      // how long the driver waits for the reservation
-};
 
 struct ActionResult {
     bool ok = false;
@@ -185,6 +176,9 @@ public:
     void start() override;
 
     DemoCluster &cluster() { return m_cluster; }
+    // Moves simulated time forward and emits the capture that shows it (what a tick does; tests
+    // call it to step time without waiting).
+    void advance(qint64 ms);
     // Runs an action and emits the capture that shows its first effect.
     ActionResult act(const std::function<ActionResult(DemoCluster &)> &action);
 

@@ -333,11 +333,17 @@ QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &metho
 
 void RayClient::request(const QByteArray &method, const QString &pathAndQuery, const QByteArray &jsonBody, ReplyHandler handler)
 {
+    sendSingle(method, pathAndQuery, jsonBody, QByteArrayLiteral("application/json"), std::move(handler));
+}
+
+void RayClient::sendSingle(const QByteArray &method, const QString &pathAndQuery, const QByteArray &body, const QByteArray &contentType,
+                           ReplyHandler handler)
+{
     QNetworkRequest request = makeRequest(pathAndQuery);
-    if (!jsonBody.isNull())
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    if (!body.isNull())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
-    QNetworkReply *reply = manager->sendCustomRequest(request, method, jsonBody);
+    QNetworkReply *reply = manager->sendCustomRequest(request, method, body);
     m_single.removeAll(nullptr);
     m_single.append(reply);
     const qint64 limit = m_maxBodyBytes;
@@ -385,6 +391,28 @@ void RayClient::stopJob(const QString &submissionId, ReplyHandler handler)
 void RayClient::getJobLogs(const QString &submissionId, ReplyHandler handler)
 {
     request(QByteArrayLiteral("GET"), jobPath(submissionId, "/logs"), QByteArray(), std::move(handler));
+}
+
+QNetworkRequest RayClient::webSocketRequest(const QString &pathAndQuery) const
+{
+    QNetworkRequest request = makeRequest(pathAndQuery);
+    QUrl url = request.url();
+    url.setScheme(url.scheme() == QLatin1String("https") ? QStringLiteral("wss") : QStringLiteral("ws"));
+    request.setUrl(url);
+    request.setRawHeader("Accept", QByteArray()); // an upgrade, not a JSON answer
+    return request;
+}
+
+void RayClient::getPackage(const QString &packageName, ReplyHandler handler)
+{
+    request(QByteArrayLiteral("GET"), QStringLiteral("api/packages/gcs/") + QString::fromLatin1(QUrl::toPercentEncoding(packageName)), QByteArray(),
+            std::move(handler));
+}
+
+void RayClient::putPackage(const QString &packageName, const QByteArray &zip, ReplyHandler handler)
+{
+    sendSingle(QByteArrayLiteral("PUT"), QStringLiteral("api/packages/gcs/") + QString::fromLatin1(QUrl::toPercentEncoding(packageName)), zip,
+               QByteArrayLiteral("application/octet-stream"), std::move(handler));
 }
 
 void RayClient::fail(const QString &message)

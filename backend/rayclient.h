@@ -99,6 +99,14 @@ public:
     void stopJob(const QString &submissionId, ReplyHandler handler);
     // GET /api/jobs/{id}/logs: {"logs": "..."}, the whole driver log so far.
     void getJobLogs(const QString &submissionId, ReplyHandler handler);
+    // The upgrade request for one of the dashboard's WebSockets (ws:// or wss:// by the base URL's
+    // scheme), carrying the same User-Agent and token as every other request.
+    QNetworkRequest webSocketRequest(const QString &pathAndQuery) const;
+    // GET /api/packages/gcs/{name}: succeeds when the GCS holds the package (asking also pins it
+    // there for a while), fails with status 404 when it does not.
+    void getPackage(const QString &packageName, ReplyHandler handler);
+    // PUT /api/packages/gcs/{name} with a zip's bytes: how Ray's job SDK uploads a working_dir.
+    void putPackage(const QString &packageName, const QByteArray &zip, ReplyHandler handler);
 
 Q_SIGNALS:
     // Every body of one poll, each with parse padding reserved.
@@ -114,6 +122,8 @@ private:
     void send(int fetchIndex);
     void onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex);
     QNetworkRequest makeRequest(const QString &pathAndQuery) const;
+    void sendSingle(const QByteArray &method, const QString &pathAndQuery, const QByteArray &body, const QByteArray &contentType,
+                    ReplyHandler handler);
     QString describeFailure(QNetworkReply *reply, const QByteArray &method, const QString &path, int status, int attempts,
                             bool versionRoute) const;
     void fail(const QString &message);

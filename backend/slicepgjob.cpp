@@ -8,6 +8,8 @@
 #include <QPointer>
 #include <QRandomGenerator>
 
+#include <array>
+
 namespace slicescope {
 
 namespace {
@@ -37,11 +39,111 @@ QByteArray slicePgDriverSource()
     return f.readAll();
 }
 
+namespace {
+
+quint32 crc32(const QByteArray &data)
+{
+    static const auto table = [] {
+        std::array<quint32, 256> t{};
+        for (quint32 i = 0; i < 256; ++i) {
+            quint32 c = i;
+            for (int k = 0; k < 8; ++k)
+                c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            t[i] = c;
+        }
+        return t;
+    }();
+    quint32 crc = 0xFFFFFFFFu;
+    for (const char ch : data)
+        crc = table[(crc ^ quint8(ch)) & 0xFF] ^ (crc >> 8);
+    return crc ^ 0xFFFFFFFFu;
+}
+
+void put16(QByteArray &out, quint16 v)
+{
+    out.append(char(v & 0xFF)).append(char(v >> 8));
+}
+
+void put32(QByteArray &out, quint32 v)
+{
+    put16(out, quint16(v & 0xFFFF));
+    put16(out, quint16(v >> 16));
+}
+
+} // namespace
+
+QByteArray storedZip(const QList<QPair<QString, QByteArray>> &files)
+{
+    // The smallest zip Python's zipfile (which Ray unpacks with) accepts: local headers, the
+    // central directory, its end record; method 0 (stored), no extra fields, no zip64 (the
+    // driver is kilobytes). DOS time 1980-01-01 00:00 keeps the bytes reproducible.
+    constexpr quint16 kDosDate = (0 << 9) | (1 << 5) | 1;
+    constexpr quint16 kDosTime = 0;
+    constexpr quint32 kUnixRegularFile0644 = 0100644u;
+    QByteArray out, central;
+    for (const auto &[name, content] : files) {
+        const QByteArray fileName = name.toUtf8();
+        const quint32 offset = quint32(out.size());
+        const quint32 crc = crc32(content);
+        auto header = [&](QByteArray &to, bool centralEntry) {
+            put32(to, centralEntry ? 0x02014b50u : 0x04034b50u);
+            if (centralEntry)
+                put16(to, (3 << 8) | 20); // made by: Unix, zip 2.0, so the mode below counts
+            put16(to, 20);                // version needed to extract
+            put16(to, 0x0800);            // flags: the name is UTF-8
+            put16(to, 0);                 // stored
+            put16(to, kDosTime);
+            put16(to, kDosDate);
+            put32(to, crc);
+            put32(to, quint32(content.size()));
+            put32(to, quint32(content.size()));
+            put16(to, quint16(fileName.size()));
+            put16(to, 0); // extra field length
+            if (centralEntry) {
+                put16(to, 0); // comment length
+                put16(to, 0); // disk number
+                put16(to, 0); // internal attributes
+                put32(to, kUnixRegularFile0644 << 16);
+                put32(to, offset);
+            }
+            to.append(fileName);
+        };
+        header(out, false);
+        out.append(content);
+        header(central, true);
+    }
+    const quint32 centralOffset = quint32(out.size());
+    out.append(central);
+    put32(out, 0x06054b50u);
+    put16(out, 0); // this disk
+    put16(out, 0); // the disk with the central directory
+    put16(out, quint16(files.size()));
+    put16(out, quint16(files.size()));
+    put32(out, quint32(central.size()));
+    put32(out, centralOffset);
+    put16(out, 0); // comment length
+    return out;
+}
+
+const DriverPackage &slicePgDriverPackage()
+{
+    static const DriverPackage package = [] {
+        DriverPackage p;
+        p.zip = storedZip({{QLatin1String(kDriverFileName), slicePgDriverSource()}});
+        // Ray names its own packages _ray_pkg_<hash>.zip; any content hash will do, the name
+        // only has to change whenever the content does.
+        const QByteArray hash = QCryptographicHash::hash(p.zip, QCryptographicHash::Sha256).toHex().left(32);
+        p.name = QStringLiteral("_ray_pkg_%1.zip").arg(QString::fromLatin1(hash));
+        return p;
+    }();
+    return package;
+}
+
 QString slicePgEntrypoint()
 {
     // Generic on purpose: the same command for every request, so the job's shell never sees
-    // anything an operator typed.
-    return QStringLiteral("python -c \"import os;exec(os.environ['%1'])\"").arg(QLatin1String(kDriverEnvVar));
+    // anything an operator typed. Ray runs it in the unpacked working_dir.
+    return QStringLiteral("python %1").arg(QLatin1String(kDriverFileName));
 }
 
 QString newSliceJobSubmissionId()
@@ -80,13 +182,12 @@ QJsonObject sliceJobBody(const QJsonObject &driverRequest, const QString &submis
 {
     const bool remove = driverRequest.value(QLatin1String("mode")).toString() == QLatin1String("remove");
     const QJsonObject env{
-        {QLatin1String(kDriverEnvVar), QString::fromUtf8(slicePgDriverSource())},
         {QLatin1String(kRequestEnvVar), QString::fromUtf8(QJsonDocument(driverRequest).toJson(QJsonDocument::Compact))},
     };
     return {
         {QStringLiteral("entrypoint"), slicePgEntrypoint()},
         {QStringLiteral("submission_id"), submissionId},
-        {QStringLiteral("runtime_env"), QJsonObject{{QStringLiteral("env_vars"), env}}},
+        {QStringLiteral("runtime_env"), QJsonObject{{QStringLiteral("working_dir"), slicePgDriverPackage().uri()}, {QStringLiteral("env_vars"), env}}},
         {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("slicescope"), remove ? QStringLiteral("slice-pg-remove") : QStringLiteral("slice-pg")},
                                                  {QStringLiteral("name"), name}}},
     };
@@ -95,15 +196,16 @@ QJsonObject sliceJobBody(const QJsonObject &driverRequest, const QString &submis
 QJsonObject sliceJobForDisplay(const QJsonObject &jobBody)
 {
     QJsonObject shown = jobBody;
-    QJsonObject runtimeEnv = shown.value(QLatin1String("runtime_env")).toObject();
-    QJsonObject env = runtimeEnv.value(QLatin1String("env_vars")).toObject();
-    const QByteArray driver = env.value(QLatin1String(kDriverEnvVar)).toString().toUtf8();
-    env.insert(QLatin1String(kDriverEnvVar),
-               QStringLiteral("<resources/driver/slice_pg_driver.py: %1 bytes, sha256 %2>")
-                   .arg(driver.size())
-                   .arg(QString::fromLatin1(QCryptographicHash::hash(driver, QCryptographicHash::Sha256).toHex())));
-    runtimeEnv.insert(QStringLiteral("env_vars"), env);
-    shown.insert(QStringLiteral("runtime_env"), runtimeEnv);
+    const QJsonObject runtimeEnv = shown.value(QLatin1String("runtime_env")).toObject();
+    const QJsonObject env = runtimeEnv.value(QLatin1String("env_vars")).toObject();
+    if (runtimeEnv.value(QLatin1String("working_dir")).toString() == slicePgDriverPackage().uri()) {
+        const QByteArray driver = slicePgDriverSource();
+        shown.insert(QStringLiteral("driver"),
+                     QStringLiteral("%1 holds resources/driver/%2: %3 bytes, sha256 %4")
+                         .arg(slicePgDriverPackage().uri(), QLatin1String(kDriverFileName))
+                         .arg(driver.size())
+                         .arg(QString::fromLatin1(QCryptographicHash::hash(driver, QCryptographicHash::Sha256).toHex())));
+    }
     // The request as the object it is, so a reader need not unescape it.
     shown.insert(QStringLiteral("request"), QJsonDocument::fromJson(env.value(QLatin1String(kRequestEnvVar)).toString().toUtf8()).object());
     return shown;
@@ -142,6 +244,41 @@ void SliceJobFollower::start(const QJsonObject &jobBody, std::chrono::millisecon
     m_done = false;
     m_status.clear();
     m_deadlineLength = deadline;
+    const DriverPackage &package = slicePgDriverPackage();
+    if (jobBody.value(QLatin1String("runtime_env")).toObject().value(QLatin1String("working_dir")).toString() != package.uri()) {
+        submit(jobBody);
+        return;
+    }
+    // Like Ray's job SDK: ask whether the GCS holds the package, upload it only when it does not.
+    // Ray drops a package nobody references (a few minutes after its last job), so this is asked
+    // before every submission rather than remembered.
+    QPointer<SliceJobFollower> self(this);
+    m_client->getPackage(package.name, [self, jobBody](const QString &error, int status, const QByteArray &) {
+        if (!self || self->m_done)
+            return;
+        if (error.isEmpty()) {
+            self->submit(jobBody);
+            return;
+        }
+        if (status != 404) {
+            self->finishWithError(QStringLiteral("the driver package could not be checked: %1").arg(error));
+            return;
+        }
+        const DriverPackage &package = slicePgDriverPackage();
+        self->m_client->putPackage(package.name, package.zip, [self, jobBody](const QString &error, int, const QByteArray &) {
+            if (!self || self->m_done)
+                return;
+            if (!error.isEmpty()) {
+                self->finishWithError(QStringLiteral("the driver package was not uploaded: %1").arg(error));
+                return;
+            }
+            self->submit(jobBody);
+        });
+    });
+}
+
+void SliceJobFollower::submit(const QJsonObject &jobBody)
+{
     QPointer<SliceJobFollower> self(this);
     m_client->submitJob(jobBody, [self](const QString &error, int, const QByteArray &body) {
         if (!self || self->m_done)

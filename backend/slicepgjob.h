@@ -7,6 +7,12 @@
 // and the request reaches the driver only as data, JSON in a runtime-env variable, so nothing an
 // operator types can become code.
 //
+// The driver travels the way Ray's own job SDK ships a working_dir: as a zip package in the GCS
+// (PUT /api/packages/gcs/_ray_pkg_<hash>.zip), named after its content, uploaded only when the
+// GCS does not hold it already, and referenced as runtime_env.working_dir. It used to ride in an
+// environment variable, but Ray returns every job's runtime_env in GET /api/jobs/, which the live
+// source polls every 2 s: 7 KB of driver per job made that list grow without bound.
+//
 // SliceJobFollower submits one such job and follows it on the event loop (timers and replies,
 // never a nested loop) until the driver prints its result line, the job ends, or the deadline
 // passes; on the deadline it stops the job, so nothing it reserved stays behind.
@@ -14,7 +20,9 @@
 #include "rayclient.h"
 
 #include <QJsonObject>
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QString>
 #include <QTimer>
 
@@ -34,9 +42,10 @@ struct SlicePgRequest {
     int timeoutS = 60;          // head reservations and ready(), inside the driver
 };
 
-// The variable names the fixed entrypoint and the driver read.
-inline constexpr char kDriverEnvVar[] = "SLICESCOPE_DRIVER";
+// The variable the driver reads its request from.
 inline constexpr char kRequestEnvVar[] = "SLICESCOPE_REQUEST";
+// The driver's file name inside its package (and the entrypoint's argument).
+inline constexpr char kDriverFileName[] = "slice_pg_driver.py";
 // The line the driver prints its one JSON result on.
 inline constexpr char kResultPrefix[] = "SLICESCOPE_RESULT ";
 // The Ray namespace the driver connects in: detached groups are found there by name.
@@ -44,7 +53,19 @@ inline constexpr char kDriverNamespace[] = "slicescope";
 
 // The driver's Python text, from the binary's resources.
 QByteArray slicePgDriverSource();
-// The fixed entrypoint: python -c "import os;exec(os.environ['SLICESCOPE_DRIVER'])".
+// The driver as a Ray working_dir package: a zip holding only slice_pg_driver.py, named
+// _ray_pkg_<first 32 hex digits of the zip's SHA-256>.zip, so a changed driver is a new package
+// and the same driver is never uploaded twice.
+struct DriverPackage {
+    QString name;   // "_ray_pkg_<hex>.zip"
+    QByteArray zip;
+    QString uri() const { return QStringLiteral("gcs://") + name; }
+};
+const DriverPackage &slicePgDriverPackage();
+// A zip archive of `files` (name, content), stored without compression, with fixed timestamps so
+// the same files always give the same bytes (and so the same package name).
+QByteArray storedZip(const QList<QPair<QString, QByteArray>> &files);
+// The fixed entrypoint: python slice_pg_driver.py (run in the unpacked working_dir).
 QString slicePgEntrypoint();
 // A fresh submission id: "slicescope-" and 16 random hex digits.
 QString newSliceJobSubmissionId();
@@ -53,11 +74,12 @@ QString newSliceJobSubmissionId();
 QJsonObject createRequestJson(const SlicePgRequest &request);
 QJsonObject removeRequestJson(const QString &placementGroupId, const QString &name, int timeoutS);
 
-// The POST /api/jobs/ body for a driver request: the fixed entrypoint, the driver and the
-// request in runtime_env.env_vars, metadata {"slicescope": "slice-pg"|"slice-pg-remove", "name"}.
+// The POST /api/jobs/ body for a driver request: the fixed entrypoint, the driver package as
+// runtime_env.working_dir, the request in runtime_env.env_vars, metadata
+// {"slicescope": "slice-pg"|"slice-pg-remove", "name"}.
 QJsonObject sliceJobBody(const QJsonObject &driverRequest, const QString &submissionId, const QString &name);
-// The same body for people to read: the driver's text replaced by its size and SHA-256 (it is
-// the file in the repository), the request shown as the JSON object it is.
+// The same body for people to read: plus "driver" (the package's file, size and SHA-256; it is
+// the file in the repository) and the request shown as the JSON object it is.
 QJsonObject sliceJobForDisplay(const QJsonObject &jobBody);
 
 // Finds the driver's result line in a job log: the last line starting with kResultPrefix.
@@ -73,6 +95,8 @@ public:
     // How often the job's status and log are read while waiting (default 500 ms).
     void setPollInterval(std::chrono::milliseconds interval) { m_interval = interval; }
     // Submits `jobBody` and follows it. Past `deadline` the job is stopped and failed() says so.
+    // When the body's working_dir is the driver package, the package is uploaded first unless
+    // the GCS holds it already (asking also pins it there for Ray's pin time, 10 minutes).
     void start(const QJsonObject &jobBody, std::chrono::milliseconds deadline);
     QString submissionId() const { return m_submissionId; }
     QString lastStatus() const { return m_status; }
@@ -88,6 +112,7 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
+    void submit(const QJsonObject &jobBody);
     void pollJob();
     void onJob(const QByteArray &body);
     void onLogs(const QByteArray &body, bool finalRead);

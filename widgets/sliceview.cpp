@@ -1691,6 +1691,11 @@ void SliceView::setHighlightedHosts(const QList<int> &workerIds)
     update();
 }
 
+QList<int> SliceView::highlightedHosts() const
+{
+    return d->highlighted;
+}
+
 QString SliceView::tooltipAt(QPoint position) const
 {
     const auto chip = d->chipAt(position);

@@ -66,6 +66,7 @@ public:
 
     // Highlight chips a what-if plan would take (issue: composer); empty clears.
     void setHighlightedHosts(const QList<int> &workerIds);
+    QList<int> highlightedHosts() const;
 
     // The text of the tooltip for the chip at a widget position (empty when none): what hover shows.
     QString tooltipAt(QPoint position) const;

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """SliceScope's Ray job driver: creates or removes a TPU slice placement group.
 
-SliceScope submits this file, unchanged, as the text of the SLICESCOPE_DRIVER environment variable
-with the fixed entrypoint  python -c "import os;exec(os.environ['SLICESCOPE_DRIVER'])"  and the
+SliceScope submits this file, unchanged, as the only file of a Ray working_dir package
+(gcs://_ray_pkg_<hash>.zip) with the fixed entrypoint  python slice_pg_driver.py  and the
 request as JSON in SLICESCOPE_REQUEST. The request is only ever parsed as data (json.loads), never
 pasted into code, so a group name or topology cannot become Python.
 

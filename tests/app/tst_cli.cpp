@@ -4,10 +4,13 @@
 
 #include "capturefile.h"
 #include "democluster.h"
+#include "snapshot.h"
+#include "inspectjson.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
@@ -180,6 +183,66 @@ private Q_SLOTS:
         }
     }
 
+    void recordingTheFastDemoReplaysAsTheDemoAdvanced()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath(QStringLiteral("demo.slicescope.jsonl"));
+        const Run r = runSlicescope({QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--demo-fast"), QStringLiteral("--demo-advance"), QStringLiteral("5"),
+                                     QStringLiteral("--interval"), QStringLiteral("1m"), QStringLiteral("--duration"), QStringLiteral("4m"),
+                                     QStringLiteral("-o"), out, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json().value(QLatin1String("captures")).toInt(), 4);
+        const CaptureReadResult read = readCaptureFile(out);
+        QVERIFY2(read.ok(), qPrintable(read.error));
+        QCOMPARE(read.captures.size(), 4);
+        QCOMPARE(qint64(r.json().value(QLatin1String("bytes")).toDouble()), QFileInfo(out).size());
+        // Step i is the demo advanced by 5 s and then i minutes, exactly, through the same path.
+        DemoCluster demo;
+        demo.advance(5000);
+        for (int i = 0; i < 4; ++i) {
+            if (i > 0)
+                demo.advance(60000);
+            QCOMPARE(inspectJson(*buildSnapshot(read.captures[i])), inspectJson(*buildSnapshot(demo.capture())));
+            QCOMPARE(read.captures[i].capturedAt, demo.now());
+        }
+        // The demo changed over those minutes (or the comparison above proves little).
+        QVERIFY(inspectJson(*buildSnapshot(read.captures[0])) != inspectJson(*buildSnapshot(read.captures[3])));
+    }
+
+    void recordDurations_data()
+    {
+        QTest::addColumn<QStringList>("timing");
+        QTest::addColumn<int>("captures");
+        QTest::newRow("500ms over 1.5s") << QStringList{QStringLiteral("--interval"), QStringLiteral("500ms"), QStringLiteral("--duration"), QStringLiteral("1500ms")} << 3;
+        QTest::newRow("2s over 1m") << QStringList{QStringLiteral("--interval"), QStringLiteral("2s"), QStringLiteral("--duration"), QStringLiteral("1m")} << 30;
+        QTest::newRow("duration shorter than interval") << QStringList{QStringLiteral("--interval"), QStringLiteral("1m"), QStringLiteral("--duration"), QStringLiteral("2s")} << 1;
+    }
+
+    void recordDurations()
+    {
+        QFETCH(QStringList, timing);
+        QFETCH(int, captures);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("d.slicescope.jsonl"));
+        const Run r = runSlicescope(QStringList{QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--demo-fast"), QStringLiteral("-o"), out, QStringLiteral("--json")} + timing);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json().value(QLatin1String("captures")).toInt(), captures);
+    }
+
+    void recordCopiesACaptureFile()
+    {
+        QTemporaryDir dir;
+        const QString first = dir.filePath(QStringLiteral("a.slicescope.jsonl")), copy = dir.filePath(QStringLiteral("b.slicescope.jsonl"));
+        QCOMPARE(runSlicescope({QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--demo-fast"), QStringLiteral("--interval"), QStringLiteral("1s"),
+                                QStringLiteral("--duration"), QStringLiteral("2s"), QStringLiteral("-o"), first}).exitCode, 0);
+        const Run r = runSlicescope({QStringLiteral("record"), QStringLiteral("--capture"), first, QStringLiteral("-o"), copy});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QFile a(first), b(copy);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll(), a.readAll());
+    }
+
     void exitCodes_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -209,6 +272,10 @@ private Q_SLOTS:
         QTest::newRow("submit, no dashboard") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4")} << 1 << QStringLiteral("connection refused");
         QTest::newRow("release without a name") << QStringList{QStringLiteral("release-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1")} << 2 << QStringLiteral("NAME");
         QTest::newRow("release two names") << QStringList{QStringLiteral("release-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("a"), QStringLiteral("b")} << 2 << QStringLiteral("\"b\"");
+        QTest::newRow("record without output") << QStringList{QStringLiteral("record"), QStringLiteral("--demo")} << 2 << QStringLiteral("-o FILE");
+        QTest::newRow("record bad interval") << QStringList{QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--interval"), QStringLiteral("2 fortnights"), QStringLiteral("-o"), QStringLiteral("/tmp/x")} << 2 << QStringLiteral("--interval");
+        QTest::newRow("record bad duration") << QStringList{QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--duration"), QStringLiteral("-1s"), QStringLiteral("-o"), QStringLiteral("/tmp/x")} << 2 << QStringLiteral("--duration");
+        QTest::newRow("record, no dashboard") << QStringList{QStringLiteral("record"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("-o"), QStringLiteral("/tmp/slicescope-tst-cli-dead.jsonl")} << 1 << QStringLiteral("kept the 0 capture(s)");
         QTest::newRow("release from a capture") << QStringList{QStringLiteral("release-pg"), QStringLiteral("--demo"), QStringLiteral("a")} << 2 << QStringLiteral("needs --ray URL");
     }
 

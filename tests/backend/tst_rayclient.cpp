@@ -431,26 +431,96 @@ private Q_SLOTS:
         request.name = QStringLiteral("x'\"); import os; os.system('rm -rf /') #\n$(reboot)");
         const QJsonObject driverRequest = createRequestJson(request);
         const QJsonObject body = sliceJobBody(driverRequest, QStringLiteral("slicescope-0123"), request.name);
-        QCOMPARE(body.value(QLatin1String("entrypoint")).toString(), QStringLiteral("python -c \"import os;exec(os.environ['SLICESCOPE_DRIVER'])\""));
+        QCOMPARE(body.value(QLatin1String("entrypoint")).toString(), QStringLiteral("python slice_pg_driver.py"));
         QCOMPARE(body.value(QLatin1String("submission_id")).toString(), QStringLiteral("slicescope-0123"));
-        const QJsonObject env = body.value(QLatin1String("runtime_env")).toObject().value(QLatin1String("env_vars")).toObject();
-        QCOMPARE(env.keys(), (QStringList{QStringLiteral("SLICESCOPE_DRIVER"), QStringLiteral("SLICESCOPE_REQUEST")}));
+        const QJsonObject runtimeEnv = body.value(QLatin1String("runtime_env")).toObject();
+        const QJsonObject env = runtimeEnv.value(QLatin1String("env_vars")).toObject();
+        QCOMPARE(env.keys(), QStringList{QStringLiteral("SLICESCOPE_REQUEST")});
         QCOMPARE(QJsonDocument::fromJson(env.value(QLatin1String("SLICESCOPE_REQUEST")).toString().toUtf8()).object(), driverRequest);
-        // The driver is the repository's file, byte for byte, whatever the request says.
+        // The driver travels as a package named after its content, not in the body: Ray lists
+        // every job's runtime_env in GET /api/jobs/, which the live source polls.
+        const DriverPackage &package = slicePgDriverPackage();
+        QCOMPARE(runtimeEnv.value(QLatin1String("working_dir")).toString(), package.uri());
+        QVERIFY(package.name.startsWith(QLatin1String("_ray_pkg_")) && package.name.endsWith(QLatin1String(".zip")));
+        QCOMPARE(package.name.size(), int(sizeof("_ray_pkg_.zip")) - 1 + 32);
+        QVERIFY2(QJsonDocument(body).toJson(QJsonDocument::Compact).size() < 1024, "the job body stays small");
+        // The package holds the repository's driver, byte for byte, whatever the request says.
         QFile repoDriver(QStringLiteral(SLICESCOPE_TEST_DATA "/../../resources/driver/slice_pg_driver.py"));
         QVERIFY(repoDriver.open(QIODevice::ReadOnly));
-        QCOMPARE(env.value(QLatin1String("SLICESCOPE_DRIVER")).toString().toUtf8(), repoDriver.readAll());
-        QVERIFY(!env.value(QLatin1String("SLICESCOPE_DRIVER")).toString().contains(QLatin1String("rm -rf")));
+        const QByteArray driver = repoDriver.readAll();
+        QCOMPARE(package.zip, storedZip({{QStringLiteral("slice_pg_driver.py"), driver}}));
+        QVERIFY(!package.zip.contains("rm -rf"));
         const QJsonObject metadata = body.value(QLatin1String("metadata")).toObject();
         QCOMPARE(metadata.value(QLatin1String("slicescope")).toString(), QStringLiteral("slice-pg"));
         QCOMPARE(metadata.value(QLatin1String("name")).toString(), request.name);
         // Shown to people: the driver by size and hash, the request as an object.
         const QJsonObject shown = sliceJobForDisplay(body);
-        QVERIFY(shown.value(QLatin1String("runtime_env")).toObject().value(QLatin1String("env_vars")).toObject()
-                    .value(QLatin1String("SLICESCOPE_DRIVER")).toString().contains(QLatin1String("sha256 ")));
+        QVERIFY2(shown.value(QLatin1String("driver")).toString().contains(QLatin1String("sha256 ")), qPrintable(shown.value(QLatin1String("driver")).toString()));
         QCOMPARE(shown.value(QLatin1String("request")).toObject(), driverRequest);
         QVERIFY(newSliceJobSubmissionId().startsWith(QLatin1String("slicescope-")));
         QVERIFY(newSliceJobSubmissionId() != newSliceJobSubmissionId());
+    }
+
+    void aStoredZipIsAZipAnyUnzipReads()
+    {
+        // Layout checks here; Ray unpacking it is proven in tests/integration/tst_slice_pg_live.cpp.
+        const QByteArray zip = storedZip({{QStringLiteral("a.txt"), QByteArrayLiteral("123456789")}});
+        auto u32 = [&](qsizetype at) { return quint32(quint8(zip[at])) | quint32(quint8(zip[at + 1])) << 8 | quint32(quint8(zip[at + 2])) << 16 | quint32(quint8(zip[at + 3])) << 24; };
+        QCOMPARE(u32(0), 0x04034b50u);
+        QCOMPARE(u32(14), 0xCBF43926u); // the CRC-32 check value of "123456789"
+        QCOMPARE(u32(18), 9u);
+        QCOMPARE(zip.mid(30, 5), QByteArrayLiteral("a.txt"));
+        QCOMPARE(zip.mid(35, 9), QByteArrayLiteral("123456789"));
+        QCOMPARE(u32(44), 0x02014b50u);
+        const qsizetype end = zip.size() - 22;
+        QCOMPARE(u32(end), 0x06054b50u);
+        QCOMPARE(u32(end + 16), 44u); // where the central directory starts
+        QCOMPARE(zip, storedZip({{QStringLiteral("a.txt"), QByteArrayLiteral("123456789")}})); // reproducible
+    }
+
+    void theFollowerUploadsTheDriverPackageOnlyWhenMissing()
+    {
+        FakeDashboard server;
+        bool stored = false;
+        QByteArray uploaded;
+        const QByteArray packagePath = "/api/packages/gcs/" + slicePgDriverPackage().name.toLatin1();
+        server.script = [&](const Request &r) {
+            if (r.path == packagePath && r.method == "GET")
+                return stored ? Response{200, ""} : Response{404, "Package does not exist"};
+            if (r.path == packagePath && r.method == "PUT") {
+                stored = true;
+                uploaded = r.body;
+                return Response{200, ""};
+            }
+            if (r.path == "/api/jobs/")
+                return Response{200, R"({"submission_id": "slicescope-5"})"};
+            if (r.path == "/api/jobs/slicescope-5")
+                return Response{200, R"({"status": "RUNNING"})"};
+            if (r.path == "/api/jobs/slicescope-5/logs")
+                return Response{200, "{\"logs\": \"SLICESCOPE_RESULT {\\\"ok\\\": true}\\n\"}"};
+            return Response{404, "Not Found"};
+        };
+        RayClient client(server.url());
+        SliceJobFollower follower(&client);
+        QSignalSpy results(&follower, &SliceJobFollower::resultReceived);
+        QSignalSpy failures(&follower, &SliceJobFollower::failed);
+        const QJsonObject body = sliceJobBody(removeRequestJson(QStringLiteral("pg"), QStringLiteral("n"), 5), QStringLiteral("slicescope-5"), QStringLiteral("n"));
+        follower.start(body, std::chrono::seconds(10));
+        QTRY_COMPARE(results.size() + failures.size(), 1);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.value(0).value(0).toString()));
+        QCOMPARE(uploaded, slicePgDriverPackage().zip);
+        const Request put = *std::find_if(server.requests.begin(), server.requests.end(), [](const Request &r) { return r.method == "PUT"; });
+        QVERIFY(!put.headers.value("user-agent").startsWith("Mozilla")); // Ray refuses a PUT that looks like a browser's
+        QCOMPARE(put.headers.value("content-type"), QByteArrayLiteral("application/octet-stream"));
+        follower.start(body, std::chrono::seconds(10));
+        QTRY_COMPARE(results.size() + failures.size(), 2);
+        QCOMPARE(server.count(packagePath), 3); // GET, PUT; then only a GET
+
+        // A package route that fails otherwise: said, and nothing submitted.
+        server.script = [](const Request &) { return Response{500, "Traceback: GCS unavailable"}; };
+        follower.start(body, std::chrono::seconds(10));
+        QTRY_COMPARE(failures.size(), 1);
+        QVERIFY2(failures.first().value(0).toString().startsWith(QLatin1String("the driver package could not be checked: GET ")), qPrintable(failures.first().value(0).toString()));
     }
 
     void theDriverResultLine_data()

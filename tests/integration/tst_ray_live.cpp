@@ -14,6 +14,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -303,6 +304,33 @@ private Q_SLOTS:
         a.remove(QLatin1String("capturedAt"));
         b.remove(QLatin1String("capturedAt"));
         QCOMPARE(a, b);
+    }
+
+    void recordWritesThreeCapturesFromTheLiveRay()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath(QStringLiteral("live.slicescope.jsonl"));
+        const Run r = runSlicescope({QStringLiteral("record"), QStringLiteral("--ray"), m_url, QStringLiteral("--ray-token-file"), m_tokenFile,
+                                     QStringLiteral("--interval"), QStringLiteral("500ms"), QStringLiteral("--duration"), QStringLiteral("1.5s"),
+                                     QStringLiteral("-o"), out, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject summary = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(summary.value(QLatin1String("captures")).toInt(), 3);
+        QCOMPARE(qint64(summary.value(QLatin1String("bytes")).toDouble()), QFileInfo(out).size());
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        QVERIFY(!bytes.contains(m_token)); // tokens never enter a capture
+        const CaptureReadResult read = readCaptureFile(out);
+        QVERIFY2(read.ok(), qPrintable(read.error));
+        QCOMPARE(read.captures.size(), 3);
+        for (const Capture &c : read.captures) {
+            const SnapshotPtr snap = buildSnapshot(c);
+            QVERIFY2(snap->errors.isEmpty(), qPrintable(snap->errors.join(QStringLiteral("; "))));
+            QCOMPARE(snap->slices.size(), 4);
+        }
+        QVERIFY(read.captures[0].capturedAt < read.captures[2].capturedAt);
     }
 };
 

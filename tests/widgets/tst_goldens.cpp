@@ -7,10 +7,15 @@
 
 #include "../model/capturefixture.h"
 #include "democluster.h"
+#include "democlusteractions.h"
+#include "slicecomposer.h"
 #include "screenshot.h"
 
 #include <QApplication>
 #include <QDir>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTest>
 
 using namespace slicescope;
@@ -132,6 +137,30 @@ private Q_SLOTS:
         const QImage actual = renderScreenshot(demo ? DemoCluster().capture() : goldenCluster(), options, &error);
         QVERIFY2(!actual.isNull(), qPrintable(error));
 
+        checkGolden(name, actual);
+    }
+
+    // The composer with the demo, as an operator sees it before confirming: v6e 4x4 x2 fits,
+    // the review lists the slices and the exact job.
+    void composer()
+    {
+        applyLook(*qApp, Theme::light());
+        DemoSource source; // never started: its clock does not move
+        DemoClusterActions actions(&source);
+        SliceComposer composer;
+        composer.setActions(&actions);
+        composer.setSnapshot(buildSnapshot(source.cluster().capture()));
+        composer.resize(420, 780);
+        composer.findChild<QSpinBox *>(QStringLiteral("numSlices"))->setValue(2);
+        composer.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("team-a"));
+        composer.findChild<QPushButton *>(QStringLiteral("review"))->click();
+        QVERIFY(composer.isReviewing());
+        checkGolden(QStringLiteral("composer-v6e-4x4-x2"), composer.grab().toImage().convertToFormat(QImage::Format_RGB32));
+    }
+
+private:
+    void checkGolden(const QString &name, const QImage &actual)
+    {
         const QString goldenPath = goldenDir() + u'/' + name + QStringLiteral(".png");
         if (qEnvironmentVariableIntValue("SLICESCOPE_RECORD_GOLDENS") == 1) {
             QDir().mkpath(goldenDir());

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The seam through which widgets ask for changes to a cluster (reserve slices, release a
+// placement group) without knowing who carries them out. It lives in model/ because both sides
+// need it and it does no I/O itself: backend/ implements it (the demo simulator, live Ray through
+// a job), app/ picks the implementation for the source, widgets only call it and listen.
+
+#include "snapshot.h"
+
+#include <QObject>
+#include <QString>
+
+namespace slicescope {
+
+// A slice placement group as an operator composes it (the composer, the demo, the live path).
+struct SlicePlacementRequest {
+    QString accelerator;          // "v6e", "TPU-V6E"...: any spelling tpu::findGeneration() accepts
+    QString topology;             // "4x4"
+    int numSlices = 1;
+    QString name;                 // placement group name; required
+    bool detached = false;
+    double cpuPerBundle = 1;      // bundle = {CPU, TPU}
+    int tpuPerBundle = 0;         // 0: the host's chips (what slice_placement_group asks for)
+    QString strategy = QStringLiteral("SPREAD");
+    int timeoutSeconds = 20;      // how long the driver waits for the reservation
+    friend bool operator==(const SlicePlacementRequest &, const SlicePlacementRequest &) = default;
+};
+
+class ClusterActions : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+    // Empty when this source can change its cluster; otherwise why it cannot (a capture file).
+    virtual QString unavailableReason() const = 0;
+    // What will run for this request, for people to read before they confirm: the job, its
+    // entrypoint and the request exactly as the driver receives it.
+    virtual QString describeSubmission(const SlicePlacementRequest &request) const = 0;
+    // How this group would be released (stop its job, or a removal job), for the confirmation.
+    virtual QString describeRelease(const ClusterSnapshot &snapshot, const PlacementGroup &group) const = 0;
+    // Whether SliceScope created the group; others need a stronger confirmation to release.
+    virtual bool createdBySliceScope(const ClusterSnapshot &snapshot, const PlacementGroup &group) const = 0;
+
+    // Each starts an action under the caller's `actionId` and returns at once. Signals for it
+    // arrive later from the event loop, never from inside the call, so a caller can connect or
+    // record state after calling.
+    virtual void submitSlicePlacementGroup(const QString &actionId, const SlicePlacementRequest &request) = 0;
+    virtual void releasePlacementGroup(const QString &actionId, const QString &nameOrId, bool force) = 0;
+
+Q_SIGNALS:
+    // A step of the action, as observed: "job RUNNING", "head reservation 1 of 2 pending"...
+    void actionProgress(const QString &actionId, const QString &text);
+    // The outcome observed, or the failure with the job's own message.
+    void actionFinished(const QString &actionId, bool ok, const QString &message);
+};
+
+} // namespace slicescope

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The slice composer against the demo cluster: the live what-if answer and its highlights, the
+// topologies offered, submit -> progress -> CREATED with demo time driven by the test (no
+// sleeps), release with the plain and the stronger confirmation, and the why-pending text.
+
+#include "democluster.h"
+#include "democlusteractions.h"
+#include "fleetoverview.h"
+#include "mainwindow.h"
+#include "screenshot.h"
+#include "slicecomposer.h"
+#include "sliceview.h"
+#include "tpu.h"
+#include "workspace.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+using namespace slicescope;
+
+namespace {
+
+// The composer wired as the window wires it, over a demo source that the test ticks by hand.
+struct Rig {
+    DemoSource source;
+    Workspace workspace;
+    SliceComposer composer;
+    DemoClusterActions actions{&source};
+
+    Rig()
+    {
+        QObject::connect(&source, &Source::captureReceived, &composer, [this](const Capture &c) {
+            const SnapshotPtr snap = buildSnapshot(c);
+            workspace.setSnapshot(snap);
+            composer.setSnapshot(snap);
+        });
+        composer.setWorkspace(&workspace);
+        composer.setActions(&actions);
+        source.advance(0); // the first capture, without starting the real-time timer
+        workspace.resize(1000, 700);
+        composer.resize(420, 780);
+        composer.show(); // laid out, so clicks land on the buttons people see
+    }
+    template<typename T>
+    T *find(const char *name) const { return composer.findChild<T *>(QLatin1String(name)); }
+    void choose(const QString &accelerator, const QString &topology, int slices)
+    {
+        auto *acc = find<QComboBox>("accelerator");
+        acc->setCurrentIndex(acc->findData(accelerator));
+        auto *topo = find<QComboBox>("topology");
+        topo->setCurrentIndex(topo->findText(topology));
+        find<QSpinBox>("numSlices")->setValue(slices);
+    }
+    QString planText() const { return find<QLabel>("plan")->text(); }
+    // Demo time moves in steps, letting queued signals run between them, as ticks would.
+    void advance(qint64 ms)
+    {
+        for (qint64 t = 0; t < ms; t += 250) {
+            source.advance(250);
+            QCoreApplication::processEvents();
+        }
+    }
+};
+
+// What people see: the layout requests a text change posts have run.
+QImage grabLaidOut(QWidget &w)
+{
+    QCoreApplication::processEvents();
+    return w.grab().toImage();
+}
+
+const QStringList kTwoSlices = {QStringLiteral("v6e-4x4-1"), QStringLiteral("v6e-4x4-2")};
+
+} // namespace
+
+class TestSliceComposer : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void twoV6eSlicesFitAndAreHighlighted()
+    {
+        Rig rig;
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 2);
+        QVERIFY(rig.composer.plan().feasible);
+        QCOMPARE(rig.composer.plan().wouldTake, kTwoSlices);
+        QVERIFY2(rig.planText().contains(QLatin1String("Feasible")), qPrintable(rig.planText()));
+        QCOMPARE(rig.workspace.overview()->highlightedSlices(), kTwoSlices);
+        // The 3D view marks the hosts when the shown slice is one the plan takes, and only then.
+        QVERIFY(rig.workspace.showSlice(QStringLiteral("v6e-4x4-1")));
+        QCOMPARE(rig.workspace.sliceView()->highlightedHosts(), (QList<int>{0, 1, 2, 3}));
+        QVERIFY(rig.workspace.showSlice(QStringLiteral("v6e-4x4-0")));
+        QVERIFY(rig.workspace.sliceView()->highlightedHosts().isEmpty());
+        // Without a name there is nothing to submit yet.
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+    }
+
+    void threeV6eSlicesSayWhyNot()
+    {
+        Rig rig;
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 3);
+        QVERIFY(!rig.composer.plan().feasible);
+        const QString text = rig.planText();
+        QVERIFY2(text.contains(QLatin1String("Does not fit")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("v6e-4x4-3 is degraded")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("v6e-4x4-0 is in use")) && text.contains(QLatin1String("llm-train")), qPrintable(text));
+        QVERIFY(rig.workspace.overview()->highlightedSlices().isEmpty());
+        QTest::keyClicks(rig.find<QLineEdit>("name"), QStringLiteral("too-many"));
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+    }
+
+    void onlyValidTopologiesAreOffered()
+    {
+        Rig rig;
+        auto *acc = rig.find<QComboBox>("accelerator");
+        auto *topo = rig.find<QComboBox>("topology");
+        QCOMPARE(acc->count(), tpu::generations().size());
+        for (int i = 0; i < acc->count(); ++i) {
+            acc->setCurrentIndex(i);
+            const tpu::Generation *gen = tpu::findGeneration(acc->itemData(i).toString());
+            QVERIFY(gen);
+            QStringList expected, offered;
+            for (const tpu::Topology &t : tpu::validTopologies(*gen))
+                expected << t.toString();
+            for (int j = 0; j < topo->count(); ++j)
+                offered << topo->itemText(j);
+            QCOMPARE(offered, expected);
+        }
+        // TPU per bundle follows the host: 8 on a v6e 2x4 (one host), 4 on a 4x4.
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("2x4"), 1);
+        QCOMPARE(rig.find<QComboBox>("tpuPerBundle")->currentData().toInt(), 8);
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 1);
+        QCOMPARE(rig.find<QComboBox>("tpuPerBundle")->currentData().toInt(), 4);
+    }
+
+    void submitOnTheDemoShowsProgressThenTheResult()
+    {
+        Rig rig;
+        QSignalSpy progress(&rig.actions, &ClusterActions::actionProgress);
+        QSignalSpy finished(&rig.actions, &ClusterActions::actionFinished);
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 2);
+        QTest::keyClicks(rig.find<QLineEdit>("name"), QStringLiteral("team-a"));
+        auto *review = rig.find<QPushButton>("review");
+        QVERIFY2(review->isEnabled(), qPrintable(review->toolTip()));
+        QTest::mouseClick(review, Qt::LeftButton);
+        QVERIFY(rig.composer.isReviewing());
+        // Exactly what will change and the job that will run, before anything does.
+        const QString shown = rig.find<QPlainTextEdit>("reviewText")->toPlainText();
+        QVERIFY2(shown.contains(QLatin1String("v6e-4x4-1, v6e-4x4-2")), qPrintable(shown));
+        QVERIFY2(shown.contains(QLatin1String("SLICESCOPE_REQUEST=")) && shown.contains(QLatin1String("\"name\":\"team-a\"")), qPrintable(shown));
+        QVERIFY(rig.source.cluster().capture().rayJobs.indexOf("team-a") < 0); // nothing submitted yet
+
+        QTest::mouseClick(rig.find<QPushButton>("confirm"), Qt::LeftButton);
+        QVERIFY(!rig.composer.isReviewing());
+        QVERIFY(progress.isEmpty()); // signals never arrive from inside the call
+        QCoreApplication::processEvents();
+        QVERIFY(!progress.isEmpty());
+        QVERIFY2(progress.at(0).at(1).toString().contains(QLatin1String("submitted job")), qPrintable(progress.at(0).at(1).toString()));
+        QVERIFY2(rig.composer.messageText().contains(QLatin1String("PENDING")), qPrintable(rig.composer.messageText()));
+
+        rig.advance(DemoCluster::kHeadReserveDelay); // job running, heads being reserved
+        QStringList texts;
+        for (const QList<QVariant> &args : std::as_const(progress))
+            texts << args.at(1).toString();
+        QVERIFY2(texts.join(u'\n').contains(QLatin1String("pending head reservation")), qPrintable(texts.join(u'\n')));
+        QVERIFY(finished.isEmpty());
+
+        rig.advance(DemoCluster::kSliceReserveDelay + 1000);
+        QCOMPARE(finished.size(), 1);
+        QCOMPARE(finished.at(0).at(1).toBool(), true);
+        const QString outcome = rig.composer.messageText();
+        QVERIFY2(outcome.contains(QLatin1String("CREATED")) && outcome.contains(QLatin1String("v6e-4x4-1, v6e-4x4-2")), qPrintable(outcome));
+        // The observed group's slices stay highlighted after the capture that shows them.
+        rig.advance(1000);
+        QCOMPARE(rig.composer.highlightedSlices(), kTwoSlices);
+        QCOMPARE(rig.workspace.overview()->highlightedSlices(), kTwoSlices);
+    }
+
+    void releaseAsksFirstAndMoreForOthersGroups()
+    {
+        Rig rig;
+        QSignalSpy finished(&rig.actions, &ClusterActions::actionFinished);
+        // A group SliceScope did not create: the name must be typed.
+        rig.composer.reviewRelease(QStringLiteral("llm-train"));
+        QVERIFY(rig.composer.isReviewing());
+        auto *confirm = rig.find<QPushButton>("confirm");
+        auto *typeName = rig.find<QLineEdit>("typeName");
+        QVERIFY(!typeName->isHidden());
+        QVERIFY2(rig.find<QPlainTextEdit>("reviewText")->toPlainText().contains(QLatin1String("v6e-4x4-0")),
+                 qPrintable(rig.find<QPlainTextEdit>("reviewText")->toPlainText()));
+        QVERIFY(!confirm->isEnabled());
+        QTest::keyClicks(typeName, QStringLiteral("llm-trai"));
+        QVERIFY(!confirm->isEnabled());
+        QTest::keyClick(typeName, Qt::Key_X);
+        QVERIFY(!confirm->isEnabled()); // close is not enough
+        typeName->clear();
+        QTest::keyClicks(typeName, QStringLiteral("llm-train"));
+        QVERIFY(confirm->isEnabled());
+        // Cancel changes nothing.
+        QTest::mouseClick(rig.find<QPushButton>("cancel"), Qt::LeftButton);
+        QVERIFY(!rig.composer.isReviewing());
+        QCoreApplication::processEvents();
+        QVERIFY(finished.isEmpty());
+
+        rig.composer.reviewRelease(QStringLiteral("llm-train"));
+        QTest::keyClicks(typeName, QStringLiteral("llm-train"));
+        QTest::mouseClick(confirm, Qt::LeftButton);
+        QTRY_COMPARE(finished.size(), 1);
+        QVERIFY2(finished.at(0).at(1).toBool(), qPrintable(finished.at(0).at(2).toString()));
+        QVERIFY2(rig.composer.messageText().contains(QLatin1String("REMOVED")), qPrintable(rig.composer.messageText()));
+        rig.advance(250);
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 3); // v6e-4x4-0 is free now
+        QVERIFY2(rig.composer.plan().feasible, qPrintable(rig.planText()));
+
+    }
+
+    void releasingOurOwnGroupNeedsOnlyTheClick()
+    {
+        Rig rig;
+        QSignalSpy finished(&rig.actions, &ClusterActions::actionFinished);
+        SlicePlacementRequest r;
+        r.accelerator = QStringLiteral("v6e");
+        r.topology = QStringLiteral("4x4");
+        r.name = QStringLiteral("mine");
+        rig.actions.submitSlicePlacementGroup(QStringLiteral("setup"), r);
+        rig.advance(DemoCluster::kHeadReserveDelay + DemoCluster::kSliceReserveDelay + 1000);
+        QCOMPARE(finished.size(), 1);
+        rig.composer.reviewRelease(QStringLiteral("mine"));
+        QVERIFY(rig.composer.isReviewing());
+        QVERIFY(rig.find<QLineEdit>("typeName")->isHidden());
+        const QString shown = rig.find<QPlainTextEdit>("reviewText")->toPlainText();
+        QVERIFY2(shown.contains(QLatin1String("Stop Ray job slicescope-mine-")), qPrintable(shown));
+        QTest::mouseClick(rig.find<QPushButton>("confirm"), Qt::LeftButton);
+        QTRY_COMPARE(finished.size(), 2);
+        QVERIFY2(finished.at(1).at(1).toBool(), qPrintable(finished.at(1).at(2).toString()));
+        QVERIFY2(rig.composer.messageText().contains(QLatin1String("REMOVED; job slicescope-mine-")), qPrintable(rig.composer.messageText()));
+        rig.advance(250);
+        QVERIFY(rig.source.cluster().capture().rayPlacementGroups.contains("\"REMOVED\""));
+    }
+
+    void sourcesThatCannotActSayWhy()
+    {
+        Rig rig;
+        rig.composer.setActions(nullptr, QStringLiteral("capture demo.slicescope.json is a recording: it cannot be changed"));
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 2);
+        QTest::keyClicks(rig.find<QLineEdit>("name"), QStringLiteral("x"));
+        QVERIFY(rig.composer.plan().feasible); // the what-if still answers
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+        QVERIFY(!rig.find<QPushButton>("release")->isEnabled());
+        QVERIFY(rig.composer.messageText().contains(QLatin1String("recording")));
+    }
+
+    void whyPendingJoinsRayThePlannerAndTheAutoscaler()
+    {
+        DemoCluster demo;
+        const SnapshotPtr snap = buildSnapshot(demo.capture());
+        QString head;
+        for (const PlacementGroup &g : snap->placementGroups)
+            for (const Bundle &b : g.bundles)
+                if (g.state == QLatin1String("PENDING") && b.headResource == QLatin1String("TPU-v6e-64-head"))
+                    head = g.id;
+        QVERIFY2(!head.isEmpty(), "the demo's eval-8x8 request has a pending head group");
+        WhyPendingPanel panel;
+        panel.setSnapshot(snap);
+        QVERIFY(panel.showGroup(head));
+        const QString text = panel.text();
+        QVERIFY2(text.contains(QLatin1String("INFEASIBLE")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("no worker group makes v6e 8x8 slices")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("Autoscaler")), qPrintable(text));
+        if (!snap->clusterStatusText.trimmed().isEmpty())
+            QVERIFY(text.contains(snap->clusterStatusText.trimmed().left(40)));
+    }
+
+    void renderForPeople()
+    {
+        // Not a pass/fail check: writes the composer as the window shows it, to look at.
+        Rig rig;
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 2);
+        QTest::keyClicks(rig.find<QLineEdit>("name"), QStringLiteral("team-a"));
+        rig.composer.show();
+        const QString out = QDir::currentPath() + QStringLiteral("/slicecomposer.png");
+        QVERIFY(grabLaidOut(rig.composer).save(out));
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 3);
+        QVERIFY(grabLaidOut(rig.composer).save(QDir::currentPath() + QStringLiteral("/slicecomposer-infeasible.png")));
+        QTest::mouseClick(rig.find<QPushButton>("review"), Qt::LeftButton);
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 2);
+        QTest::mouseClick(rig.find<QPushButton>("review"), Qt::LeftButton);
+        QVERIFY(grabLaidOut(rig.composer).save(QDir::currentPath() + QStringLiteral("/slicecomposer-review.png")));
+    }
+
+    void theWindowOffersItForTheDemoOnly()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        window.setSource(std::make_unique<DemoSource>());
+        QVERIFY(qobject_cast<DemoClusterActions *>(window.clusterActions()));
+        window.resize(1280, 800);
+        window.show();
+        QAction *reserve = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->text() == QLatin1String("&Reserve slices..."))
+                reserve = a;
+        QVERIFY(reserve);
+        reserve->trigger();
+        SliceComposer *composer = window.composer();
+        QVERIFY(composer->isVisible());
+        auto *slices = composer->findChild<QSpinBox *>(QStringLiteral("numSlices"));
+        slices->setValue(2);
+        QCOMPARE(window.workspace()->overview()->highlightedSlices(), kTwoSlices);
+        QVERIFY(grabLaidOut(window).save(QDir::currentPath() + QStringLiteral("/slicecomposer-window.png")));
+
+        // A recording cannot be changed: the composer still plans, and says why it cannot submit.
+        window.setSource(std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("capture demo.slicescope.json")));
+        QVERIFY(!window.clusterActions());
+        QVERIFY2(composer->messageText().contains(QLatin1String("recording")), qPrintable(composer->messageText()));
+        QVERIFY(composer->plan().feasible);
+    }
+};
+
+int main(int argc, char **argv)
+{
+    pinRenderingEnvironment(true);
+    QApplication app(argc, argv);
+    TestSliceComposer test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_slicecomposer.moc"

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "slicecomposer.h"
+
+#include "fleetoverview.h"
+#include "sliceview.h"
+#include "tpu.h"
+#include "whypending.h"
+#include "workspace.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace slicescope {
+
+namespace {
+
+const QStringList kStrategies = {QStringLiteral("SPREAD"), QStringLiteral("PACK"), QStringLiteral("STRICT_SPREAD"), QStringLiteral("STRICT_PACK")};
+
+QString escaped(const QString &text)
+{
+    return text.toHtmlEscaped();
+}
+
+} // namespace
+
+SliceComposer::SliceComposer(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("sliceComposer"));
+    auto *layout = new QVBoxLayout(this);
+    auto *form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_accelerator = new QComboBox(this);
+    m_accelerator->setObjectName(QStringLiteral("accelerator"));
+    for (const tpu::Generation &g : tpu::generations())
+        m_accelerator->addItem(g.displayName, g.name);
+    form->addRow(tr("Accelerator"), m_accelerator);
+
+    m_topology = new QComboBox(this);
+    m_topology->setObjectName(QStringLiteral("topology"));
+    form->addRow(tr("Topology"), m_topology);
+
+    m_numSlices = new QSpinBox(this);
+    m_numSlices->setObjectName(QStringLiteral("numSlices"));
+    m_numSlices->setRange(1, 1024);
+    form->addRow(tr("Slices"), m_numSlices);
+
+    // Resources per bundle: CPU plus TPU chips; Ray accepts 1, 2, 4 or 8 TPU per bundle.
+    auto *resources = new QHBoxLayout;
+    m_cpu = new QDoubleSpinBox(this);
+    m_cpu->setObjectName(QStringLiteral("cpuPerBundle"));
+    m_cpu->setRange(0, 1024);
+    m_cpu->setDecimals(1);
+    m_cpu->setValue(1);
+    m_tpu = new QComboBox(this);
+    m_tpu->setObjectName(QStringLiteral("tpuPerBundle"));
+    for (int chips : {1, 2, 4, 8})
+        m_tpu->addItem(QString::number(chips), chips);
+    resources->addWidget(new QLabel(tr("CPU"), this));
+    resources->addWidget(m_cpu, 1);
+    resources->addWidget(new QLabel(tr("TPU"), this));
+    resources->addWidget(m_tpu, 1);
+    form->addRow(tr("Per bundle"), resources);
+
+    m_strategy = new QComboBox(this);
+    m_strategy->setObjectName(QStringLiteral("strategy"));
+    m_strategy->addItems(kStrategies);
+    form->addRow(tr("Strategy"), m_strategy);
+
+    m_name = new QLineEdit(this);
+    m_name->setObjectName(QStringLiteral("name"));
+    m_name->setPlaceholderText(tr("placement group name"));
+    form->addRow(tr("Name"), m_name);
+
+    m_detached = new QCheckBox(tr("Detached (outlives its job)"), this);
+    m_detached->setObjectName(QStringLiteral("detached"));
+    form->addRow(QString(), m_detached);
+
+    m_timeout = new QSpinBox(this);
+    m_timeout->setObjectName(QStringLiteral("timeout"));
+    m_timeout->setRange(1, 3600);
+    m_timeout->setValue(60);
+    m_timeout->setSuffix(tr(" s"));
+    form->addRow(tr("Head reservation timeout"), m_timeout);
+    layout->addLayout(form);
+
+    m_planLabel = new QLabel(this);
+    m_planLabel->setObjectName(QStringLiteral("plan"));
+    m_planLabel->setWordWrap(true);
+    m_planLabel->setTextFormat(Qt::RichText);
+    m_planLabel->setFrameShape(QFrame::StyledPanel);
+    m_planLabel->setMargin(6);
+    layout->addWidget(m_planLabel);
+
+    m_reviewButton = new QPushButton(tr("Review and reserve..."), this);
+    m_reviewButton->setObjectName(QStringLiteral("review"));
+    layout->addWidget(m_reviewButton);
+
+    auto *releaseHeading = new QLabel(tr("<b>Release a placement group</b>"), this);
+    layout->addSpacing(8);
+    layout->addWidget(releaseHeading);
+    auto *release = new QHBoxLayout;
+    m_releaseGroup = new QComboBox(this);
+    m_releaseGroup->setObjectName(QStringLiteral("releaseGroup"));
+    m_releaseButton = new QPushButton(tr("Release..."), this);
+    m_releaseButton->setObjectName(QStringLiteral("release"));
+    release->addWidget(m_releaseGroup, 1);
+    release->addWidget(m_releaseButton);
+    layout->addLayout(release);
+
+    // The review: exactly what will change, then Confirm or Cancel.
+    m_review = new QFrame(this);
+    m_review->setObjectName(QStringLiteral("reviewArea"));
+    m_review->setFrameShape(QFrame::StyledPanel);
+    auto *reviewLayout = new QVBoxLayout(m_review);
+    m_reviewTitle = new QLabel(m_review);
+    m_reviewTitle->setWordWrap(true);
+    m_reviewText = new QPlainTextEdit(m_review);
+    m_reviewText->setObjectName(QStringLiteral("reviewText"));
+    m_reviewText->setReadOnly(true);
+    m_reviewText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_typeNameLabel = new QLabel(m_review);
+    m_typeNameLabel->setWordWrap(true);
+    m_typeName = new QLineEdit(m_review);
+    m_typeName->setObjectName(QStringLiteral("typeName"));
+    auto *buttons = new QHBoxLayout;
+    m_confirmButton = new QPushButton(tr("Confirm"), m_review);
+    m_confirmButton->setObjectName(QStringLiteral("confirm"));
+    m_cancelButton = new QPushButton(tr("Cancel"), m_review);
+    m_cancelButton->setObjectName(QStringLiteral("cancel"));
+    buttons->addStretch(1);
+    buttons->addWidget(m_cancelButton);
+    buttons->addWidget(m_confirmButton);
+    reviewLayout->addWidget(m_reviewTitle);
+    reviewLayout->addWidget(m_reviewText, 1);
+    reviewLayout->addWidget(m_typeNameLabel);
+    reviewLayout->addWidget(m_typeName);
+    reviewLayout->addLayout(buttons);
+    m_review->hide();
+    layout->addWidget(m_review, 1);
+
+    m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("messageBar"));
+    m_message->setWordWrap(true);
+    m_message->setMargin(6);
+    m_message->hide();
+    layout->addWidget(m_message);
+    layout->addStretch(0);
+
+    connect(m_accelerator, &QComboBox::currentIndexChanged, this, [this] {
+        fillTopologies();
+        onShapeChanged();
+    });
+    connect(m_topology, &QComboBox::currentIndexChanged, this, &SliceComposer::onShapeChanged);
+    for (QSpinBox *box : {m_numSlices, m_timeout})
+        connect(box, &QSpinBox::valueChanged, this, &SliceComposer::onEdited);
+    connect(m_cpu, &QDoubleSpinBox::valueChanged, this, &SliceComposer::onEdited);
+    connect(m_tpu, &QComboBox::currentIndexChanged, this, &SliceComposer::onEdited);
+    connect(m_strategy, &QComboBox::currentIndexChanged, this, &SliceComposer::onEdited);
+    connect(m_name, &QLineEdit::textChanged, this, &SliceComposer::onEdited);
+    connect(m_detached, &QCheckBox::toggled, this, &SliceComposer::onEdited);
+    connect(m_reviewButton, &QPushButton::clicked, this, &SliceComposer::reviewSubmit);
+    connect(m_releaseButton, &QPushButton::clicked, this, [this] { reviewRelease(m_releaseGroup->currentData().toString()); });
+    connect(m_confirmButton, &QPushButton::clicked, this, &SliceComposer::confirmReview);
+    connect(m_cancelButton, &QPushButton::clicked, this, &SliceComposer::cancelReview);
+    connect(m_typeName, &QLineEdit::textChanged, this, &SliceComposer::updateConfirmEnabled);
+
+    // v6e 4x4 is the shape most teams reserve; start there rather than at the table's first row.
+    m_accelerator->setCurrentIndex(std::max(0, m_accelerator->findData(QStringLiteral("v6e"))));
+    fillTopologies();
+    m_topology->setCurrentIndex(std::max(0, m_topology->findText(QStringLiteral("4x4"))));
+    onShapeChanged();
+}
+
+void SliceComposer::fillTopologies()
+{
+    const tpu::Generation *gen = tpu::findGeneration(m_accelerator->currentData().toString());
+    const QSignalBlocker blocker(m_topology);
+    const QString previous = m_topology->currentText();
+    m_topology->clear();
+    if (!gen)
+        return;
+    for (const tpu::Topology &t : tpu::validTopologies(*gen))
+        m_topology->addItem(t.toString());
+    const int keep = m_topology->findText(previous);
+    m_topology->setCurrentIndex(keep >= 0 ? keep : 0);
+}
+
+void SliceComposer::onShapeChanged()
+{
+    // A new shape resets TPU per bundle to the host's chips: what slice_placement_group asks for.
+    const tpu::Generation *gen = tpu::findGeneration(m_accelerator->currentData().toString());
+    if (const auto topo = tpu::parseTopology(m_topology->currentText()); gen && topo) {
+        const QSignalBlocker blocker(m_tpu);
+        m_tpu->setCurrentIndex(std::max(0, m_tpu->findData(tpu::defaultChipsPerHost(*gen, *topo))));
+    }
+    onEdited();
+}
+
+void SliceComposer::onEdited()
+{
+    // Editing again leaves the last result behind: show what this request would take.
+    if (m_pending == Pending::None)
+        m_resultGroup.clear();
+    updatePlan();
+}
+
+SlicePlacementRequest SliceComposer::request() const
+{
+    SlicePlacementRequest r;
+    r.accelerator = m_accelerator->currentData().toString();
+    r.topology = m_topology->currentText();
+    r.numSlices = m_numSlices->value();
+    r.name = m_name->text().trimmed();
+    r.detached = m_detached->isChecked();
+    r.cpuPerBundle = m_cpu->value();
+    r.tpuPerBundle = m_tpu->currentData().toInt();
+    r.strategy = m_strategy->currentText();
+    r.timeoutSeconds = m_timeout->value();
+    return r;
+}
+
+QString SliceComposer::composeProblem() const
+{
+    const SlicePlacementRequest r = request();
+    if (!m_plan.requestError.isEmpty())
+        return m_plan.requestError;
+    if (!tpu::isValidTpuRequest(r.tpuPerBundle))
+        return tr("TPU per bundle must be 1, 2, 4 or 8");
+    if (m_plan.chipsPerHost > 0 && r.tpuPerBundle != m_plan.chipsPerHost)
+        return tr("a slice placement group takes whole hosts: TPU per bundle must be the host's %1 chips").arg(m_plan.chipsPerHost);
+    if (r.name.isEmpty())
+        return tr("give the placement group a name");
+    if (m_snapshot && m_snapshot->placementGroupIndex(r.name) >= 0)
+        return tr("a placement group named \"%1\" already exists").arg(r.name);
+    if (!m_actions)
+        return m_unavailable.isEmpty() ? tr("this source cannot change a cluster") : m_unavailable;
+    if (const QString why = m_actions->unavailableReason(); !why.isEmpty())
+        return why;
+    if (m_pending != Pending::None)
+        return tr("an action is in progress");
+    return {};
+}
+
+void SliceComposer::updatePlan()
+{
+    const SlicePlacementRequest r = request();
+    m_plan = m_snapshot ? planSlicePlacement(*m_snapshot, PlanRequest{r.accelerator, r.topology, r.numSlices}) : PlanResult{};
+    QString html;
+    if (!m_snapshot) {
+        html = tr("No cluster data yet.");
+    } else if (!m_plan.requestError.isEmpty()) {
+        html = tr("<b>Invalid request:</b> %1").arg(escaped(m_plan.requestError));
+    } else {
+        const QString shape = tr("%1 %2 &times;%3 (%4, %5 hosts of %6 chips per slice)")
+                                  .arg(m_plan.generation->name, m_plan.topology.toString()).arg(m_plan.numSlices)
+                                  .arg(m_plan.podType).arg(m_plan.hostsPerSlice).arg(m_plan.chipsPerHost);
+        if (m_plan.feasible) {
+            html = tr("<b style='color:#1a7f37'>Feasible:</b> %1.<br>Would take %2 (Ray picks the slices itself; the planner shows the first ready ones).")
+                       .arg(shape, escaped(m_plan.wouldTake.join(QStringLiteral(", "))));
+        } else {
+            // Plain lines, not a <ul>: QLabel's height-for-width misjudges list margins and clips.
+            QStringList items;
+            for (const QString &reason : m_plan.reasons) {
+                const QString trimmed = reason.trimmed();
+                if (trimmed.isEmpty())
+                    continue;
+                const bool sub = reason.startsWith(QLatin1String("  ")); // the planner indents details
+                items << (sub ? QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;&ndash; ") : QStringLiteral("&bull; ")) + escaped(trimmed);
+            }
+            html = tr("<b style='color:#b35900'>Does not fit:</b> %1<br>%2").arg(shape, items.join(QStringLiteral("<br>")));
+        }
+    }
+    m_planLabel->setText(html);
+    const QString problem = composeProblem();
+    m_reviewButton->setEnabled(problem.isEmpty() && m_plan.feasible);
+    m_reviewButton->setToolTip(!problem.isEmpty() ? problem : m_plan.feasible ? QString() : tr("the planner says it does not fit now"));
+    if (m_resultGroup.isEmpty())
+        applyHighlights(m_plan.feasible ? m_plan.wouldTake : QStringList());
+}
+
+void SliceComposer::applyHighlights(const QStringList &slices)
+{
+    m_highlighted = slices;
+    // The plan is drawn only while the composer is open: a hidden panel's plan would mislead.
+    if (!m_workspace || !isVisible())
+        return;
+    m_workspace->overview()->setHighlightedSlices(slices);
+    QList<int> hosts;
+    const QString shown = m_workspace->currentSlice();
+    if (m_snapshot && slices.contains(shown))
+        if (const int s = m_snapshot->sliceIndex(shown); s >= 0)
+            for (const Host &h : m_snapshot->slices[s].hosts)
+                hosts << h.workerId;
+    m_workspace->sliceView()->setHighlightedHosts(hosts);
+}
+
+void SliceComposer::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    applyHighlights(m_highlighted);
+}
+
+void SliceComposer::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    if (m_workspace) {
+        m_workspace->overview()->setHighlightedSlices({});
+        m_workspace->sliceView()->setHighlightedHosts({});
+    }
+}
+
+void SliceComposer::setSnapshot(const SnapshotPtr &snapshot)
+{
+    m_snapshot = snapshot;
+    fillReleaseGroups();
+    if (!m_resultGroup.isEmpty() && m_snapshot) {
+        const int g = m_snapshot->placementGroupIndex(m_resultGroup);
+        applyHighlights(g >= 0 ? m_snapshot->placementGroups[g].slices : QStringList());
+    }
+    updatePlan();
+    updateConfirmEnabled();
+}
+
+void SliceComposer::setWorkspace(Workspace *workspace)
+{
+    m_workspace = workspace;
+    if (workspace)
+        connect(workspace, &Workspace::currentSliceChanged, this, [this] { applyHighlights(m_highlighted); });
+    applyHighlights(m_highlighted);
+}
+
+void SliceComposer::setActions(ClusterActions *actions, const QString &reason)
+{
+    if (m_actions)
+        disconnect(m_actions, nullptr, this, nullptr);
+    m_actions = actions;
+    m_unavailable = reason;
+    if (actions) {
+        connect(actions, &ClusterActions::actionProgress, this, &SliceComposer::onActionProgress);
+        connect(actions, &ClusterActions::actionFinished, this, &SliceComposer::onActionFinished);
+    }
+    const QString why = !actions ? reason : actions->unavailableReason();
+    m_releaseButton->setEnabled(why.isEmpty());
+    m_releaseButton->setToolTip(why);
+    if (!why.isEmpty())
+        showMessage(MessageKind::Info, tr("Reserving and releasing are off: %1").arg(why));
+    else
+        m_message->hide();
+    updatePlan();
+}
+
+void SliceComposer::fillReleaseGroups()
+{
+    const QString keep = m_releaseGroup->currentData().toString();
+    const QSignalBlocker blocker(m_releaseGroup);
+    m_releaseGroup->clear();
+    if (!m_snapshot)
+        return;
+    // Head reservations belong to their slice request and go with it; people release the group.
+    for (const PlacementGroup &g : m_snapshot->placementGroups)
+        if (g.kind != PlacementGroupKind::SliceHead)
+            m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state,
+                                                          g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
+                                    g.id);
+    m_releaseGroup->setCurrentIndex(std::max(0, m_releaseGroup->findData(keep)));
+}
+
+QString SliceComposer::selectedReleaseGroup() const
+{
+    return m_releaseGroup->currentData().toString();
+}
+
+bool SliceComposer::isReviewing() const
+{
+    return m_reviewing != Pending::None;
+}
+
+void SliceComposer::reviewSubmit()
+{
+    if (!composeProblem().isEmpty() || !m_plan.feasible || !m_actions)
+        return;
+    const SlicePlacementRequest r = request();
+    m_reviewing = Pending::Submit;
+    m_reviewTitle->setText(tr("<b>Reserve %1 × %2 %3 as \"%4\"</b>").arg(r.numSlices).arg(m_plan.generation->name, m_plan.topology.toString(), escaped(r.name)));
+    QStringList lines;
+    lines << tr("What will change:");
+    lines << tr("  slices the planner expects Ray to take: %1").arg(m_plan.wouldTake.join(QStringLiteral(", ")));
+    lines << tr("  %1 bundle(s) of {CPU: %2, TPU: %3}, strategy %4, %5")
+                 .arg(m_plan.hostsPerSlice * r.numSlices).arg(r.cpuPerBundle).arg(r.tpuPerBundle).arg(r.strategy,
+                      r.detached ? tr("detached (release it explicitly)") : tr("held by its job (released when the job stops)"));
+    lines << tr("  other users cannot reserve these slices while the group exists");
+    lines << QString() << tr("The job that will run:") << m_actions->describeSubmission(r);
+    m_reviewText->setPlainText(lines.join(u'\n'));
+    m_typeNameLabel->hide();
+    m_typeName->hide();
+    m_releaseTypeName.clear();
+    m_confirmButton->setText(tr("Reserve"));
+    m_review->show();
+    updateConfirmEnabled();
+}
+
+void SliceComposer::reviewRelease(const QString &nameOrId)
+{
+    if (!m_snapshot || !m_actions)
+        return;
+    const int index = m_snapshot->placementGroupIndex(nameOrId);
+    if (index < 0) {
+        showMessage(MessageKind::Error, tr("No live placement group named or with id \"%1\".").arg(nameOrId));
+        return;
+    }
+    const PlacementGroup &g = m_snapshot->placementGroups[index];
+    m_releaseGroup->setCurrentIndex(std::max(0, m_releaseGroup->findData(g.id)));
+    const bool ours = m_actions->createdBySliceScope(*m_snapshot, g);
+    m_reviewing = Pending::Release;
+    m_releaseTarget = g.id;
+    const QString label = g.name.isEmpty() ? g.id : g.name;
+    m_reviewTitle->setText(tr("<b>Release placement group \"%1\"</b>").arg(escaped(label)));
+    QStringList lines;
+    lines << tr("What will change:");
+    lines << tr("  %1 (%2, %3 bundles) is removed; its chips become free").arg(g.id, g.state).arg(g.bundles.size());
+    lines << tr("  slices freed: %1").arg(g.slices.isEmpty() ? tr("none") : g.slices.join(QStringLiteral(", ")));
+    lines << tr("  whoever uses it (creator job %1) loses its reservation").arg(g.creatorJobId.isEmpty() ? tr("unknown") : g.creatorJobId);
+    lines << QString() << m_actions->describeRelease(*m_snapshot, g);
+    m_reviewText->setPlainText(lines.join(u'\n'));
+    // Groups SliceScope did not create belong to someone else: make the operator type the name.
+    m_releaseTypeName = ours ? QString() : label;
+    m_typeNameLabel->setVisible(!ours);
+    m_typeName->setVisible(!ours);
+    m_typeName->clear();
+    m_typeNameLabel->setText(tr("SliceScope did not create this group. Type its name, <b>%1</b>, to release it.").arg(escaped(label)));
+    m_confirmButton->setText(tr("Release"));
+    m_review->show();
+    updateConfirmEnabled();
+}
+
+void SliceComposer::updateConfirmEnabled()
+{
+    bool enabled = m_pending == Pending::None && m_actions;
+    if (m_reviewing == Pending::Submit)
+        enabled = enabled && composeProblem().isEmpty() && m_plan.feasible;
+    else if (m_reviewing == Pending::Release)
+        enabled = enabled && (m_releaseTypeName.isEmpty() || m_typeName->text() == m_releaseTypeName);
+    else
+        enabled = false;
+    m_confirmButton->setEnabled(enabled);
+}
+
+void SliceComposer::cancelReview()
+{
+    m_reviewing = Pending::None;
+    m_review->hide();
+}
+
+void SliceComposer::confirmReview()
+{
+    if (!m_confirmButton->isEnabled() || !m_actions)
+        return;
+    const Pending what = m_reviewing;
+    cancelReview();
+    m_actionId = QStringLiteral("composer-%1").arg(++m_actionCounter);
+    m_pending = what;
+    if (what == Pending::Submit) {
+        const SlicePlacementRequest r = request();
+        m_resultGroup = r.name; // highlighted from the snapshots once Ray shows it
+        applyHighlights(m_plan.wouldTake);
+        showMessage(MessageKind::Progress, tr("Submitting the job that reserves \"%1\"...").arg(r.name));
+        m_actions->submitSlicePlacementGroup(m_actionId, r);
+    } else {
+        const bool force = !m_releaseTypeName.isEmpty();
+        showMessage(MessageKind::Progress, tr("Releasing %1...").arg(m_releaseTarget));
+        m_actions->releasePlacementGroup(m_actionId, m_releaseTarget, force);
+    }
+    updatePlan();
+}
+
+void SliceComposer::onActionProgress(const QString &actionId, const QString &text)
+{
+    if (actionId == m_actionId)
+        showMessage(MessageKind::Progress, text);
+}
+
+void SliceComposer::onActionFinished(const QString &actionId, bool ok, const QString &message)
+{
+    if (actionId != m_actionId)
+        return;
+    const Pending what = m_pending;
+    m_pending = Pending::None;
+    showMessage(ok ? MessageKind::Success : MessageKind::Error, message);
+    if (what == Pending::Submit && ok && m_snapshot) {
+        const int g = m_snapshot->placementGroupIndex(m_resultGroup);
+        if (g >= 0)
+            applyHighlights(m_snapshot->placementGroups[g].slices);
+    } else if (what == Pending::Submit) {
+        m_resultGroup.clear();
+    }
+    updatePlan();
+}
+
+void SliceComposer::showMessage(MessageKind kind, const QString &text)
+{
+    // Colours by kind, readable on the light and dark themes alike.
+    QString style;
+    switch (kind) {
+    case MessageKind::Info: style = QStringLiteral("background:#e8eef7;color:#1d2a3a;border:1px solid #9fb3cf"); break;
+    case MessageKind::Progress: style = QStringLiteral("background:#fff6dc;color:#3d3000;border:1px solid #d9b74a"); break;
+    case MessageKind::Success: style = QStringLiteral("background:#e3f4e6;color:#12391b;border:1px solid #7bbf88"); break;
+    case MessageKind::Error: style = QStringLiteral("background:#fbe4e4;color:#4a1010;border:1px solid #d98080"); break;
+    }
+    m_message->setStyleSheet(style);
+    m_message->setText(text);
+    m_message->show();
+    if (kind != MessageKind::Info) // the status bar tells of actions, not of the panel's state
+        Q_EMIT actionStatusChanged(text);
+}
+
+QString SliceComposer::messageText() const
+{
+    return m_message->isHidden() ? QString() : m_message->text();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+WhyPendingPanel::WhyPendingPanel(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("whyPending"));
+    auto *layout = new QVBoxLayout(this);
+    m_group = new QComboBox(this);
+    m_text = new QPlainTextEdit(this);
+    m_text->setReadOnly(true);
+    layout->addWidget(m_group);
+    layout->addWidget(m_text, 1);
+    connect(m_group, &QComboBox::currentIndexChanged, this, &WhyPendingPanel::refresh);
+}
+
+void WhyPendingPanel::setSnapshot(const SnapshotPtr &snapshot)
+{
+    m_snapshot = snapshot;
+    const QString keep = m_group->currentData().toString();
+    {
+        const QSignalBlocker blocker(m_group);
+        m_group->clear();
+        if (m_snapshot)
+            for (const PlacementGroup &g : m_snapshot->placementGroups)
+                if (g.state == QLatin1String("PENDING"))
+                    m_group->addItem(tr("%1 (%2)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.schedulingState), g.id);
+        m_group->setCurrentIndex(std::max(0, m_group->findData(keep)));
+    }
+    refresh();
+}
+
+bool WhyPendingPanel::showGroup(const QString &nameOrId)
+{
+    if (!m_snapshot)
+        return false;
+    const int g = m_snapshot->placementGroupIndex(nameOrId);
+    const int row = g >= 0 ? m_group->findData(m_snapshot->placementGroups[g].id) : -1;
+    if (row < 0)
+        return false;
+    m_group->setCurrentIndex(row);
+    refresh();
+    return true;
+}
+
+void WhyPendingPanel::refresh()
+{
+    const int g = m_snapshot ? m_snapshot->placementGroupIndex(m_group->currentData().toString()) : -1;
+    if (g < 0) {
+        m_text->setPlainText(m_snapshot ? tr("No placement group is PENDING.") : QString());
+        return;
+    }
+    const PlacementGroup &group = m_snapshot->placementGroups[g];
+    m_text->setPlainText(tr("Placement group %1 (%2) is PENDING.\n").arg(group.name.isEmpty() ? tr("(unnamed)") : group.name, group.id)
+                         + explainPendingGroup(*m_snapshot, group).toText());
+}
+
+QString WhyPendingPanel::text() const
+{
+    return m_text->toPlainText();
+}
+
+} // namespace slicescope

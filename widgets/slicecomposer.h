@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The "Reserve slices" panel: compose a slice placement group, see the planner's what-if answer
+// live (highlighted in the overview and the slice view), review exactly what will run, confirm,
+// and follow Ray's progress to the observed result. Also releases placement groups.
+// Confirmation is inline (a review area with Confirm/Cancel), never a modal box: no nested event
+// loop, and tests click the same buttons people do.
+
+#include "clusteractions.h"
+#include "planner.h"
+#include "snapshot.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFrame;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace slicescope {
+
+class Workspace;
+
+class SliceComposer : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SliceComposer(QWidget *parent = nullptr);
+
+    void setSnapshot(const SnapshotPtr &snapshot);
+    // Where the what-if answer is drawn (overview tiles, hosts in the slice view); may be null.
+    void setWorkspace(Workspace *workspace);
+    // Who carries out the actions; null (or unavailable) disables submitting, with `reason` shown.
+    void setActions(ClusterActions *actions, const QString &reason = {});
+
+    // The request as currently composed, and the planner's answer for it.
+    SlicePlacementRequest request() const;
+    const PlanResult &plan() const { return m_plan; }
+    // Slices highlighted now: the plan's, or the created group's once it exists.
+    QStringList highlightedSlices() const { return m_highlighted; }
+    QString messageText() const;
+    bool isReviewing() const;
+
+    // Opens the release review for a placement group (from the tables or the details panel).
+    void reviewRelease(const QString &nameOrId);
+    // The id picked in the panel's own list of placement groups.
+    QString selectedReleaseGroup() const;
+
+Q_SIGNALS:
+    // An action started or finished (the window may show it in the status bar).
+    void actionStatusChanged(const QString &text);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    enum class Pending { None, Submit, Release };
+    enum class MessageKind { Info, Progress, Success, Error };
+
+    void fillTopologies();
+    void onShapeChanged();
+    void onEdited();
+    void updatePlan();
+    void applyHighlights(const QStringList &slices);
+    void reviewSubmit();
+    void confirmReview();
+    void cancelReview();
+    void updateConfirmEnabled();
+    void fillReleaseGroups();
+    void onActionProgress(const QString &actionId, const QString &text);
+    void onActionFinished(const QString &actionId, bool ok, const QString &message);
+    void showMessage(MessageKind kind, const QString &text);
+    QString composeProblem() const;
+
+    SnapshotPtr m_snapshot;
+    QPointer<Workspace> m_workspace;
+    QPointer<ClusterActions> m_actions;
+    QString m_unavailable;
+    PlanResult m_plan;
+    QStringList m_highlighted;
+    QString m_resultGroup;       // after a submit: the group whose slices stay highlighted
+    int m_actionCounter = 0;
+    QString m_actionId;
+    Pending m_pending = Pending::None;
+    Pending m_reviewing = Pending::None;
+    QString m_releaseTarget;     // id of the group under release review
+    QString m_releaseTypeName;   // non-empty: the name the operator must type
+
+    QComboBox *m_accelerator = nullptr;
+    QComboBox *m_topology = nullptr;
+    QSpinBox *m_numSlices = nullptr;
+    QDoubleSpinBox *m_cpu = nullptr;
+    QComboBox *m_tpu = nullptr;
+    QComboBox *m_strategy = nullptr;
+    QLineEdit *m_name = nullptr;
+    QCheckBox *m_detached = nullptr;
+    QSpinBox *m_timeout = nullptr;
+    QLabel *m_planLabel = nullptr;
+    QPushButton *m_reviewButton = nullptr;
+    QComboBox *m_releaseGroup = nullptr;
+    QPushButton *m_releaseButton = nullptr;
+    QFrame *m_review = nullptr;
+    QLabel *m_reviewTitle = nullptr;
+    QPlainTextEdit *m_reviewText = nullptr;
+    QLabel *m_typeNameLabel = nullptr;
+    QLineEdit *m_typeName = nullptr;
+    QPushButton *m_confirmButton = nullptr;
+    QPushButton *m_cancelButton = nullptr;
+    QLabel *m_message = nullptr;
+};
+
+// The "Why pending" panel: pick a PENDING placement group, read Ray's scheduling state, the
+// planner's explanation for its shape and the autoscaler's status together.
+class WhyPendingPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit WhyPendingPanel(QWidget *parent = nullptr);
+    void setSnapshot(const SnapshotPtr &snapshot);
+    // Shows this group (by name or id); false when it is not PENDING or unknown.
+    bool showGroup(const QString &nameOrId);
+    QString text() const;
+
+private:
+    void refresh();
+
+    SnapshotPtr m_snapshot;
+    QComboBox *m_group = nullptr;
+    QPlainTextEdit *m_text = nullptr;
+};
+
+} // namespace slicescope
