@@ -27,6 +27,10 @@ SnapshotTableModel::SnapshotTableModel(QObject *parent)
 
 void SnapshotTableModel::setSnapshot(SnapshotPtr snapshot)
 {
+    if (m_snapshot && snapshot && sameContent(*m_snapshot, *snapshot)) {
+        m_snapshot = std::move(snapshot); // same rows and cells: nothing for views to redo
+        return;
+    }
     beginResetModel();
     m_snapshot = std::move(snapshot);
     rebuildRows();
@@ -156,6 +160,26 @@ int PlacementGroupTableModel::rows() const { return int(m_snapshot->placementGro
 QStringList PlacementGroupTableModel::headers() const
 {
     return {tr("Name"), tr("ID"), tr("State"), tr("Kind"), tr("Bundles"), tr("TPU"), tr("Slices"), tr("Detached"), tr("Scheduling")};
+}
+
+// The cells this table shows, not the whole PlacementGroup: its bundles carry indices into the
+// slice list, which shift whenever another slice comes or goes.
+bool PlacementGroupTableModel::sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const
+{
+    if (a.placementGroups.size() != b.placementGroups.size())
+        return false;
+    for (qsizetype i = 0; i < a.placementGroups.size(); ++i) {
+        const PlacementGroup &x = a.placementGroups[i], &y = b.placementGroups[i];
+        int tpuX = 0, tpuY = 0;
+        for (const Bundle &bundle : x.bundles)
+            tpuX += bundle.tpu;
+        for (const Bundle &bundle : y.bundles)
+            tpuY += bundle.tpu;
+        if (x.id != y.id || x.name != y.name || x.state != y.state || x.kind != y.kind || x.detached != y.detached
+            || x.schedulingState != y.schedulingState || x.slices != y.slices || x.bundles.size() != y.bundles.size() || tpuX != tpuY)
+            return false;
+    }
+    return true;
 }
 
 QString PlacementGroupTableModel::key(int row) const { return m_snapshot->placementGroups[row].id; }

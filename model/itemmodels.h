@@ -21,6 +21,9 @@ public:
 
     explicit SnapshotTableModel(QObject *parent = nullptr);
 
+    // Applies only what changed: when the rows this model shows are equal in the new snapshot
+    // (a live poll where nothing moved), it swaps the snapshot without a reset, so views keep
+    // their selection, scroll position and sort.
     void setSnapshot(SnapshotPtr snapshot);
     const SnapshotPtr &snapshot() const { return m_snapshot; }
     // The row whose KeyRole equals key, or -1.
@@ -32,6 +35,8 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
 
 protected:
+    // True when `a` and `b` show the same rows and cells in this model.
+    virtual bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const = 0;
     virtual void rebuildRows() {}
     virtual int rows() const = 0;
     virtual QStringList headers() const = 0;
@@ -49,6 +54,7 @@ public:
     enum Column { Name, Generation, Topology, PodType, Hosts, Chips, Status, Reserved, Source, WorkerGroup, Problems, ColumnCount };
 
 protected:
+    bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override { return a.slices == b.slices; }
     int rows() const override;
     QStringList headers() const override;
     QVariant cell(int row, int column, int role) const override;
@@ -63,6 +69,10 @@ public:
     enum Column { Slice, Worker, State, RayNode, Ip, Pod, KubeNode, NodePool, Chips, Reserved, ColumnCount };
 
 protected:
+    bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override
+    {
+        return a.slices == b.slices && a.rayNodes == b.rayNodes && a.pods == b.pods && a.kubeNodes == b.kubeNodes;
+    }
     void rebuildRows() override;
     int rows() const override { return int(m_rows.size()); }
     QStringList headers() const override;
@@ -81,6 +91,7 @@ public:
     enum Column { Name, Id, State, Kind, Bundles, Tpu, Slices, Detached, Scheduling, ColumnCount };
 
 protected:
+    bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override;
     int rows() const override;
     QStringList headers() const override;
     QVariant cell(int row, int column, int role) const override;
@@ -95,6 +106,7 @@ public:
     enum Column { Group, Cluster, Accelerator, Topology, Replicas, Min, Max, HostsPerSlice, ChipsPerHost, Autoscaling, Slices, ColumnCount };
 
 protected:
+    bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override { return a.workerGroups == b.workerGroups; }
     int rows() const override;
     QStringList headers() const override;
     QVariant cell(int row, int column, int role) const override;

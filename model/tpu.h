@@ -126,6 +126,8 @@ public:
     // Neighbour links along every axis, wrap edges included where the generation has them.
     QList<IciLink> iciLinks() const;
 
+    friend bool operator==(const SliceLayout &, const SliceLayout &) = default;
+
 private:
     Topology m_topology;
     Dims m_block;
