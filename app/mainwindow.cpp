@@ -6,7 +6,9 @@
 #include "democlusteractions.h"
 #include "fleetoverview.h"
 #include "fleettables.h"
+#include "joblogview.h"
 #include "livesource.h"
+#include "logtail.h"
 #include "rayclusteractions.h"
 #include "slicecomposer.h"
 #include "source.h"
@@ -18,14 +20,19 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QPainter>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QSvgGenerator>
+#include <QTreeWidget>
+
+#include <algorithm>
 
 namespace slicescope {
 
@@ -59,6 +66,7 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     whyDock->setWidget(m_whyPending);
     addDockWidget(Qt::RightDockWidgetArea, whyDock);
     whyDock->hide();
+    buildJobLogDock();
     buildMenus();
 
     if (m_mode == Mode::Interactive) {
@@ -115,6 +123,7 @@ void MainWindow::buildMenus()
     }
     view->addSeparator();
     view->addAction(findChild<QDockWidget *>(QStringLiteral("problemsDock"))->toggleViewAction());
+    view->addAction(findChild<QDockWidget *>(QStringLiteral("jobLogDock"))->toggleViewAction());
 
     QMenu *cluster = menuBar()->addMenu(tr("&Cluster"));
     m_reserveAction = cluster->addAction(tr("&Reserve slices..."), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::openComposer);
@@ -160,12 +169,157 @@ void MainWindow::chooseClusterActions()
         reason = m_source ? tr("%1 is a recording: it cannot be changed").arg(m_source->description()) : tr("no source");
     }
     m_composer->setActions(m_actions.get(), reason);
+    if (m_actions) {
+        // The job a submit or release starts is the one worth reading while Ray works on it.
+        connect(m_actions.get(), &ClusterActions::actionJobSubmitted, this, [this](const QString &, const QString &submissionId) {
+            if (!m_logTail)
+                return;
+            followJob(submissionId);
+            findChild<QDockWidget *>(QStringLiteral("jobLogDock"))->show();
+        });
+    }
     for (QAction *a : {m_reserveAction, m_releaseAction}) {
         // Reserving still opens, to show the what-if plan; releasing needs someone to do it.
         a->setStatusTip(reason);
         a->setToolTip(reason.isEmpty() ? a->text() : reason);
     }
     m_releaseAction->setEnabled(m_actions != nullptr);
+}
+
+void MainWindow::buildJobLogDock()
+{
+    // Picking a job and reading its log sit together: the snapshot's jobs on top, refreshed with
+    // every poll, and the log of the one picked below. Only a live Ray has logs to tail; for the
+    // others the dock says why it is empty instead of showing an empty list.
+    auto *panel = new QSplitter(Qt::Vertical, this);
+    m_jobList = new QTreeWidget(panel);
+    m_jobList->setObjectName(QStringLiteral("jobList"));
+    m_jobList->setHeaderLabels({tr("Submission id"), tr("Status"), tr("Entrypoint")});
+    m_jobList->setRootIsDecorated(false);
+    m_jobList->setUniformRowHeights(true);
+    m_jobList->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_jobList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_jobList->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_jobList->header()->setStretchLastSection(true);
+    m_jobLog = new JobLogView(panel);
+    m_jobLog->setObjectName(QStringLiteral("jobLogView"));
+    panel->addWidget(m_jobList);
+    panel->addWidget(m_jobLog);
+    panel->setStretchFactor(1, 3);
+    m_jobLogEmpty = new QLabel(this);
+    m_jobLogEmpty->setObjectName(QStringLiteral("jobLogEmpty"));
+    m_jobLogEmpty->setWordWrap(true);
+    m_jobLogEmpty->setAlignment(Qt::AlignCenter);
+    m_jobLogStack = new QStackedWidget(this);
+    m_jobLogStack->addWidget(panel);
+    m_jobLogStack->addWidget(m_jobLogEmpty);
+
+    auto *dock = new QDockWidget(tr("Job log"), this);
+    dock->setObjectName(QStringLiteral("jobLogDock"));
+    dock->setWidget(m_jobLogStack);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    dock->hide(); // opened from View, or when a submit starts a job
+
+    connect(m_jobList, &QTreeWidget::itemSelectionChanged, this, [this] {
+        if (m_fillingJobList) // the poll refreshed the rows: the reader picked nothing
+            return;
+        if (const QList<QTreeWidgetItem *> picked = m_jobList->selectedItems(); !picked.isEmpty())
+            followJob(picked.first()->text(0));
+    });
+    // The view only asks; the tail of the moment (if any) answers.
+    connect(m_jobLog, &JobLogView::pauseRequested, this, [this](bool paused) {
+        if (m_logTail)
+            m_logTail->setPaused(paused);
+    });
+    connect(m_jobLog, &JobLogView::fullLogRequested, this, [this] {
+        if (m_logTail)
+            m_logTail->fetchFullLog();
+    });
+    chooseJobLog();
+}
+
+void MainWindow::chooseJobLog()
+{
+    m_logTail.reset();
+    m_followedJob.clear();
+    m_jobLog->clear();
+    m_jobLogUnavailable.clear();
+    if (auto *live = qobject_cast<LiveRaySource *>(m_source.get())) {
+        m_logTail = std::make_unique<JobLogTail>(live->client());
+        JobLogTail *tail = m_logTail.get();
+        connect(tail, &JobLogTail::linesReceived, m_jobLog, &JobLogView::appendLines);
+        connect(tail, &JobLogTail::linesDropped, m_jobLog, &JobLogView::noteDroppedLines);
+        connect(tail, &JobLogTail::fullLogReceived, m_jobLog, &JobLogView::showFullLog);
+        connect(tail, &JobLogTail::fullLogFailed, this, [this](const QString &message) { m_jobLog->setStatus(tr("Full log: %1").arg(message)); });
+        connect(tail, &JobLogTail::connectedChanged, this, [this, tail](bool connected) {
+            m_jobLog->setStatus(connected ? tr("Following job %1").arg(tail->submissionId())
+                                          : tr("Job %1: the connection dropped; reconnecting...").arg(tail->submissionId()));
+        });
+        connect(tail, &JobLogTail::finished, this, [this, tail] { m_jobLog->setStatus(tr("Job %1 finished").arg(tail->submissionId())); });
+        connect(tail, &JobLogTail::failed, m_jobLog, &JobLogView::setStatus);
+    } else if (qobject_cast<DemoSource *>(m_source.get())) {
+        m_jobLogUnavailable = tr("The demo cluster runs no Ray jobs, so there are no logs to follow. "
+                                 "Connect to a live Ray (--ray URL) to follow a job's log.");
+    } else if (m_source) {
+        m_jobLogUnavailable = tr("%1 is a recording: it lists jobs but holds none of their logs. "
+                                 "Connect to the live Ray (--ray URL) to follow a job's log.").arg(m_source->description());
+    } else {
+        m_jobLogUnavailable = tr("No source. Connect to a live Ray (--ray URL) to follow a job's log.");
+    }
+    m_jobLogEmpty->setText(m_jobLogUnavailable);
+    m_jobLogStack->setCurrentIndex(m_jobLogUnavailable.isEmpty() ? 0 : 1);
+    updateJobList();
+}
+
+void MainWindow::followJob(const QString &submissionId)
+{
+    if (!m_logTail || submissionId.isEmpty())
+        return;
+    // Picking the job already followed again keeps its log; picking it after its tail stopped
+    // (finished, failed) reads it again from the start, which is what a retry wants.
+    if (submissionId != m_followedJob || !m_logTail->isRunning()) {
+        m_followedJob = submissionId;
+        m_jobLog->clear();
+        m_jobLog->setStatus(tr("Job %1: connecting...").arg(submissionId));
+        m_logTail->setPaused(m_jobLog->isPaused());
+        m_logTail->start(submissionId);
+    }
+    updateJobList(); // selects its row when the snapshot lists it
+}
+
+void MainWindow::updateJobList()
+{
+    QList<Job> jobs;
+    if (m_logTail && m_snapshot)
+        jobs = m_snapshot->jobs;
+    // Newest first: the job just submitted is on top, where the reader looks.
+    std::stable_sort(jobs.begin(), jobs.end(), [](const Job &a, const Job &b) { return a.startTimeMs > b.startTimeMs; });
+    auto idOf = [](const Job &j) { return j.submissionId.isEmpty() ? j.jobId : j.submissionId; };
+
+    m_fillingJobList = true;
+    // Every poll refreshes the list: rows are rebuilt only when the set of jobs changed, so the
+    // selection and the scroll position survive a poll that only changed a status.
+    bool sameRows = m_jobList->topLevelItemCount() == jobs.size();
+    for (int i = 0; sameRows && i < jobs.size(); ++i)
+        sameRows = m_jobList->topLevelItem(i)->text(0) == idOf(jobs[i]);
+    if (!sameRows) {
+        m_jobList->clear();
+        for (const Job &j : std::as_const(jobs))
+            m_jobList->addTopLevelItem(new QTreeWidgetItem(QStringList{idOf(j)}));
+    }
+    for (int i = 0; i < jobs.size(); ++i) {
+        QTreeWidgetItem *item = m_jobList->topLevelItem(i);
+        const Job &j = jobs[i];
+        item->setText(1, j.status);
+        item->setText(2, j.entrypoint);
+        item->setToolTip(1, j.message);
+        item->setToolTip(2, j.entrypoint);
+        if (item->text(0) == m_followedJob && !item->isSelected()) {
+            m_jobList->setCurrentItem(item);
+            m_jobList->scrollToItem(item);
+        }
+    }
+    m_fillingJobList = false;
 }
 
 void MainWindow::setTheme(const Theme &theme)
@@ -179,14 +333,16 @@ void MainWindow::setTheme(const Theme &theme)
 
 void MainWindow::setSource(std::unique_ptr<Source> source)
 {
-    // The actions refer to the old source: let them go first.
+    // The actions and the log tail refer to the old source: let them go first.
     m_composer->setActions(nullptr);
     m_actions.reset();
+    m_logTail.reset();
     m_source = std::move(source);
     m_lastError.clear();
     connect(m_source.get(), &Source::captureReceived, this, &MainWindow::onCapture);
     connect(m_source.get(), &Source::failed, this, &MainWindow::onSourceFailed);
     chooseClusterActions();
+    chooseJobLog();
     m_source->start();
     updateStatus();
 }
@@ -209,6 +365,7 @@ void MainWindow::onCapture(const Capture &capture)
         if (!s.problems.isEmpty())
             m_problems->addItem(tr("%1: %2").arg(s.name, s.problems.join(QStringLiteral(", "))));
     m_problems->addItems(m_snapshot->warnings);
+    updateJobList();
     updateStatus();
 }
 

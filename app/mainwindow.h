@@ -11,10 +11,14 @@
 class QActionGroup;
 class QLabel;
 class QListWidget;
+class QStackedWidget;
+class QTreeWidget;
 
 namespace slicescope {
 
 class ClusterActions;
+class JobLogTail;
+class JobLogView;
 class SliceComposer;
 class Source;
 class WhyPendingPanel;
@@ -39,6 +43,14 @@ public:
     Workspace *workspace() const { return m_workspace; }
     SliceComposer *composer() const { return m_composer; }
     WhyPendingPanel *whyPending() const { return m_whyPending; }
+    // The "Job log" dock: the snapshot's jobs (column 0 the submission id) and the log of the one followed.
+    QTreeWidget *jobList() const { return m_jobList; }
+    JobLogView *jobLog() const { return m_jobLog; }
+    // Why the dock is empty ("no source", "the demo runs no Ray jobs"...), or empty when it can tail.
+    QString jobLogUnavailableReason() const { return m_jobLogUnavailable; }
+    // Tails job `submissionId` into the log pane (live Ray only); the list selects it when listed.
+    void followJob(const QString &submissionId);
+    QString followedJob() const { return m_followedJob; }
     // Who carries out cluster changes for the current source (null for capture files).
     ClusterActions *clusterActions() const { return m_actions.get(); }
     const SnapshotPtr &snapshot() const { return m_snapshot; }
@@ -60,6 +72,9 @@ private:
     void chooseClusterActions();
     void openComposer();
     QString placementGroupToRelease() const;
+    void buildJobLogDock();
+    void chooseJobLog();
+    void updateJobList();
 
     Mode m_mode;
     std::unique_ptr<Source> m_source;
@@ -71,6 +86,14 @@ private:
     SliceComposer *m_composer = nullptr;
     WhyPendingPanel *m_whyPending = nullptr;
     std::unique_ptr<ClusterActions> m_actions; // declared after m_source: destroyed first
+    std::unique_ptr<JobLogTail> m_logTail;     // uses the live source's client: also destroyed first
+    QTreeWidget *m_jobList = nullptr;
+    JobLogView *m_jobLog = nullptr;
+    QLabel *m_jobLogEmpty = nullptr;
+    QStackedWidget *m_jobLogStack = nullptr;
+    QString m_jobLogUnavailable;
+    QString m_followedJob;
+    bool m_fillingJobList = false;
     QAction *m_reserveAction = nullptr;
     QAction *m_releaseAction = nullptr;
     QLabel *m_status = nullptr;

@@ -108,6 +108,7 @@ void RayClusterActions::submitSlicePlacementGroup(const QString &actionId, const
     m_pending.append(p);
     connect(follower, &SliceJobFollower::submitted, this, [this, actionId](const QString &id) {
         Q_EMIT actionProgress(actionId, tr("job %1 submitted; waiting for Ray to reserve the slices").arg(id));
+        Q_EMIT actionJobSubmitted(actionId, id);
     });
     connect(follower, &SliceJobFollower::statusChanged, this, [this, actionId, submissionId](const QString &status) {
         Q_EMIT actionProgress(actionId, tr("job %1 %2").arg(submissionId, status));
@@ -163,6 +164,7 @@ void RayClusterActions::releasePlacementGroup(const QString &actionId, const QSt
     m_pending.append(p);
     connect(remover, &SliceJobFollower::submitted, this, [this, actionId](const QString &id) {
         Q_EMIT actionProgress(actionId, tr("removal job %1 submitted").arg(id));
+        Q_EMIT actionJobSubmitted(actionId, id);
     });
     connect(remover, &SliceJobFollower::resultReceived, this, [this, actionId](const QJsonObject &) {
         Q_EMIT actionProgress(actionId, tr("the removal job reports the group removed; waiting for the state API to agree"));

@@ -52,6 +52,9 @@ public:
 Q_SIGNALS:
     // A step of the action, as observed: "job RUNNING", "head reservation 1 of 2 pending"...
     void actionProgress(const QString &actionId, const QString &text);
+    // The action now runs as the Ray job `submissionId` (live Ray only): the window tails its
+    // log, so the driver's own words are in sight while Ray reserves.
+    void actionJobSubmitted(const QString &actionId, const QString &submissionId);
     // The outcome observed, or the failure with the job's own message.
     void actionFinished(const QString &actionId, bool ok, const QString &message);
 };

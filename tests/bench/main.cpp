@@ -7,6 +7,7 @@
 //   slicescope-bench render [--runs R] [--json] [--png PREFIX]
 
 #include "clustergenerator.h"
+#include "democluster.h"
 #include "look.h"
 #include "sliceview.h"
 #include "snapshot.h"
@@ -346,8 +347,11 @@ WalkTotals simdjsonWalk(od::parser &parser, const Capture &capture)
 constexpr const char *kUsage =
     "usage: slicescope-bench ingest [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--kubernetes] [--json]\n"
     "       slicescope-bench render [--runs R] [--json] [--png PREFIX]\n"
+    "       slicescope-bench poll [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
+    "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
+    "           capture and a generated one (default 10000 nodes, 10000 placement groups)\n"
     "  render   time the slice view's sprite painting against naive antialiased polygons, 1920x1080;\n"
     "           --png writes the frames measured as PREFIX-<slice>-{sprites,naive}.png, to look at\n";
 
@@ -816,6 +820,120 @@ int runRender(int argc, char **argv)
     return 0;
 }
 
+// The cost of one poll as the window pays it every interval: the bytes of every body, and the
+// time buildSnapshot() takes to turn them into a snapshot. The demo is what a small team's cluster
+// looks like (Ray and Kubernetes bodies); the generated capture is the large end (Ray bodies only,
+// no jobs list or status text: those stay small however large the fleet is).
+int runPoll(int argc, char **argv)
+{
+    bench::GeneratorOptions options;
+    int runs = 15;
+    bool json = false;
+    Args args(argc, argv, 2);
+    std::string option, error;
+    while (args.next(option)) {
+        int seed = 0;
+        bool ok = true;
+        if (option == "--nodes") ok = args.intValue(option, 0, 1000000, options.nodes, error);
+        else if (option == "--placement-groups") ok = args.intValue(option, 0, 1000000, options.placementGroups, error);
+        else if (option == "--runs") ok = args.intValue(option, 1, 100000, runs, error);
+        else if (option == "--seed") { ok = args.intValue(option, 0, INT_MAX, seed, error); options.seed = quint32(seed); }
+        else if (option == "--json" && !args.hasInlineValue()) json = true;
+        else return usageError("unknown option for poll: " + option);
+        if (!ok)
+            return usageError(error);
+    }
+
+    struct Case {
+        std::string name;
+        Capture capture;
+        int expectedSlices = -1; // -1: not known up front
+    };
+    std::vector<Case> cases;
+    {
+        // The demo as the window first shows it, then a minute on: groups placed, pods running.
+        DemoCluster demo;
+        demo.advance(60000);
+        cases.push_back({"demo", demo.capture(), -1});
+        bench::GeneratedCounts expected;
+        Capture generated = bench::generateCluster(options, &expected);
+        cases.push_back({"generated-" + std::to_string(options.nodes) + "-nodes-" + std::to_string(options.placementGroups) + "-groups",
+                         std::move(generated), expected.slices});
+    }
+
+    using Clock = std::chrono::steady_clock;
+    struct Result {
+        std::string name;
+        qint64 bytes = 0;
+        qint64 rayBytes = 0;
+        qint64 kubeBytes = 0;
+        int rayNodes = 0, slices = 0, placementGroups = 0, jobs = 0;
+        Stats ms;
+    };
+    std::vector<Result> results;
+    for (const Case &c : cases) {
+        Result r;
+        r.name = c.name;
+        r.bytes = c.capture.byteSize();
+        r.kubeBytes = c.capture.kubeRayClusters.size() + c.capture.kubePods.size() + c.capture.kubeNodes.size();
+        r.rayBytes = r.bytes - r.kubeBytes;
+        std::vector<double> ms;
+        // One untimed round first: the parser allocates its buffers on first use.
+        for (int run = -1; run < runs; ++run) {
+            const auto t0 = Clock::now();
+            SnapshotPtr snap = buildSnapshot(c.capture);
+            const auto t1 = Clock::now();
+            // A broken ingest must not produce pretty numbers.
+            if (!snap->errors.isEmpty()) {
+                std::fprintf(stderr, "slicescope-bench poll: %s: %s\n", c.name.c_str(), snap->errors.join(QStringLiteral("; ")).toStdString().c_str());
+                return 1;
+            }
+            if (c.expectedSlices >= 0 && snap->slices.size() != c.expectedSlices) {
+                std::fprintf(stderr, "slicescope-bench poll: %s: found %d slices, expected %d\n", c.name.c_str(), int(snap->slices.size()), c.expectedSlices);
+                return 1;
+            }
+            r.rayNodes = int(snap->rayNodes.size());
+            r.slices = int(snap->slices.size());
+            r.placementGroups = int(snap->placementGroups.size());
+            r.jobs = int(snap->jobs.size());
+            snap.reset(); // freed outside the timed region
+            if (run >= 0)
+                ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        }
+        r.ms = statsOf(ms);
+        results.push_back(r);
+    }
+
+#ifdef NDEBUG
+    const char *build = "release";
+#else
+    const char *build = "debug"; // parse times of a debug build are several times a release build's
+#endif
+    if (json) {
+        std::string out = "{\"runs\": " + std::to_string(runs) + ", \"build\": \"" + build + "\", \"cases\": [";
+        char buf[768];
+        for (size_t i = 0; i < results.size(); ++i) {
+            const Result &r = results[i];
+            std::snprintf(buf, sizeof buf,
+                          "%s{\"name\": \"%s\", \"bytes\": %lld, \"ray_bytes\": %lld, \"kubernetes_bytes\": %lld, "
+                          "\"ray_nodes\": %d, \"slices\": %d, \"placement_groups\": %d, \"jobs\": %d, "
+                          "\"build_snapshot_ms_median\": %.3f, \"build_snapshot_ms_min\": %.3f, \"build_snapshot_ms_max\": %.3f}",
+                          i ? ", " : "", r.name.c_str(), (long long)r.bytes, (long long)r.rayBytes, (long long)r.kubeBytes,
+                          r.rayNodes, r.slices, r.placementGroups, r.jobs, r.ms.median, r.ms.min, r.ms.max);
+            out += buf;
+        }
+        out += "]}\n";
+        std::fputs(out.c_str(), stdout);
+        return 0;
+    }
+    std::printf("poll: the bytes of one poll and buildSnapshot() on them; %d runs, %s build\n\n", runs, build);
+    std::printf("%-40s %12s %8s %8s %8s %28s\n", "", "bytes", "nodes", "slices", "groups", "buildSnapshot ms (med/min/max)");
+    for (const Result &r : results)
+        std::printf("%-40s %12lld %8d %8d %8d %10.2f %8.2f %8.2f\n", r.name.c_str(), (long long)r.bytes, r.rayNodes, r.slices,
+                    r.placementGroups, r.ms.median, r.ms.min, r.ms.max);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -831,5 +949,7 @@ int main(int argc, char **argv)
         return runIngest(argc, argv);
     if (command == "render")
         return runRender(argc, argv);
+    if (command == "poll")
+        return runPoll(argc, argv);
     return usageError("unknown benchmark '" + std::string(command) + "'");
 }

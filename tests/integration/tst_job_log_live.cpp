@@ -6,7 +6,9 @@
 // with the clear message. Found through SLICESCOPE_RAY_DIR, like the other integration tests.
 
 #include "joblogview.h"
+#include "livesource.h"
 #include "logtail.h"
+#include "mainwindow.h"
 #include "rayclient.h"
 
 #include <QApplication>
@@ -18,6 +20,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTreeWidget>
 
 #include <algorithm>
 
@@ -142,6 +145,39 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(full.size(), 1, 30000);
         for (const QString &line : expected)
             QVERIFY2(view.text().contains(line + u' '), qPrintable(line));
+    }
+
+    void theWindowFollowsTheJobPickedInItsList()
+    {
+        // The window as it runs against a live Ray: the job appears in the "Job log" dock's list
+        // with a poll, picking it tails it into the dock's log view.
+        MainWindow window(MainWindow::Mode::Screenshot);
+        window.setSource(std::make_unique<LiveRaySource>(QUrl(m_url), RayToken{m_token, QStringLiteral("test")}));
+        QVERIFY2(window.jobLogUnavailableReason().isEmpty(), qPrintable(window.jobLogUnavailableReason()));
+
+        RayClient client{QUrl(m_url)};
+        client.setToken({m_token, QStringLiteral("test")});
+        const QString id = submitCountingJob(client);
+        QVERIFY(!id.isEmpty());
+        QTreeWidget *list = window.jobList();
+        auto rowOf = [&]() -> QTreeWidgetItem * {
+            for (int i = 0; i < list->topLevelItemCount(); ++i)
+                if (list->topLevelItem(i)->text(0) == id)
+                    return list->topLevelItem(i);
+            return nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(rowOf() != nullptr, 30000);
+        QVERIFY(rowOf()->text(2).contains(QLatin1String("python -u -c")));
+        list->setCurrentItem(rowOf()); // as a click does
+        QCOMPARE(window.followedJob(), id);
+        QTRY_VERIFY_WITH_TIMEOUT(window.jobLog()->text().contains(QStringLiteral("line %1 ").arg(kLines)), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.jobLog()->status().contains(QLatin1String("finished")), 30000);
+        for (int i = 1; i <= kLines; ++i)
+            QVERIFY2(window.jobLog()->text().contains(QStringLiteral("line %1 ").arg(i)), qPrintable(QString::number(i)));
+        // Later polls (the status turning SUCCEEDED) keep the row picked and the log as it is.
+        QTRY_COMPARE_WITH_TIMEOUT(rowOf()->text(1), QStringLiteral("SUCCEEDED"), 30000);
+        QVERIFY(rowOf()->isSelected());
+        QVERIFY(window.jobLog()->text().contains(QStringLiteral("line %1 ").arg(kLines)));
     }
 
     void aWrongTokenFailsClearly()

@@ -2,13 +2,18 @@
 // The window keeps the last good view when a capture cannot be read, and says what failed.
 
 #include "democluster.h"
+#include "joblogview.h"
 #include "mainwindow.h"
 #include "source.h"
 #include "workspace.h"
 
 #include <QApplication>
 #include <QFile>
+#include <QDockWidget>
 #include <QImage>
+#include <QLabel>
+#include <QStackedWidget>
+#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -32,6 +37,35 @@ class TestMainWindow : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void theJobLogDockSaysWhyItIsEmptyWithoutLiveRay()
+    {
+        // Only a live Ray has logs to tail: the demo and recordings get a sentence, not an empty list.
+        MainWindow window(MainWindow::Mode::Screenshot);
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("jobLogDock"));
+        QVERIFY(dock);
+        auto *stack = qobject_cast<QStackedWidget *>(dock->widget());
+        QVERIFY(stack);
+        auto *empty = window.findChild<QLabel *>(QStringLiteral("jobLogEmpty"));
+        QVERIFY(empty);
+        QVERIFY(window.jobLogUnavailableReason().contains(QLatin1String("No source")));
+
+        window.setSource(std::make_unique<DemoSource>());
+        QVERIFY2(window.jobLogUnavailableReason().contains(QLatin1String("demo")), qPrintable(window.jobLogUnavailableReason()));
+        QCOMPARE(empty->text(), window.jobLogUnavailableReason());
+        QCOMPARE(stack->currentWidget(), empty);
+
+        auto owned = std::make_unique<PushSource>();
+        PushSource *source = owned.get();
+        window.setSource(std::move(owned));
+        source->push(DemoCluster().capture());
+        QVERIFY2(window.jobLogUnavailableReason().contains(QLatin1String("test source is a recording")), qPrintable(window.jobLogUnavailableReason()));
+        QCOMPARE(stack->currentWidget(), empty);
+        QCOMPARE(window.jobList()->topLevelItemCount(), 0); // nothing to pick that could not be followed
+        window.followJob(QStringLiteral("raysubmit_x")); // and asking does nothing
+        QVERIFY(window.followedJob().isEmpty());
+        QVERIFY(window.jobLog()->text().isEmpty());
+    }
+
     void badCaptureKeepsTheLastGoodView()
     {
         MainWindow window(MainWindow::Mode::Screenshot);
