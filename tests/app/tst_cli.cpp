@@ -2,6 +2,7 @@
 // `slicescope inspect` and `slicescope plan` as other tools call them: the real binary, its exit
 // codes, its one stderr line, and the JSON contract of ARCHITECTURE.md.
 
+#include "../common/clirun.h"
 #include "capturefile.h"
 #include "democluster.h"
 #include "snapshot.h"
@@ -21,30 +22,11 @@ using namespace slicescope;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-};
+using Run = testing::CliRun;
 
 Run runSlicescope(const QStringList &args)
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("DISPLAY")); // headless verbs must not need one
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-    env.remove(QStringLiteral("RAY_ADDRESS")); // an http RAY_ADDRESS is a SOURCE of its own
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SLICESCOPE_BINARY), args);
-    Run r;
-    if (!p.waitForFinished(60000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return testing::runCli(args, {}, {}, 60000);
 }
 
 void checkType(const QJsonObject &o, const char *key, QJsonValue::Type type, bool nullable = false)

@@ -7,6 +7,7 @@
 // The test finds the cluster through SLICESCOPE_RAY_DIR (the harness's DIR: dashboard-url, token).
 // Without it the test fails in CI (CI=true) and skips, loudly, elsewhere.
 
+#include "../common/clirun.h"
 #include "capturefile.h"
 #include "inspectjson.h"
 #include "livesource.h"
@@ -29,12 +30,7 @@ using namespace slicescope;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-};
+using Run = testing::CliRun;
 
 // The fleet ray-harness.sh starts.
 struct ExpectedSlice {
@@ -72,22 +68,7 @@ class TestRayLive : public QObject
     // The binary with a clean environment: no token or address from the developer's shell.
     Run runSlicescope(const QStringList &args, const QMap<QString, QString> &extraEnv = {}) const
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        for (const char *name : {"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-            env.remove(QLatin1String(name));
-        env.insert(QStringLiteral("HOME"), m_home.path());
-        for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it)
-            env.insert(it.key(), it.value());
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(SLICESCOPE_BINARY), args);
-        Run r;
-        if (!p.waitForFinished(120000))
-            return r;
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return testing::runCli(args, m_home.path(), extraEnv, 120000);
     }
 
     static void checkOneLineFailure(const Run &r, const QString &mentions)

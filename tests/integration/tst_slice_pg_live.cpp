@@ -9,6 +9,7 @@
 // The test finds the cluster through SLICESCOPE_RAY_DIR (the harness's DIR: dashboard-url, token).
 // Without it the test fails in CI (CI=true) and skips, loudly, elsewhere.
 
+#include "../common/clirun.h"
 #include "livesource.h"
 #include "rayclient.h"
 #include "snapshot.h"
@@ -29,13 +30,7 @@ using namespace slicescope;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-    QString lastErrLine() const { return QString::fromUtf8(err).trimmed().section(u'\n', -1); }
-};
+using Run = testing::CliRun;
 
 QByteArray readFile(const QString &path)
 {
@@ -65,20 +60,7 @@ class TestSlicePgLive : public QObject
 
     Run runSlicescope(const QStringList &args) const
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        for (const char *name : {"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-            env.remove(QLatin1String(name));
-        env.insert(QStringLiteral("HOME"), m_home.path());
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(SLICESCOPE_BINARY), args);
-        Run r;
-        if (!p.waitForFinished(180000))
-            return r;
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return testing::runCli(args, m_home.path());
     }
 
     QStringList ray() const { return {QStringLiteral("--ray"), m_url, QStringLiteral("--ray-token-file"), m_tokenFile}; }
