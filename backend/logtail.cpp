@@ -136,6 +136,11 @@ void JobLogTail::openSocket()
         }
     });
     connect(m_socket, &QWebSocket::textMessageReceived, this, &JobLogTail::onText);
+    // closeCode() says CloseCodeNormal also when the connection was cut without a close frame
+    // (Qt 6.4's initial value), so a drop would pass for Ray's normal close. aboutToClose() comes
+    // only with a closing handshake: the server's close frame (or our own close(), never used).
+    m_closeFrameReceived = false;
+    connect(m_socket, &QWebSocket::aboutToClose, this, [this] { m_closeFrameReceived = true; });
     connect(m_socket, &QWebSocket::disconnected, this, &JobLogTail::onDisconnected);
     // Qt 6.4 names the signal error() (an overload of the getter); errorOccurred() came in 6.5.
     connect(m_socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this, [this](QAbstractSocket::SocketError) {
@@ -161,7 +166,7 @@ void JobLogTail::onDisconnected()
 {
     if (!m_socket || !m_running)
         return;
-    const bool normal = m_socket->closeCode() == QWebSocketProtocol::CloseCodeNormal;
+    const bool normal = m_closeFrameReceived && m_socket->closeCode() == QWebSocketProtocol::CloseCodeNormal;
     const bool handshakeDone = !m_handshakeTimer.isActive();
     const QString why = m_lastError.isEmpty() ? m_socket->closeReason() : m_lastError;
     resetSocket();

@@ -104,6 +104,7 @@ private:
     bool m_paused = false;
     bool m_wasConnected = false;
     bool m_needsFill = false;       // a drop happened: fill the gap from the full log on reconnect
+    bool m_closeFrameReceived = false; // the current socket got a close frame, not just a cut
     int m_maxBufferedLines = 10000;
     QStringList m_pausedLines;
     int m_droppedWhilePaused = 0;
