@@ -211,8 +211,19 @@ int screenshot(const QStringList &arguments)
         return fail(Failed, error);
     if (const SnapshotPtr snap = buildSnapshot(capture); !snap->errors.isEmpty())
         return fail(Failed, snap->errors.join(QStringLiteral("; ")));
-    options.sourceDescription = spec.kind == SourceSpec::Kind::CaptureFile ? QStringLiteral("capture %1").arg(spec.capturePath.section(u'/', -1))
-                                                                            : QStringLiteral("demo cluster");
+    // The status bar names the source as the window would (LiveRaySource says "Ray at URL").
+    switch (spec.kind) {
+    case SourceSpec::Kind::CaptureFile:
+        options.sourceDescription = QStringLiteral("capture %1").arg(spec.capturePath.section(u'/', -1));
+        break;
+    case SourceSpec::Kind::Live:
+        options.sourceDescription = QStringLiteral("Ray at %1").arg(spec.rayUrl.isEmpty() ? qEnvironmentVariable("RAY_ADDRESS") : spec.rayUrl);
+        break;
+    case SourceSpec::Kind::None:
+    case SourceSpec::Kind::Demo:
+        options.sourceDescription = QStringLiteral("demo cluster");
+        break;
+    }
     QString error;
     const QImage image = renderScreenshot(capture, options, &error);
     if (image.isNull())
