@@ -3,6 +3,7 @@
 // driven with QTest as an operator would: a v6e 4x4 group is planned, reviewed, confirmed,
 // CREATED on one intact slice and highlighted there; then released with its confirmation.
 
+#include "../common/rayharness.h"
 #include "livesource.h"
 #include "rayclusteractions.h"
 #include "slicecomposer.h"
@@ -23,19 +24,12 @@ class TestComposerLive : public QObject
 private Q_SLOTS:
     void reserveAndReleaseFromTheComposer()
     {
-        const QString dir = qEnvironmentVariable("SLICESCOPE_RAY_DIR");
-        if (dir.isEmpty()) {
-            if (qEnvironmentVariable("CI") == QLatin1String("true"))
-                QFAIL("SLICESCOPE_RAY_DIR is not set: the integration tier needs the harness's Ray");
-            qWarning("\n*** INTEGRATION TIER SKIPPED *** SLICESCOPE_RAY_DIR is not set (tests/run-all.sh starts the harness)\n");
-            QSKIP("no Ray: SLICESCOPE_RAY_DIR is not set");
-        }
-        QFile urlFile(dir + QStringLiteral("/dashboard-url"));
-        QVERIFY(urlFile.open(QIODevice::ReadOnly));
+        testing::RayHarness harness;
+        SLICESCOPE_FIND_RAY_HARNESS(harness);
         RayToken token;
-        QCOMPARE(resolveRayToken(dir + QStringLiteral("/token"), token), QString());
+        QCOMPARE(resolveRayToken(harness.tokenFile, token), QString());
 
-        LiveRaySource source(QUrl(QString::fromUtf8(urlFile.readAll()).trimmed()), token);
+        LiveRaySource source(QUrl(harness.url), token);
         source.setInterval(std::chrono::milliseconds(500));
         RayClusterActions actions(&source);
         SliceComposer composer;

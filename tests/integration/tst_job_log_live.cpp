@@ -5,6 +5,7 @@
 // must arrive, in order, and finished() must fire when Ray closes the socket. A wrong token fails
 // with the clear message. Found through SLICESCOPE_RAY_DIR, like the other integration tests.
 
+#include "../common/rayharness.h"
 #include "joblogview.h"
 #include "livesource.h"
 #include "logtail.h"
@@ -28,11 +29,7 @@ using namespace slicescope;
 
 namespace {
 
-QByteArray readFile(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
-}
+using testing::readFile;
 
 constexpr int kLines = 25;
 
@@ -70,18 +67,10 @@ class TestJobLogLive : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        const QString dir = qEnvironmentVariable("SLICESCOPE_RAY_DIR");
-        if (dir.isEmpty()) {
-            const char *why = "SLICESCOPE_RAY_DIR is not set: the integration tier needs the real Ray that "
-                              "tests/integration/ray-harness.sh starts (tests/run-all.sh starts and stops it)";
-            if (qEnvironmentVariable("CI") == QLatin1String("true"))
-                QFAIL(why);
-            qWarning("\n*** INTEGRATION TIER SKIPPED *** %s\n", why);
-            QSKIP("no Ray: SLICESCOPE_RAY_DIR is not set (see the warning above)");
-        }
-        m_url = QString::fromUtf8(readFile(dir + QStringLiteral("/dashboard-url")));
-        m_token = readFile(dir + QStringLiteral("/token"));
-        QVERIFY2(!m_url.isEmpty() && !m_token.isEmpty(), "dashboard-url or token is missing: is the harness up?");
+        testing::RayHarness harness;
+        SLICESCOPE_FIND_RAY_HARNESS(harness);
+        m_url = harness.url;
+        m_token = harness.token;
     }
 
     void theLogPanelReceivesEveryLineInOrder()

@@ -7,6 +7,7 @@
 // The test finds the cluster through SLICESCOPE_RAY_DIR (the harness's DIR: dashboard-url, token).
 // Without it the test fails in CI (CI=true) and skips, loudly, elsewhere.
 
+#include "../common/rayharness.h"
 #include "../common/clirun.h"
 #include "capturefile.h"
 #include "inspectjson.h"
@@ -48,11 +49,7 @@ constexpr ExpectedSlice kFleet[] = {
     {"tpu-v6e-4x4-1", "v6e", "4x4", "v6e-16", 4, 4},
 };
 
-QByteArray readFile(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
-}
+using testing::readFile;
 
 } // namespace
 
@@ -83,20 +80,11 @@ class TestRayLive : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        const QString dir = qEnvironmentVariable("SLICESCOPE_RAY_DIR");
-        if (dir.isEmpty()) {
-            const char *why = "SLICESCOPE_RAY_DIR is not set: the integration tier needs the real Ray that "
-                              "tests/integration/ray-harness.sh starts (tests/run-all.sh starts and stops it)";
-            if (qEnvironmentVariable("CI") == QLatin1String("true"))
-                QFAIL(why); // CI must never pass without having talked to a real Ray
-            qWarning("\n*** INTEGRATION TIER SKIPPED *** %s\n", why);
-            QSKIP("no Ray: SLICESCOPE_RAY_DIR is not set (see the warning above)");
-        }
-        m_url = QString::fromUtf8(readFile(dir + QStringLiteral("/dashboard-url")));
-        m_tokenFile = dir + QStringLiteral("/token");
-        m_token = readFile(m_tokenFile);
-        QVERIFY2(!m_url.isEmpty(), qPrintable(dir + QStringLiteral("/dashboard-url is missing: is the harness up?")));
-        QVERIFY2(!m_token.isEmpty(), qPrintable(m_tokenFile + QStringLiteral(" is missing: is the harness up?")));
+        testing::RayHarness harness;
+        SLICESCOPE_FIND_RAY_HARNESS(harness);
+        m_url = harness.url;
+        m_tokenFile = harness.tokenFile;
+        m_token = harness.token;
         QVERIFY(m_home.isValid());
     }
 

@@ -9,6 +9,7 @@
 // The test finds the cluster through SLICESCOPE_RAY_DIR (the harness's DIR: dashboard-url, token).
 // Without it the test fails in CI (CI=true) and skips, loudly, elsewhere.
 
+#include "../common/rayharness.h"
 #include "../common/clirun.h"
 #include "livesource.h"
 #include "rayclient.h"
@@ -32,11 +33,7 @@ namespace {
 
 using Run = testing::CliRun;
 
-QByteArray readFile(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
-}
+using testing::readFile;
 
 QStringList strings(const QJsonValue &array)
 {
@@ -178,20 +175,11 @@ class TestSlicePgLive : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        const QString dir = qEnvironmentVariable("SLICESCOPE_RAY_DIR");
-        if (dir.isEmpty()) {
-            const char *why = "SLICESCOPE_RAY_DIR is not set: the integration tier needs the real Ray that "
-                              "tests/integration/ray-harness.sh starts (tests/run-all.sh starts and stops it)";
-            if (qEnvironmentVariable("CI") == QLatin1String("true"))
-                QFAIL(why);
-            qWarning("\n*** INTEGRATION TIER SKIPPED *** %s\n", why);
-            QSKIP("no Ray: SLICESCOPE_RAY_DIR is not set (see the warning above)");
-        }
-        m_url = QString::fromUtf8(readFile(dir + QStringLiteral("/dashboard-url")));
-        m_tokenFile = dir + QStringLiteral("/token");
-        m_token = readFile(m_tokenFile);
-        QVERIFY2(!m_url.isEmpty(), qPrintable(dir + QStringLiteral("/dashboard-url is missing: is the harness up?")));
-        QVERIFY2(!m_token.isEmpty(), qPrintable(m_tokenFile + QStringLiteral(" is missing: is the harness up?")));
+        testing::RayHarness harness;
+        SLICESCOPE_FIND_RAY_HARNESS(harness);
+        m_url = harness.url;
+        m_tokenFile = harness.tokenFile;
+        m_token = harness.token;
         QVERIFY(m_home.isValid());
         // Start from a fleet nobody holds, or every count below is off. An earlier run that was
         // killed half way may have left its groups (all named sst-...): release those first.
