@@ -5,6 +5,7 @@
 // real HTTP stack and the test sees the headers as a server would. The protocol itself is proven
 // against a real Ray in tests/integration/tst_ray_live.cpp.
 
+#include "../common/fakehttpserver.h"
 #include "livesource.h"
 #include "rayclient.h"
 #include "slicepgjob.h"
@@ -25,18 +26,8 @@ using namespace slicescope;
 
 namespace {
 
-struct Request {
-    QByteArray method, path;
-    QMap<QByteArray, QByteArray> headers; // names lower-cased
-    QByteArray body;
-};
-
-struct Response {
-    int status = 200;
-    QByteArray body;
-    QList<QPair<QByteArray, QByteArray>> headers;
-    bool stall = false; // read the request, never answer
-};
+using Request = testing::HttpRequest;
+using Response = testing::HttpResponse;
 
 const QByteArray kNodes = R"({"result": true, "msg": "", "data": {"result": {"total": 0, "num_after_truncation": 0, "num_filtered": 0, "result": []}}})";
 
@@ -55,67 +46,11 @@ Response dashboard(const Request &r)
     return {404, "Not Found"};
 }
 
-// One request per connection (the answer closes it), which is all the client needs.
-class FakeDashboard : public QObject
+// The fake answering like a healthy dashboard unless a test scripts otherwise.
+class FakeDashboard : public testing::FakeHttpServer
 {
 public:
-    std::function<Response(const Request &)> script = dashboard;
-    QList<Request> requests;
-
-    FakeDashboard()
-    {
-        QVERIFY(m_server.listen(QHostAddress::LocalHost, 0));
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-                socket->setParent(this);
-                connect(socket, &QTcpSocket::readyRead, this, [this, socket] { onReadyRead(socket); });
-            }
-        });
-    }
-    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort())); }
-    int count(const QByteArray &pathPrefix) const
-    {
-        return int(std::count_if(requests.begin(), requests.end(), [&](const Request &r) { return r.path.startsWith(pathPrefix); }));
-    }
-
-private:
-    void onReadyRead(QTcpSocket *socket)
-    {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        const qsizetype end = buffer.indexOf("\r\n\r\n");
-        if (end < 0)
-            return;
-        Request r;
-        const QList<QByteArray> lines = buffer.left(end).split('\n');
-        const QList<QByteArray> first = lines.value(0).trimmed().split(' ');
-        r.method = first.value(0);
-        r.path = first.value(1);
-        for (qsizetype i = 1; i < lines.size(); ++i) {
-            const qsizetype colon = lines[i].indexOf(':');
-            if (colon > 0)
-                r.headers.insert(lines[i].left(colon).trimmed().toLower(), lines[i].mid(colon + 1).trimmed());
-        }
-        // A POST's body may arrive after its headers: answer once all of it is here.
-        const qsizetype length = r.headers.value("content-length").toLongLong();
-        if (buffer.size() < end + 4 + length)
-            return;
-        r.body = buffer.mid(end + 4, length);
-        buffer.clear();
-        requests.append(r);
-        const Response answer = script(r);
-        if (answer.stall)
-            return;
-        QByteArray out = "HTTP/1.1 " + QByteArray::number(answer.status) + " X\r\nContent-Type: application/json\r\nConnection: close\r\n";
-        for (const auto &[name, value] : answer.headers)
-            out += name + ": " + value + "\r\n";
-        out += "Content-Length: " + QByteArray::number(answer.body.size()) + "\r\n\r\n" + answer.body;
-        socket->write(out);
-        socket->disconnectFromHost();
-    }
-
-    QTcpServer m_server;
-    QHash<QTcpSocket *, QByteArray> m_buffers;
+    FakeDashboard() { script = dashboard; }
 };
 
 RayToken testToken()

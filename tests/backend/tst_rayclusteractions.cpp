@@ -4,6 +4,7 @@
 // is reported once the polls no longer list the group, and others' groups need the force flag.
 // Captures are handed to the live source by the test (the poll path is tst_rayclient's).
 
+#include "../common/fakehttpserver.h"
 #include "democluster.h"
 #include "livesource.h"
 #include "rayclusteractions.h"
@@ -23,59 +24,9 @@ using namespace slicescope;
 
 namespace {
 
-struct Request {
-    QByteArray method, path, body;
-};
-
-// One request per connection, answered by `script` (a smaller twin of tst_rayclient's server).
-class ScriptedDashboard : public QObject
-{
-public:
-    std::function<QPair<int, QByteArray>(const Request &)> script;
-    QList<Request> requests;
-
-    ScriptedDashboard()
-    {
-        QVERIFY(m_server.listen(QHostAddress::LocalHost, 0));
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-                socket->setParent(this);
-                connect(socket, &QTcpSocket::readyRead, this, [this, socket] { onReadyRead(socket); });
-            }
-        });
-    }
-    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort())); }
-
-private:
-    void onReadyRead(QTcpSocket *socket)
-    {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        const qsizetype end = buffer.indexOf("\r\n\r\n");
-        if (end < 0)
-            return;
-        Request r;
-        const QList<QByteArray> lines = buffer.left(end).split('\n');
-        r.method = lines.value(0).split(' ').value(0);
-        r.path = lines.value(0).split(' ').value(1);
-        qsizetype length = 0;
-        for (const QByteArray &line : lines)
-            if (line.toLower().startsWith("content-length:"))
-                length = line.mid(15).trimmed().toLongLong();
-        if (buffer.size() < end + 4 + length)
-            return;
-        r.body = buffer.mid(end + 4, length);
-        buffer.clear();
-        requests.append(r);
-        const auto [status, body] = script(r);
-        socket->write("HTTP/1.1 " + QByteArray::number(status) + " X\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
-                      + QByteArray::number(body.size()) + "\r\n\r\n" + body);
-        socket->disconnectFromHost();
-    }
-
-    QTcpServer m_server;
-    QHash<QTcpSocket *, QByteArray> m_buffers;
-};
+using Request = testing::HttpRequest;
+using Response = testing::HttpResponse;
+using ScriptedDashboard = testing::FakeHttpServer;
 
 } // namespace
 
@@ -88,7 +39,7 @@ private Q_SLOTS:
         ScriptedDashboard server;
         QByteArray submitted;
         QString submissionId;
-        server.script = [&](const Request &r) -> QPair<int, QByteArray> {
+        server.script = [&](const Request &r) -> Response {
             if (r.path.startsWith("/api/packages/"))
                 return {200, ""}; // the GCS holds the driver package already
             if (r.method == "POST" && r.path == "/api/jobs/") {
@@ -136,7 +87,7 @@ private Q_SLOTS:
     void releaseStopsTheHoldingJobAndWaitsToSeeItGone()
     {
         ScriptedDashboard server;
-        server.script = [&](const Request &r) -> QPair<int, QByteArray> {
+        server.script = [&](const Request &r) -> Response {
             if (r.method == "POST" && r.path.endsWith("/stop"))
                 return {200, R"({"stopped": true})"};
             return {404, "Not Found"};
@@ -175,7 +126,7 @@ private Q_SLOTS:
     void othersGroupsNeedTheForceFlag()
     {
         ScriptedDashboard server;
-        server.script = [](const Request &) -> QPair<int, QByteArray> { return {404, "Not Found"}; };
+        server.script = [](const Request &) -> Response { return {404, "Not Found"}; };
         LiveRaySource source(server.url(), RayToken{});
         RayClusterActions actions(&source);
         Q_EMIT source.captureReceived(DemoCluster().capture());
