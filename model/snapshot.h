@@ -188,6 +188,8 @@ struct WorkerGroup {
     bool suspended = false;
     QStringList workersToDelete;
     QStringList slices;      // sorted by replica order
+    int specIndex = -1;      // position in spec.workerGroupSpecs (a JSON Patch path needs it)
+    bool replicasSet = true; // spec names replicas (else KubeRay takes minReplicas)
     QString qualifiedCluster() const { return ns + u'/' + cluster; }
     QString qualifiedName() const { return ns + u'/' + cluster + u'/' + group; }
     bool isTpu() const { return !accelerator.isEmpty() || chipsPerHost > 0; }
@@ -201,6 +203,7 @@ struct RayClusterInfo {
     QString headServiceName;
     qint64 generation = 0;
     qint64 observedGeneration = 0;
+    QString resourceVersion;
     bool autoscaling = false;
     friend bool operator==(const RayClusterInfo &, const RayClusterInfo &) = default;
 };

@@ -348,6 +348,7 @@ void readRayCluster(od::value item, RawCluster &rc)
                 if (k == "name") rc.info.name = toString(x);
                 else if (k == "namespace") rc.info.ns = toString(x);
                 else if (k == "generation") rc.info.generation = toInt(x);
+                else if (k == "resourceVersion") rc.info.resourceVersion = toString(x);
             });
         } else if (key == "spec") {
             forEachMember(v, [&](std::string_view k, od::value x) {
@@ -384,6 +385,8 @@ void readRayCluster(od::value item, RawCluster &rc)
                         if (!sawMin) g.minReplicas = 0;
                         if (!sawReplicas) g.replicas = g.minReplicas;
                         if (!sawMax) g.maxReplicas = std::numeric_limits<int>::max();
+                        g.replicasSet = sawReplicas;
+                        g.specIndex = int(rc.groups.size());
                         rc.groups.append(std::move(g));
                     });
                 }

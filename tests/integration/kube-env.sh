@@ -7,7 +7,8 @@
 #   tests/integration/kube-env.sh        -> prints e.g. ~/.cache/slicescope/kube-v1.37.2-etcd-v3.6.16-kuberay-v1.5.0
 #   SLICESCOPE_CACHE=/some/dir ...       -> cache somewhere else
 #
-# The folder holds bin/kube-apiserver, bin/etcd, crd/ray.io_rayclusters.yaml and a stamp. The Go module
+# The folder holds bin/kube-apiserver, bin/etcd, bin/ray-operator (KubeRay's operator, so scaling a
+# RayCluster creates and deletes pods as in a real cluster), crd/ray.io_rayclusters.yaml and a stamp. The Go module
 # and build caches (GOMODCACHE, GOCACHE) are kept under the same cache root, so a version bump rebuilds
 # only what changed. No binary is ever written into the clone.
 set -euo pipefail
@@ -26,7 +27,7 @@ fi
 
 out="$cache/kube-$kube_version-etcd-$etcd_version-kuberay-$kuberay_version"
 stamp="$out/.slicescope-complete"
-if [ -f "$stamp" ] && [ -x "$out/bin/kube-apiserver" ] && [ -x "$out/bin/etcd" ]; then
+if [ -f "$stamp" ] && [ -x "$out/bin/kube-apiserver" ] && [ -x "$out/bin/etcd" ] && [ -x "$out/bin/ray-operator" ]; then
   echo "$out"
   exit 0
 fi
@@ -105,6 +106,18 @@ EOF
   go build -trimpath -ldflags "-s -w" -o "$out/bin/etcd" .
 )
 log "etcd built ($((SECONDS - start)) s so far)"
+
+# --- KubeRay operator ------------------------------------------------------------------------------
+mkdir -p "$work/kuberay"
+printf 'module slicescope.local/kuberay\n\ngo 1.24.0\n\nrequire github.com/ray-project/kuberay/ray-operator %s\n' "$kuberay_version" > "$work/kuberay/go.mod"
+printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/ray-project/kuberay/ray-operator"\n' > "$work/kuberay/tools.go"
+(
+  cd "$work/kuberay"
+  log "building the KubeRay operator $kuberay_version"
+  go mod tidy -e >/dev/null 2>&1 || true
+  go build -trimpath -ldflags "-s -w" -o "$out/bin/ray-operator" github.com/ray-project/kuberay/ray-operator
+)
+log "ray-operator built ($((SECONDS - start)) s so far)"
 
 # --- KubeRay CRD -----------------------------------------------------------------------------------
 log "fetching the RayCluster CRD from github.com/ray-project/kuberay/ray-operator@$kuberay_version"
