@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
+#include "cli_p.h"
 
 #include "capturefile.h"
 #include "democluster.h"
@@ -33,9 +34,12 @@ namespace slicescope::cli {
 namespace {
 
 const QStringList kVerbs = {QStringLiteral("inspect"), QStringLiteral("plan"), QStringLiteral("screenshot"),
-                            QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"), QStringLiteral("record")};
+                            QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"), QStringLiteral("record"),
+                            QStringLiteral("scale")};
 // Verbs of the contract that later work adds; named here so the message is precise.
-const QStringList kPlannedVerbs = {QStringLiteral("scale"), QStringLiteral("serve")};
+const QStringList kPlannedVerbs = {QStringLiteral("serve")};
+
+} // namespace
 
 int fail(ExitCode code, const QString &message)
 {
@@ -57,7 +61,7 @@ void printJson(const QJsonObject &object)
 }
 
 // Parses verb options plus the shared SOURCE options. Returns -1 to continue, or an exit code.
-int parse(QCommandLineParser &parser, const QStringList &arguments, const QString &verb, SourceSpec &spec, int positionals = 0)
+int parse(QCommandLineParser &parser, const QStringList &arguments, const QString &verb, SourceSpec &spec, int positionals)
 {
     parser.setApplicationDescription(QStringLiteral("slicescope %1").arg(verb));
     addSourceOptions(parser);
@@ -90,12 +94,15 @@ int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot)
     snapshot = buildSnapshot(capture);
     if (!snapshot->errors.isEmpty()) {
         const QString origin = spec.kind == SourceSpec::Kind::CaptureFile ? spec.capturePath + QStringLiteral(": ")
+                             : spec.usesKubernetes()                      ? QStringLiteral("Kubernetes: ")
                              : spec.kind == SourceSpec::Kind::Live        ? QStringLiteral("Ray at %1: ").arg(spec.rayUrl)
                                                                           : QString();
         return fail(Failed, origin + snapshot->errors.join(QStringLiteral("; ")));
     }
     return -1;
 }
+
+namespace {
 
 int inspect(const QStringList &arguments)
 {
@@ -246,8 +253,8 @@ int needLiveRay(const SourceSpec &spec, const QString &verb, RayToken &token)
     return -1;
 }
 
-// Runs the application's one top-level event loop until `begin`'s work calls
-// QCoreApplication::exit(). Called from a verb, where no loop runs yet: never nested.
+} // namespace
+
 int runLoop(const std::function<void()> &begin)
 {
     if (QThread::currentThread()->loopLevel() > 0)
@@ -255,6 +262,8 @@ int runLoop(const std::function<void()> &begin)
     QTimer::singleShot(0, QCoreApplication::instance(), begin); // exit() before exec() would be lost
     return QCoreApplication::exec();
 }
+
+namespace {
 
 int readWait(const QCommandLineParser &parser, int &seconds)
 {
@@ -716,6 +725,8 @@ int run(const QStringList &arguments)
         return releasePg(arguments);
     if (verb == QLatin1String("record"))
         return record(arguments);
+    if (verb == QLatin1String("scale"))
+        return scale(arguments);
     if (kPlannedVerbs.contains(verb))
         return fail(Failed, QStringLiteral("the \"%1\" verb is not available in this build yet").arg(verb));
     return fail(BadUsage, QStringLiteral("unknown verb \"%1\" (verbs: %2)").arg(verb, kVerbs.join(QStringLiteral(", "))));

@@ -3,6 +3,7 @@
 
 #include "capturefile.h"
 #include "democluster.h"
+#include "kubesource.h"
 #include "livesource.h"
 #include "source.h"
 
@@ -14,9 +15,6 @@
 namespace slicescope {
 
 namespace {
-
-const QString kNoKubernetesYet = QStringLiteral(
-    "Kubernetes sources (--kubeconfig) are not available in this build yet; use --ray URL, --demo or --capture FILE");
 
 // "127.0.0.1:8265" is what people type; Ray's own tools want "http://127.0.0.1:8265".
 QString normalizeRayUrl(const QString &text, QString &url)
@@ -41,15 +39,28 @@ QString rayAddressFromEnvironment()
     return address.startsWith(QLatin1String("http://")) || address.startsWith(QLatin1String("https://")) ? address : QString();
 }
 
-std::unique_ptr<LiveRaySource> makeLiveSource(const SourceSpec &spec, QString *error)
+std::unique_ptr<Source> makeLiveSource(const SourceSpec &spec, QString *error)
 {
-    if (!spec.kubeconfig.isEmpty()) {
-        *error = kNoKubernetesYet;
-        return nullptr;
-    }
     RayToken token;
     if (const QString problem = resolveRayToken(spec.rayTokenFile, token); !problem.isEmpty()) {
         *error = problem;
+        return nullptr;
+    }
+    if (spec.usesKubernetes()) {
+        KubeConfig config;
+        if (const QString problem = resolveKubeConfig(spec, config); !problem.isEmpty()) {
+            *error = problem;
+            return nullptr;
+        }
+        KubeSourceOptions options;
+        options.ns = config.ns;
+        options.allNamespaces = spec.allNamespaces;
+        options.rayUrl = QUrl(spec.rayUrl);
+        options.rayToken = std::move(token);
+        return std::make_unique<KubeSource>(std::move(config), std::move(options));
+    }
+    if (spec.rayUrl.isEmpty()) {
+        *error = QStringLiteral("--ray wants the dashboard's URL");
         return nullptr;
     }
     return std::make_unique<LiveRaySource>(QUrl(spec.rayUrl), std::move(token));
@@ -70,6 +81,7 @@ void addSourceOptions(QCommandLineParser &parser)
         {QStringLiteral("context"), QStringLiteral("kubeconfig context."), QStringLiteral("C")},
         {{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Kubernetes namespace."), QStringLiteral("N")},
         {QStringLiteral("all-namespaces"), QStringLiteral("Watch every namespace.")},
+        {QStringLiteral("in-cluster"), QStringLiteral("Use the pod's service account (inside a Kubernetes pod).")},
     });
 }
 
@@ -85,7 +97,8 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         spec.capturePath = parser.value(QStringLiteral("capture"));
         ++chosen;
     }
-    if (parser.isSet(QStringLiteral("ray")) || parser.isSet(QStringLiteral("kubeconfig"))) {
+    if (parser.isSet(QStringLiteral("ray")) || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context"))
+        || parser.isSet(QStringLiteral("in-cluster"))) {
         spec.kind = SourceSpec::Kind::Live;
         spec.rayUrl = parser.isSet(QStringLiteral("ray")) ? parser.value(QStringLiteral("ray")) : rayAddressFromEnvironment();
         spec.rayTokenFile = parser.value(QStringLiteral("ray-token-file"));
@@ -93,6 +106,8 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         spec.context = parser.value(QStringLiteral("context"));
         spec.ns = parser.value(QStringLiteral("namespace"));
         spec.allNamespaces = parser.isSet(QStringLiteral("all-namespaces"));
+        spec.inCluster = parser.isSet(QStringLiteral("in-cluster"));
+        spec.kubernetes = spec.inCluster || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context"));
         ++chosen;
     }
     if (chosen > 1)
@@ -123,6 +138,13 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
     return {};
 }
 
+QString resolveKubeConfig(const SourceSpec &spec, KubeConfig &config, KubeConfigContexts *contexts)
+{
+    if (spec.inCluster)
+        return loadInClusterConfig(config);
+    return loadKubeConfig(kubeconfigFiles(spec.kubeconfig), spec.context, spec.ns, config, contexts);
+}
+
 QString loadCapture(const SourceSpec &spec, Capture &capture)
 {
     switch (spec.kind) {
@@ -141,10 +163,8 @@ QString loadCapture(const SourceSpec &spec, Capture &capture)
         return {};
     }
     case SourceSpec::Kind::Live: {
-        if (spec.rayUrl.isEmpty())
-            return spec.kubeconfig.isEmpty() ? QStringLiteral("--ray wants the dashboard's URL") : kNoKubernetesYet;
         QString error;
-        std::unique_ptr<LiveRaySource> source = makeLiveSource(spec, &error);
+        std::unique_ptr<Source> source = makeLiveSource(spec, &error);
         if (!source)
             return error;
         // A live answer arrives on the event loop. The verbs call this from main() before any loop
@@ -162,9 +182,8 @@ QString loadCapture(const SourceSpec &spec, Capture &capture)
             QCoreApplication::exit(1);
         });
         // Started from the loop: exit() before exec() would be lost.
-        QTimer::singleShot(0, source.get(), &LiveRaySource::start);
+        QTimer::singleShot(0, source.get(), &Source::start);
         QCoreApplication::exec();
-        source->stop();
         return failure;
     }
     }
@@ -180,10 +199,6 @@ std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error)
     case SourceSpec::Kind::CaptureFile:
         return std::make_unique<CaptureFileSource>(spec.capturePath);
     case SourceSpec::Kind::Live:
-        if (spec.rayUrl.isEmpty()) {
-            *error = spec.kubeconfig.isEmpty() ? QStringLiteral("--ray wants the dashboard's URL") : kNoKubernetesYet;
-            return nullptr;
-        }
         return makeLiveSource(spec, error);
     }
     Q_UNREACHABLE();

@@ -15,6 +15,8 @@
 namespace slicescope {
 
 class Source;
+struct KubeConfig;
+struct KubeConfigContexts;
 
 struct SourceSpec {
     enum class Kind { None, Demo, CaptureFile, Live };
@@ -24,6 +26,9 @@ struct SourceSpec {
     qint64 demoAdvanceMs = 0;
     QString rayUrl, rayTokenFile, kubeconfig, context, ns;
     bool allNamespaces = false;
+    bool kubernetes = false;       // --kubeconfig, --context or --in-cluster: watch Kubernetes
+    bool inCluster = false;
+    bool usesKubernetes() const { return kind == Kind::Live && kubernetes; }
 };
 
 void addSourceOptions(QCommandLineParser &parser);
@@ -36,6 +41,10 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec);
 // until its first capture or failure, so call it only where no event loop runs yet (main(), a
 // verb), never from inside one.
 QString loadCapture(const SourceSpec &spec, Capture &capture);
+
+// Resolves the Kubernetes connection the options name (kubeconfig files, context, namespace, or
+// the in-cluster service account). Returns an error sentence or empty.
+QString resolveKubeConfig(const SourceSpec &spec, KubeConfig &config, KubeConfigContexts *contexts = nullptr);
 
 // A Source object for the window. Live: a LiveRaySource polling --ray with the resolved token.
 std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error);

@@ -6,6 +6,7 @@
 // need it and it does no I/O itself: backend/ implements it (the demo simulator, live Ray through
 // a job), app/ picks the implementation for the source, widgets only call it and listen.
 
+#include "scaleplan.h"
 #include "snapshot.h"
 
 #include <QObject>
@@ -49,6 +50,24 @@ public:
     virtual void submitSlicePlacementGroup(const QString &actionId, const SlicePlacementRequest &request) = 0;
     virtual void releasePlacementGroup(const QString &actionId, const QString &nameOrId, bool force) = 0;
 
+    // Scaling KubeRay worker groups (FACTS.md 4.1). Empty when `group` may be scaled from here;
+    // else why not, in words for a disabled control's tooltip: "a capture file cannot be changed",
+    // "your Kubernetes user may not patch rayclusters.ray.io in namespace x (RBAC)", "checking
+    // permissions...". availabilityChanged() says when the answer may have changed.
+    virtual QString scaleUnavailableReason(const WorkerGroup &group) const
+    {
+        Q_UNUSED(group);
+        return tr("this source cannot scale worker groups");
+    }
+    // Carries out a plan made with planScale() on the snapshot the operator looked at. Progress
+    // and the outcome come as actionProgress / actionFinished; when someone else changed the group
+    // in between, actionConflict comes instead of actionFinished and nothing was written.
+    virtual void scaleWorkerGroup(const QString &actionId, const ScalePlan &plan)
+    {
+        const QString reason = scaleUnavailableReason(plan.group);
+        QMetaObject::invokeMethod(this, [this, actionId, reason] { Q_EMIT actionFinished(actionId, false, reason); }, Qt::QueuedConnection);
+    }
+
 Q_SIGNALS:
     // A step of the action, as observed: "job RUNNING", "head reservation 1 of 2 pending"...
     void actionProgress(const QString &actionId, const QString &text);
@@ -57,6 +76,12 @@ Q_SIGNALS:
     void actionJobSubmitted(const QString &actionId, const QString &submissionId);
     // The outcome observed, or the failure with the job's own message.
     void actionFinished(const QString &actionId, bool ok, const QString &message);
+    // The group changed between the preview and the patch (a failed JSON Patch test, 409): nothing
+    // was written; `changes` says what differs ("replicas 2 -> 3"). Re-plan on the newest
+    // snapshot and ask the operator again.
+    void actionConflict(const QString &actionId, const QStringList &changes, const QString &message);
+    // scaleUnavailableReason() may answer differently now (an RBAC check came back).
+    void availabilityChanged();
 };
 
 } // namespace slicescope

@@ -310,8 +310,10 @@ public:
     }
 
     // A RayCluster as a user writes it for KubeRay: a CPU head and the given TPU worker groups.
+    // `managedBy` "kueue.x-k8s.io/multikueue" keeps the harness's KubeRay operator away from it, so
+    // a test can play the operator itself (make and delete the pods).
     KubeResponse createRayCluster(const QString &ns, const QString &name, const QList<kube::WorkerGroup> &groups,
-                                  bool enableInTreeAutoscaling = false)
+                                  bool enableInTreeAutoscaling = false, const QString &managedBy = {})
     {
         using namespace Qt::StringLiterals;
         QJsonArray workers;
@@ -334,6 +336,8 @@ public:
         };
         if (enableInTreeAutoscaling)
             spec.insert(u"enableInTreeAutoscaling"_s, true);
+        if (!managedBy.isEmpty())
+            spec.insert(u"managedBy"_s, managedBy);
         return post(kube::rayClustersPath(ns), QJsonObject{{u"apiVersion"_s, u"ray.io/v1"_s},
                                                            {u"kind"_s, u"RayCluster"_s},
                                                            {u"metadata"_s, QJsonObject{{u"name"_s, name}, {u"namespace"_s, ns}}},

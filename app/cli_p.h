@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// What the verbs share (app/cli.cpp and the verbs in their own files, cli_scale.cpp...). Internal.
+
+#include "cli.h"
+#include "snapshot.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <functional>
+
+class QCommandLineParser;
+
+namespace slicescope {
+struct SourceSpec;
+}
+
+namespace slicescope::cli {
+
+// Prints "slicescope: <message>" on stderr and returns `code`.
+int fail(ExitCode code, const QString &message);
+// What a changing verb is about to do, said before it does it.
+void notice(const QString &message);
+void printJson(const QJsonObject &object);
+// Parses verb options plus the shared SOURCE options. Returns -1 to continue, or an exit code.
+int parse(QCommandLineParser &parser, const QStringList &arguments, const QString &verb, SourceSpec &spec, int positionals = 0);
+// Loads and builds the snapshot, failing loudly on a body that could not be read. -1 to continue.
+int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot);
+// Runs the application's one top-level event loop until `begin`'s work calls
+// QCoreApplication::exit(). Called from a verb, where no loop runs yet: never nested.
+int runLoop(const std::function<void()> &begin);
+
+int scale(const QStringList &arguments);
+
+} // namespace slicescope::cli

@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "kubeclient.h"
+
+#include "rayclient.h" // slicescopeUserAgent()
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkProxy>
+#include <QNetworkReply>
+#include <QUrlQuery>
+
+#include <simdjson.h>
+
+#include <algorithm>
+
+namespace slicescope {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr qint64 kMaxBodyBytes = qint64(512) << 20;
+constexpr qint64 kMaxEventBytes = qint64(64) << 20;
+
+QString shortBody(const QByteArray &body)
+{
+    QString text = QString::fromUtf8(body.left(2048)).simplified();
+    if (text.size() > 240)
+        text = text.left(240) + QStringLiteral("...");
+    return text;
+}
+
+// The message of a Kubernetes Status body ({"kind":"Status","message":...}), else a short excerpt.
+QString statusMessage(const QByteArray &body)
+{
+    const QJsonObject status = QJsonDocument::fromJson(body).object();
+    const QString message = status.value(QLatin1String("message")).toString();
+    return message.isEmpty() ? shortBody(body) : message;
+}
+
+struct ObjectMeta {
+    QString ns, name, resourceVersion;
+};
+
+// Reads metadata.namespace/name/resourceVersion of one object's JSON.
+bool readMeta(std::string_view json, ObjectMeta &meta)
+{
+    static thread_local od::parser parser;
+    const simdjson::padded_string padded(json);
+    od::document doc;
+    if (parser.iterate(padded).get(doc))
+        return false;
+    od::object metadata;
+    if (doc.find_field_unordered("metadata").get_object().get(metadata))
+        return false;
+    for (auto field : metadata) {
+        std::string_view key;
+        if (field.unescaped_key().get(key))
+            return false;
+        std::string_view value;
+        if (key == "namespace" && !field.value().get_string().get(value))
+            meta.ns = QString::fromUtf8(value.data(), qsizetype(value.size()));
+        else if (key == "name" && !field.value().get_string().get(value))
+            meta.name = QString::fromUtf8(value.data(), qsizetype(value.size()));
+        else if (key == "resourceVersion" && !field.value().get_string().get(value))
+            meta.resourceVersion = QString::fromUtf8(value.data(), qsizetype(value.size()));
+    }
+    return !meta.name.isEmpty();
+}
+
+QString objectKey(const ObjectMeta &meta)
+{
+    return meta.ns.isEmpty() ? meta.name : meta.ns + u'/' + meta.name;
+}
+
+} // namespace
+
+// ----------------------------------------------------------------------------------------------
+// KubeClient
+
+KubeClient::KubeClient(KubeConfig config, QObject *parent)
+    : QObject(parent)
+    , m_config(std::move(config))
+{
+    m_ownManager = new QNetworkAccessManager(this);
+    m_manager = m_ownManager;
+    if (m_config.proxyUrl.isValid() && !m_config.proxyUrl.isEmpty()) {
+        const QUrl &p = m_config.proxyUrl;
+        const auto type = p.scheme().startsWith(QLatin1String("socks")) ? QNetworkProxy::Socks5Proxy : QNetworkProxy::HttpProxy;
+        m_ownManager->setProxy(QNetworkProxy(type, p.host(), quint16(p.port(type == QNetworkProxy::HttpProxy ? 3128 : 1080)),
+                                             p.userName(), p.password()));
+    }
+
+    m_ssl = QSslConfiguration::defaultConfiguration();
+    if (!m_config.caCertificates.isEmpty())
+        m_ssl.setCaCertificates(m_config.caCertificates);
+    if (m_config.insecureSkipTlsVerify)
+        m_ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
+    m_credential.token = m_config.token;
+    m_credential.certificate = m_config.clientCertificate;
+    m_credential.key = m_config.clientKey;
+    if (m_config.exec)
+        m_exec = new KubeExecCredentialProvider(*m_config.exec, m_config.server, m_config.caCertificates,
+                                                m_config.insecureSkipTlsVerify, this);
+}
+
+KubeClient::~KubeClient()
+{
+    for (const QPointer<QNetworkReply> &reply : std::as_const(m_inFlight)) {
+        if (reply) {
+            reply->disconnect(this);
+            reply->abort();
+            reply->deleteLater();
+        }
+    }
+}
+
+QString KubeClient::displayServer() const
+{
+    return m_config.server.adjusted(QUrl::RemoveUserInfo | QUrl::RemovePath | QUrl::RemoveQuery).toString();
+}
+
+void KubeClient::setNetworkAccessManager(QNetworkAccessManager *manager)
+{
+    m_manager = manager ? manager : m_ownManager;
+}
+
+QUrl KubeClient::urlFor(const QString &path) const
+{
+    QUrl url = m_config.server;
+    const qsizetype q = path.indexOf(u'?');
+    url.setPath(url.path() + (q < 0 ? path : path.left(q)), QUrl::TolerantMode);
+    if (q >= 0)
+        url.setQuery(path.mid(q + 1), QUrl::TolerantMode);
+    return url;
+}
+
+QString KubeClient::credentialOrigin() const
+{
+    if (m_exec)
+        return QStringLiteral("the exec plugin %1 (%2)").arg(m_config.exec->command, m_config.origin);
+    if (!m_config.tokenFile.isEmpty())
+        return QStringLiteral("the token file %1 (%2)").arg(m_config.tokenFile, m_config.origin);
+    if (!m_config.token.isEmpty())
+        return QStringLiteral("the token of %1").arg(m_config.origin);
+    if (!m_config.clientCertificate.isNull())
+        return QStringLiteral("the client certificate of %1").arg(m_config.origin);
+    return QStringLiteral("no credential (%1)").arg(m_config.origin);
+}
+
+void KubeClient::withCredential(std::function<void(const QString &error)> next)
+{
+    if (!m_exec) {
+        QTimer::singleShot(0, this, [next = std::move(next)] { next({}); });
+        return;
+    }
+    QPointer<KubeClient> self(this);
+    m_exec->get([self, next = std::move(next)](const QString &error, const KubeExecCredential &credential) {
+        if (!self)
+            return;
+        if (error.isEmpty()) {
+            self->m_credential.token = credential.token;
+            self->m_credential.certificate = credential.clientCertificate.isNull() ? self->m_config.clientCertificate
+                                                                                    : credential.clientCertificate;
+            self->m_credential.key = credential.clientKey.isNull() ? self->m_config.clientKey : credential.clientKey;
+        }
+        next(error);
+    });
+}
+
+bool KubeClient::refreshCredential()
+{
+    if (m_exec) {
+        m_exec->invalidate();
+        return true;
+    }
+    if (!m_config.tokenFile.isEmpty()) {
+        QFile file(m_config.tokenFile);
+        if (file.open(QIODevice::ReadOnly)) {
+            const QByteArray token = file.read(64 * 1024).trimmed();
+            if (!token.isEmpty() && token != m_credential.token) {
+                m_credential.token = token;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void KubeClient::applyCurrentCredential(QNetworkRequest &request) const
+{
+    QSslConfiguration ssl = m_ssl;
+    if (!m_credential.certificate.isNull() && !m_credential.key.isNull()) {
+        ssl.setLocalCertificate(m_credential.certificate);
+        ssl.setPrivateKey(m_credential.key);
+    }
+    request.setSslConfiguration(ssl);
+    if (!m_config.tlsServerName.isEmpty())
+        request.setPeerVerifyName(m_config.tlsServerName);
+    if (!m_credential.token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + m_credential.token);
+}
+
+QNetworkRequest KubeClient::makeRequest(const QUrl &url) const
+{
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::UserAgentHeader, slicescopeUserAgent());
+    request.setRawHeader("Accept", "application/json");
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    applyCurrentCredential(request);
+    return request;
+}
+
+void KubeClient::prepare(const QUrl &url, PrepareHandler handler)
+{
+    QPointer<KubeClient> self(this);
+    withCredential([self, url, handler = std::move(handler)](const QString &error) {
+        if (!self)
+            return;
+        handler(error.isEmpty() ? QString() : QStringLiteral("%1: %2").arg(self->credentialOrigin(), error),
+                self->makeRequest(url));
+    });
+}
+
+void KubeClient::request(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
+                         ReplyHandler handler)
+{
+    QPointer<KubeClient> self(this);
+    withCredential([self, method, path, body, contentType, handler = std::move(handler)](const QString &error) mutable {
+        if (!self)
+            return;
+        if (!error.isEmpty()) {
+            handler(QStringLiteral("%1 %2%3: no credential: %4").arg(QString::fromLatin1(method), self->displayServer(), path, error), 0, {});
+            return;
+        }
+        self->send(method, path, body, contentType, std::move(handler), false);
+    });
+}
+
+void KubeClient::send(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
+                      ReplyHandler handler, bool retried)
+{
+    QNetworkRequest request = makeRequest(urlFor(path));
+    request.setTransferTimeout(int(m_transferTimeout.count()));
+    if (!contentType.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    QNetworkReply *reply = m_manager->sendCustomRequest(request, method, body);
+    m_inFlight.append(reply);
+    connect(reply, &QNetworkReply::downloadProgress, reply, [reply](qint64 received, qint64) {
+        if (received > kMaxBodyBytes)
+            reply->abort();
+    });
+    connect(reply, &QNetworkReply::finished, this, [this, reply, method, path, body, contentType, handler = std::move(handler), retried]() mutable {
+        m_inFlight.removeAll(reply);
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray answer = reply->readAll();
+        if (status == 401 && !retried && refreshCredential()) {
+            QPointer<KubeClient> self(this);
+            withCredential([self, method, path, body, contentType, handler = std::move(handler)](const QString &error) mutable {
+                if (!self)
+                    return;
+                if (!error.isEmpty()) {
+                    handler(QStringLiteral("%1 %2%3: refused (401), and getting a new credential failed: %4")
+                                .arg(QString::fromLatin1(method), self->displayServer(), path, error),
+                            401, {});
+                    return;
+                }
+                self->send(method, path, body, contentType, std::move(handler), true);
+            });
+            return;
+        }
+        if (reply->error() == QNetworkReply::NoError && status >= 200 && status < 300) {
+            handler({}, status, answer);
+            return;
+        }
+        handler(describeFailure(reply, method, path, status, answer), status, answer);
+    });
+}
+
+QString KubeClient::describeFailure(QNetworkReply *reply, const QByteArray &method, const QString &path, int status,
+                                    const QByteArray &body) const
+{
+    const QString where = QStringLiteral("%1 %2%3").arg(QString::fromLatin1(method), displayServer(), path);
+    if (status == 401)
+        return QStringLiteral("%1: the API server refused %2 (401 Unauthorized): it is expired, revoked or wrong")
+            .arg(where, credentialOrigin());
+    if (status == 403)
+        return QStringLiteral("%1: forbidden (403): %2").arg(where, statusMessage(body));
+    if (status > 0)
+        return QStringLiteral("%1: HTTP %2: %3").arg(where).arg(status).arg(statusMessage(body));
+    if (reply->error() == QNetworkReply::SslHandshakeFailedError)
+        return QStringLiteral("%1: TLS failed (%2); check certificate-authority%3 in %4")
+            .arg(where, reply->errorString(),
+                 m_config.tlsServerName.isEmpty() ? QString() : QStringLiteral(" and tls-server-name"), m_config.origin);
+    if (reply->error() == QNetworkReply::OperationCanceledError)
+        return QStringLiteral("%1: no answer within %2 s").arg(where).arg(m_transferTimeout.count() / 1000.0);
+    return QStringLiteral("%1: %2").arg(where, reply->errorString());
+}
+
+void KubeClient::checkAccess(const QString &verb, const QString &group, const QString &resource, const QString &ns,
+                             const QString &subresource, AccessHandler handler)
+{
+    QJsonObject attributes{{QStringLiteral("verb"), verb}, {QStringLiteral("group"), group}, {QStringLiteral("resource"), resource}};
+    if (!ns.isEmpty())
+        attributes.insert(QStringLiteral("namespace"), ns);
+    if (!subresource.isEmpty())
+        attributes.insert(QStringLiteral("subresource"), subresource);
+    const QJsonObject review{{QStringLiteral("apiVersion"), QStringLiteral("authorization.k8s.io/v1")},
+                             {QStringLiteral("kind"), QStringLiteral("SelfSubjectAccessReview")},
+                             {QStringLiteral("spec"), QJsonObject{{QStringLiteral("resourceAttributes"), attributes}}}};
+    const QString what = QStringLiteral("%1 %2%3%4").arg(verb, resource, group.isEmpty() ? QString() : u'.' + group,
+                                                        ns.isEmpty() ? QString() : QStringLiteral(" in namespace ") + ns);
+    request("POST", QStringLiteral("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
+            QJsonDocument(review).toJson(QJsonDocument::Compact), "application/json",
+            [handler = std::move(handler), what](const QString &error, int, const QByteArray &body) {
+                if (!error.isEmpty()) {
+                    handler(false, QStringLiteral("could not ask whether you may %1: %2").arg(what, error));
+                    return;
+                }
+                const QJsonObject status = QJsonDocument::fromJson(body).object().value(QLatin1String("status")).toObject();
+                if (status.value(QLatin1String("allowed")).toBool()) {
+                    handler(true, {});
+                    return;
+                }
+                QString reason = status.value(QLatin1String("reason")).toString();
+                if (reason.isEmpty())
+                    reason = status.value(QLatin1String("evaluationError")).toString();
+                handler(false, QStringLiteral("your Kubernetes user may not %1 (RBAC)%2")
+                                   .arg(what, reason.isEmpty() ? QString() : QStringLiteral(": ") + reason));
+            });
+}
+
+void KubeClient::openStream(const QString &path, StreamHandler handler)
+{
+    QPointer<KubeClient> self(this);
+    withCredential([self, path, handler = std::move(handler)](const QString &error) {
+        if (!self)
+            return;
+        if (!error.isEmpty()) {
+            handler(QStringLiteral("GET %1%2: no credential: %3").arg(self->displayServer(), path, error), nullptr);
+            return;
+        }
+        QNetworkRequest request = self->makeRequest(self->urlFor(path));
+        handler({}, self->m_manager->get(request));
+    });
+}
+
+// ----------------------------------------------------------------------------------------------
+// KubeWatch
+
+KubeWatch::KubeWatch(KubeClient *client, QString collectionPath, QString query, QByteArray listKind, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_path(std::move(collectionPath))
+    , m_query(std::move(query))
+    , m_listKind(std::move(listKind))
+{
+    m_retry.setSingleShot(true);
+    m_idle.setSingleShot(true);
+    connect(&m_idle, &QTimer::timeout, this, [this] {
+        if (!m_stream)
+            return;
+        Q_EMIT failed(QStringLiteral("the watch of %1 went silent for %2 s; reconnecting").arg(describe()).arg(m_idleLimit.count() / 1000), 0);
+        QNetworkReply *stream = m_stream;
+        m_stream = nullptr;
+        stream->disconnect(this);
+        stream->abort();
+        stream->deleteLater();
+        m_failing = true;
+        retryLater(false);
+    });
+}
+
+KubeWatch::~KubeWatch()
+{
+    stop();
+}
+
+QString KubeWatch::describe() const
+{
+    QString what = m_path.section(u'/', -1);
+    const qsizetype ns = m_path.indexOf(QLatin1String("/namespaces/"));
+    if (ns >= 0)
+        what += QStringLiteral(" in namespace ") + m_path.mid(ns + 12).section(u'/', 0, 0);
+    return what;
+}
+
+void KubeWatch::start()
+{
+    if (m_running)
+        return;
+    m_running = true;
+    m_nextRetry = m_firstRetry;
+    list({});
+}
+
+void KubeWatch::stop()
+{
+    m_running = false;
+    ++m_generation;
+    m_retry.stop();
+    m_idle.stop();
+    if (m_stream) {
+        QNetworkReply *stream = m_stream;
+        m_stream = nullptr;
+        stream->disconnect(this);
+        stream->abort();
+        stream->deleteLater();
+    }
+}
+
+void KubeWatch::list(const QString &continueToken)
+{
+    if (continueToken.isEmpty()) {
+        m_listing.clear();
+        ++m_lists;
+    }
+    QUrlQuery query(m_query);
+    query.addQueryItem(QStringLiteral("limit"), QString::number(m_pageSize));
+    if (!continueToken.isEmpty())
+        query.addQueryItem(QStringLiteral("continue"), QString::fromLatin1(QUrl::toPercentEncoding(continueToken)));
+    const quint64 generation = m_generation;
+    m_client->get(m_path + u'?' + query.toString(QUrl::FullyEncoded), [this, generation, self = QPointer<KubeWatch>(this)](
+                                                                         const QString &error, int status, const QByteArray &body) {
+        if (!self || generation != m_generation || !m_running)
+            return;
+        onListPage(error, status, body);
+    });
+}
+
+void KubeWatch::onListPage(const QString &error, int status, const QByteArray &body)
+{
+    if (!error.isEmpty()) {
+        m_failing = true;
+        Q_EMIT failed(error, status);
+        retryLater(true);
+        return;
+    }
+    od::parser parser;
+    const simdjson::padded_string padded(body.constData(), size_t(body.size()));
+    od::document doc;
+    QString continueToken, resourceVersion;
+    bool ok = !parser.iterate(padded).get(doc);
+    od::object root;
+    ok = ok && !doc.get_object().get(root);
+    if (ok) {
+        for (auto field : root) {
+            std::string_view key;
+            if (field.unescaped_key().get(key)) {
+                ok = false;
+                break;
+            }
+            if (key == "apiVersion") {
+                std::string_view v;
+                if (!field.value().get_string().get(v))
+                    m_apiVersion = QString::fromUtf8(v.data(), qsizetype(v.size()));
+            } else if (key == "metadata") {
+                od::object metadata;
+                if (field.value().get_object().get(metadata))
+                    continue;
+                for (auto m : metadata) {
+                    std::string_view mk, mv;
+                    if (m.unescaped_key().get(mk))
+                        break;
+                    if (mk == "resourceVersion" && !m.value().get_string().get(mv))
+                        resourceVersion = QString::fromUtf8(mv.data(), qsizetype(mv.size()));
+                    else if (mk == "continue" && !m.value().get_string().get(mv))
+                        continueToken = QString::fromUtf8(mv.data(), qsizetype(mv.size()));
+                }
+            } else if (key == "items") {
+                od::array items;
+                if (field.value().get_array().get(items))
+                    continue; // null: an empty list
+                for (auto item : items) {
+                    od::object object;
+                    std::string_view raw;
+                    if (item.get_object().get(object) || object.raw_json().get(raw)) {
+                        ok = false;
+                        break;
+                    }
+                    ObjectMeta meta;
+                    if (readMeta(raw, meta))
+                        m_listing.insert(objectKey(meta), QByteArray(raw.data(), qsizetype(raw.size())));
+                }
+            }
+        }
+    }
+    if (!ok) {
+        m_failing = true;
+        Q_EMIT failed(QStringLiteral("GET %1%2: the list is not valid JSON").arg(m_client->displayServer(), m_path), status);
+        retryLater(true);
+        return;
+    }
+    if (!continueToken.isEmpty()) {
+        list(continueToken);
+        return;
+    }
+    m_objects = std::move(m_listing);
+    m_listing.clear();
+    m_resourceVersion = resourceVersion;
+    const bool first = !m_synced;
+    m_synced = true;
+    Q_EMIT changed();
+    if (first)
+        Q_EMIT synced();
+    watch();
+}
+
+void KubeWatch::watch()
+{
+    if (!m_running)
+        return;
+    QUrlQuery query(m_query);
+    query.addQueryItem(QStringLiteral("watch"), QStringLiteral("1"));
+    query.addQueryItem(QStringLiteral("resourceVersion"), m_resourceVersion);
+    query.addQueryItem(QStringLiteral("allowWatchBookmarks"), QStringLiteral("true"));
+    query.addQueryItem(QStringLiteral("timeoutSeconds"), QString::number(m_watchTimeout.count()));
+    const quint64 generation = m_generation;
+    ++m_watches;
+    m_client->openStream(m_path + u'?' + query.toString(QUrl::FullyEncoded),
+                         [this, generation, self = QPointer<KubeWatch>(this)](const QString &error, QNetworkReply *reply) {
+                             if (!self || generation != m_generation || !m_running) {
+                                 if (reply) {
+                                     reply->abort();
+                                     reply->deleteLater();
+                                 }
+                                 return;
+                             }
+                             if (!reply) {
+                                 m_failing = true;
+                                 Q_EMIT failed(error, 0);
+                                 retryLater(false);
+                                 return;
+                             }
+                             m_stream = reply;
+                             m_buffer.clear();
+                             connect(reply, &QNetworkReply::readyRead, this, &KubeWatch::onStreamData);
+                             connect(reply, &QNetworkReply::finished, this, &KubeWatch::onStreamFinished);
+                             // The answer's headers mean the server took the watch.
+                             connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] {
+                                 const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                                 if (status == 200 && m_failing) {
+                                     m_failing = false;
+                                     m_nextRetry = m_firstRetry;
+                                     Q_EMIT recovered();
+                                 }
+                             });
+                             m_idle.start(m_idleLimit);
+                         });
+}
+
+void KubeWatch::onStreamData()
+{
+    if (!m_stream)
+        return;
+    const int status = m_stream->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status != 200)
+        return; // the error body is read when the reply finishes
+    m_idle.start(m_idleLimit);
+    m_buffer += m_stream->readAll();
+    qsizetype start = 0;
+    for (;;) {
+        const qsizetype end = m_buffer.indexOf('\n', start);
+        if (end < 0)
+            break;
+        if (end > start)
+            handleEvent(m_buffer.constData() + start, size_t(end - start));
+        if (!m_stream)
+            return; // the event ended the stream (410)
+        start = end + 1;
+    }
+    m_buffer.remove(0, start);
+    if (m_buffer.size() > kMaxEventBytes) {
+        Q_EMIT failed(QStringLiteral("the watch of %1 sent an event larger than %2 MB").arg(describe()).arg(kMaxEventBytes >> 20), 0);
+        m_buffer.clear();
+        relist();
+    }
+}
+
+void KubeWatch::handleEvent(const char *data, size_t size)
+{
+    od::parser parser;
+    const simdjson::padded_string padded(data, size);
+    od::document doc;
+    od::object event;
+    if (parser.iterate(padded).get(doc) || doc.get_object().get(event)) {
+        Q_EMIT failed(QStringLiteral("the watch of %1 sent a line that is not JSON; relisting").arg(describe()), 0);
+        relist();
+        return;
+    }
+    std::string_view type, object;
+    for (auto field : event) {
+        std::string_view key;
+        if (field.unescaped_key().get(key))
+            break;
+        if (key == "type") {
+            if (field.value().get_string().get(type))
+                type = {};
+        } else if (key == "object") {
+            od::object o;
+            if (!field.value().get_object().get(o) && o.raw_json().get(object))
+                object = {};
+        }
+    }
+    if (type == "ERROR") {
+        const QJsonObject status = QJsonDocument::fromJson(QByteArray(object.data(), qsizetype(object.size()))).object();
+        const int code = status.value(QLatin1String("code")).toInt();
+        if (code == 410) {
+            relist(); // our resourceVersion is too old: list afresh
+            return;
+        }
+        Q_EMIT failed(QStringLiteral("the watch of %1 reported an error: %2").arg(describe(), status.value(QLatin1String("message")).toString()),
+                      code);
+        QNetworkReply *stream = m_stream;
+        m_stream = nullptr;
+        stream->disconnect(this);
+        stream->abort();
+        stream->deleteLater();
+        m_failing = true;
+        retryLater(false);
+        return;
+    }
+    ObjectMeta meta;
+    if (!readMeta(object, meta))
+        return;
+    if (!meta.resourceVersion.isEmpty())
+        m_resourceVersion = meta.resourceVersion;
+    if (type == "BOOKMARK")
+        return;
+    const QString key = objectKey(meta);
+    if (type == "DELETED")
+        m_objects.remove(key);
+    else if (type == "ADDED" || type == "MODIFIED")
+        m_objects.insert(key, QByteArray(object.data(), qsizetype(object.size())));
+    else
+        return;
+    Q_EMIT changed();
+}
+
+void KubeWatch::onStreamFinished()
+{
+    QNetworkReply *reply = m_stream;
+    if (!reply)
+        return;
+    m_stream = nullptr;
+    m_idle.stop();
+    reply->deleteLater();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 200 && reply->error() == QNetworkReply::NoError) {
+        // The server ended the watch after timeoutSeconds: resume where we are, at once.
+        if (!m_buffer.isEmpty())
+            handleEvent(m_buffer.constData(), size_t(m_buffer.size()));
+        m_buffer.clear();
+        if (m_running && !m_stream)
+            watch();
+        return;
+    }
+    if (status == 410) {
+        relist();
+        return;
+    }
+    m_failing = true;
+    const QByteArray body = reply->readAll();
+    QString message;
+    if (status > 0 && status != 200)
+        message = QStringLiteral("GET %1%2 (watch): HTTP %3: %4").arg(m_client->displayServer(), m_path).arg(status).arg(statusMessage(body));
+    else
+        message = QStringLiteral("the watch of %1 was cut (%2); resuming from resourceVersion %3")
+                      .arg(describe(), reply->errorString(), m_resourceVersion);
+    Q_EMIT failed(message, status);
+    retryLater(false);
+}
+
+void KubeWatch::relist()
+{
+    if (m_stream) {
+        QNetworkReply *stream = m_stream;
+        m_stream = nullptr;
+        stream->disconnect(this);
+        stream->abort();
+        stream->deleteLater();
+    }
+    m_idle.stop();
+    ++m_generation;
+    list({});
+}
+
+void KubeWatch::retryLater(bool relistAfter)
+{
+    if (!m_running)
+        return;
+    m_retry.disconnect(this);
+    const quint64 generation = ++m_generation;
+    connect(&m_retry, &QTimer::timeout, this, [this, relistAfter, generation] {
+        if (generation != m_generation || !m_running)
+            return;
+        if (relistAfter || !m_synced)
+            list({});
+        else
+            watch();
+    });
+    m_retry.start(m_nextRetry);
+    m_nextRetry = std::min<std::chrono::milliseconds>(m_nextRetry * 2, std::chrono::milliseconds(30000));
+}
+
+QByteArray KubeWatch::listBody() const
+{
+    qsizetype total = 128;
+    for (const QByteArray &object : m_objects)
+        total += object.size() + 1;
+    QByteArray body;
+    body.reserve(total + qsizetype(simdjson::SIMDJSON_PADDING));
+    body += "{\"apiVersion\":\"";
+    body += m_apiVersion.isEmpty() ? QByteArrayLiteral("v1") : m_apiVersion.toUtf8();
+    body += "\",\"kind\":\"" + m_listKind + "\",\"metadata\":{\"resourceVersion\":\"" + m_resourceVersion.toUtf8() + "\"},\"items\":[";
+    bool first = true;
+    for (const QByteArray &object : m_objects) {
+        if (!first)
+            body += ',';
+        first = false;
+        body += object;
+    }
+    body += "]}";
+    return body;
+}
+
+} // namespace slicescope

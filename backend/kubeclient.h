@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The Kubernetes API client (FACTS.md 4): requests authenticated the way kubectl does (bearer
+// token, token file, client certificate, exec plugin; see kubeconfig.h), TLS as the kubeconfig
+// says, and KubeWatch, which keeps one collection (RayClusters, Ray pods, TPU nodes) current by
+// LIST then WATCH. Asynchronous on Qt's event loop, like RayClient: no nested loops, no waiting.
+//
+// Credentials go into the Authorization header or the TLS handshake and nowhere else; messages
+// name the server, method and path, and where the credential came from.
+
+#include "kubeconfig.h"
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QMap>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QObject>
+#include <QPointer>
+#include <QSslConfiguration>
+#include <QString>
+#include <QTimer>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace slicescope {
+
+class KubeClient : public QObject
+{
+    Q_OBJECT
+public:
+    explicit KubeClient(KubeConfig config, QObject *parent = nullptr);
+    ~KubeClient() override;
+
+    const KubeConfig &config() const { return m_config; }
+    // "https://127.0.0.1:6443" for messages (no user info, no path).
+    QString displayServer() const;
+
+    // The transport seam (STYLE.md 5): tests put a fault-injecting manager here. Not owned.
+    void setNetworkAccessManager(QNetworkAccessManager *manager);
+    QNetworkAccessManager *networkAccessManager() const { return m_manager; }
+    // No bytes for this long fails a plain request (default 30 s). Watches use their own idle limit.
+    void setTransferTimeout(std::chrono::milliseconds timeout) { m_transferTimeout = timeout; }
+
+    // One request. `path` starts with '/' and may carry a query. The handler runs once, later, on
+    // the event loop: `error` empty for a 2xx answer, else one line naming the method, the path
+    // and what the server said (its Status message), never a credential. `status` is the HTTP
+    // status or 0. A 401 with an exec plugin or a token file refreshes the credential and retries
+    // once. Requests in flight when the client goes away end without calling their handler.
+    using ReplyHandler = std::function<void(const QString &error, int status, const QByteArray &body)>;
+    void request(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
+                 ReplyHandler handler);
+    void get(const QString &path, ReplyHandler handler) { request("GET", path, {}, {}, std::move(handler)); }
+    // A JSON Patch (application/json-patch+json), the only safe patch for custom resources.
+    void jsonPatch(const QString &path, const QByteArray &patch, ReplyHandler handler)
+    {
+        request("PATCH", path, patch, "application/json-patch+json", std::move(handler));
+    }
+
+    // Asks the server whether the current user may `verb` the `resource` (SelfSubjectAccessReview).
+    // The handler gets allowed, and the server's reason or our error when not.
+    using AccessHandler = std::function<void(bool allowed, const QString &reason)>;
+    void checkAccess(const QString &verb, const QString &group, const QString &resource, const QString &ns,
+                     const QString &subresource, AccessHandler handler);
+
+    // A request for a long-lived stream (a watch): prepared like every other, handed back open.
+    // The handler gets the reply (owned by the caller) or an error when no credential was found.
+    using StreamHandler = std::function<void(const QString &error, QNetworkReply *reply)>;
+    void openStream(const QString &path, StreamHandler handler);
+
+    // Prepares a request for an arbitrary URL on this server with TLS and the current credential
+    // (the service proxy to a Ray dashboard goes through this). The credential is fetched first
+    // (an exec plugin may run), so this is asynchronous too.
+    using PrepareHandler = std::function<void(const QString &error, QNetworkRequest request)>;
+    void prepare(const QUrl &url, PrepareHandler handler);
+    // The same, synchronously, with whatever credential is cached now (empty when an exec plugin
+    // has not run yet). For QNetworkAccessManager::createRequest overrides.
+    void applyCurrentCredential(QNetworkRequest &request) const;
+
+    QUrl urlFor(const QString &path) const;
+    // How the credential was obtained, for messages ("token of user admin in /x/kubeconfig").
+    QString credentialOrigin() const;
+
+private:
+    struct Credential {
+        QByteArray token;
+        QSslCertificate certificate;
+        QSslKey key;
+    };
+    void withCredential(std::function<void(const QString &error)> next);
+    QNetworkRequest makeRequest(const QUrl &url) const;
+    void send(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
+              ReplyHandler handler, bool retried);
+    // Called on 401: drops a cached exec credential or re-reads the token file. False: nothing to refresh.
+    bool refreshCredential();
+    QString describeFailure(QNetworkReply *reply, const QByteArray &method, const QString &path, int status,
+                            const QByteArray &body) const;
+
+    KubeConfig m_config;
+    Credential m_credential;
+    QSslConfiguration m_ssl;
+    KubeExecCredentialProvider *m_exec = nullptr;
+    QNetworkAccessManager *m_ownManager = nullptr;
+    QPointer<QNetworkAccessManager> m_manager;
+    std::chrono::milliseconds m_transferTimeout{30000};
+    QList<QPointer<QNetworkReply>> m_inFlight;
+};
+
+// Keeps one collection current: LIST (paged with limit/continue), then WATCH from the list's
+// resourceVersion with bookmarks; resumes from the last seen resourceVersion after a normal end
+// or a cut stream (with backoff on errors), relists on 410 Gone. Holds each object's JSON exactly
+// as the server sent it, keyed by namespace/name, and writes the collection back as one List body
+// (what a capture stores).
+class KubeWatch : public QObject
+{
+    Q_OBJECT
+public:
+    // `collectionPath`: e.g. "/apis/ray.io/v1/rayclusters" or "/api/v1/namespaces/ns/pods";
+    // `query`: e.g. "labelSelector=ray.io%2Fis-ray-node%3Dyes" (may be empty). `listKind`: the
+    // kind of the List body written back ("PodList").
+    KubeWatch(KubeClient *client, QString collectionPath, QString query, QByteArray listKind, QObject *parent = nullptr);
+    ~KubeWatch() override;
+
+    void start();
+    void stop();
+
+    // True once the first LIST completed (the collection is complete from then on).
+    bool isSynced() const { return m_synced; }
+    bool isWatching() const { return m_stream != nullptr; }
+    int size() const { return int(m_objects.size()); }
+    QString lastResourceVersion() const { return m_resourceVersion; }
+    // The collection as a List body: {"apiVersion","kind","metadata":{"resourceVersion"},"items":[...]}.
+    QByteArray listBody() const;
+    // Counters for tests and the status line.
+    int listCount() const { return m_lists; }
+    int watchCount() const { return m_watches; }
+    QString describe() const; // "pods in ns tpu-team"
+
+    // Server-side watch length (timeoutSeconds, default 300 s) and the silence after which a
+    // stream is taken as cut even though the socket says nothing (default 90 s: the server sends
+    // a bookmark about every minute).
+    void setWatchTimeout(std::chrono::seconds timeout) { m_watchTimeout = timeout; }
+    void setIdleLimit(std::chrono::milliseconds limit) { m_idleLimit = limit; }
+    // First retry delay after an error (default 500 ms, doubling to 30 s).
+    void setRetryDelay(std::chrono::milliseconds delay) { m_firstRetry = delay; }
+    void setPageSize(int limit) { m_pageSize = limit; }
+
+Q_SIGNALS:
+    // The collection changed (or was listed). Cheap to emit per event; sources coalesce.
+    void changed();
+    // The first LIST completed.
+    void synced();
+    // A failure while listing or watching; the watch retries by itself. `status` is the HTTP status.
+    void failed(const QString &message, int status);
+    // The watch is streaming again after a failure or a cut.
+    void recovered();
+
+private:
+    void list(const QString &continueToken);
+    void onListPage(const QString &error, int status, const QByteArray &body);
+    void watch();
+    void onStreamData();
+    void onStreamFinished();
+    void handleEvent(const char *data, size_t size);
+    void retryLater(bool relist);
+    void relist();
+
+    KubeClient *m_client;
+    QString m_path;
+    QString m_query;
+    QByteArray m_listKind;
+    QMap<QString, QByteArray> m_objects;        // "ns/name" -> object JSON
+    QMap<QString, QByteArray> m_listing;        // pages of a LIST in progress
+    QString m_resourceVersion;
+    QString m_apiVersion;
+    bool m_running = false;
+    bool m_synced = false;
+    bool m_failing = false;
+    int m_lists = 0;
+    int m_watches = 0;
+    int m_pageSize = 500;
+    quint64 m_generation = 0;                    // ignores callbacks from a stopped/replaced request
+    QPointer<QNetworkReply> m_stream;
+    QByteArray m_buffer;
+    QTimer m_retry;
+    QTimer m_idle;
+    std::chrono::milliseconds m_firstRetry{500};
+    std::chrono::milliseconds m_nextRetry{500};
+    std::chrono::milliseconds m_idleLimit{90000};
+    std::chrono::seconds m_watchTimeout{300};
+};
+
+} // namespace slicescope

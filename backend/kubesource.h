@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The live Kubernetes source: watches RayClusters, Ray pods and TPU nodes (FACTS.md 4.2) and emits
+// a Capture whenever they change, with the Ray dashboard's bodies alongside when a RayCluster has
+// a head service: reached through the API server's service proxy with the same credential, so a
+// kubeconfig alone gives both views (or at --ray URL when one is given).
+
+#include "kubeclient.h"
+#include "rayclient.h"
+#include "source.h"
+
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <memory>
+
+namespace slicescope {
+
+class LiveRaySource;
+
+struct KubeSourceOptions {
+    QString ns;                    // empty: the context's namespace
+    bool allNamespaces = false;
+    bool rayThroughProxy = true;   // reach the head service's dashboard through the API server
+    QUrl rayUrl;                   // an explicit dashboard instead of the proxy
+    RayToken rayToken;
+    std::chrono::milliseconds coalesce{25}; // changes closer than this make one capture
+};
+
+class KubeSource : public Source
+{
+    Q_OBJECT
+public:
+    KubeSource(KubeConfig config, KubeSourceOptions options, QObject *parent = nullptr);
+    ~KubeSource() override;
+
+    QString description() const override; // "Kubernetes context harness (namespace default)"
+    void start() override;
+    void stop();
+
+    KubeClient *client() { return &m_client; }
+    const KubeSourceOptions &options() const { return m_options; }
+    // The namespace watched, or empty for all namespaces.
+    QString watchedNamespace() const { return m_options.allNamespaces ? QString() : m_options.ns; }
+    // The Ray dashboard behind the proxy (or --ray) once one is in use, for the status line.
+    QString rayDescription() const;
+    QString rayProblem() const { return m_rayProblem; }
+    // Ray's source, once a head service was found (actions on Ray go through its client).
+    LiveRaySource *raySource() const { return m_ray.get(); }
+
+    // Watches, for tests and figures.
+    KubeWatch *rayClusterWatch() const { return m_clusters; }
+    KubeWatch *podWatch() const { return m_pods; }
+    KubeWatch *nodeWatch() const { return m_nodes; }
+    int capturesEmitted() const { return m_emitted; }
+
+Q_SIGNALS:
+    // A watch that had failed streams again; `afterMs` since the failure was noticed.
+    void watchRecovered(const QString &what, qint64 afterMs);
+
+private:
+    void scheduleEmit();
+    void emitCapture();
+    void maybeStartRay();
+
+    KubeClient m_client;
+    KubeSourceOptions m_options;
+    KubeWatch *m_clusters = nullptr;
+    KubeWatch *m_pods = nullptr;
+    KubeWatch *m_nodes = nullptr;
+    bool m_nodesForbidden = false;
+    std::unique_ptr<QNetworkAccessManager> m_proxyManager;
+    std::unique_ptr<LiveRaySource> m_ray;
+    QString m_rayTarget;           // "ns/service:port" behind the proxy
+    bool m_rayAnswered = false;    // the first Ray poll ended (either way)
+    QString m_rayProblem;          // the last Ray failure, until a poll succeeds
+    QStringList m_notes;           // lasting limits ("nodes hidden from this user")
+    Capture m_lastRay;
+    QTimer m_emitTimer;
+    QElapsedTimer m_failingSince;
+    int m_emitted = 0;
+};
+
+} // namespace slicescope
