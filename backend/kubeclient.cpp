@@ -625,11 +625,10 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         return;
     }
     ObjectMeta meta;
-    if (!readMeta(object, meta))
-        return;
+    const bool named = readMeta(object, meta); // a bookmark's object has only a resourceVersion
     if (!meta.resourceVersion.isEmpty())
         m_resourceVersion = meta.resourceVersion;
-    if (type == "BOOKMARK")
+    if (type == "BOOKMARK" || !named)
         return;
     const QString key = objectKey(meta);
     if (type == "DELETED")

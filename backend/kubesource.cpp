@@ -164,8 +164,10 @@ void KubeSource::maybeStartRay()
         }
     }
     m_ray = std::make_unique<LiveRaySource>(url, m_options.rayToken);
-    if (m_proxyManager)
+    if (m_proxyManager) {
         m_ray->client()->setNetworkAccessManager(m_proxyManager.get());
+        m_ray->client()->setTokenHeader(QByteArrayLiteral("X-Ray-Authorization"));
+    }
     connect(m_ray.get(), &Source::captureReceived, this, [this](const Capture &capture) {
         m_lastRay = capture;
         m_rayProblem.clear();

@@ -214,7 +214,7 @@ QNetworkRequest RayClient::makeRequest(const QString &pathAndQuery) const
     request.setHeader(QNetworkRequest::UserAgentHeader, slicescopeUserAgent());
     request.setRawHeader("Accept", "application/json");
     if (!m_token.isEmpty())
-        request.setRawHeader("Authorization", QByteArrayLiteral("Bearer ") + m_token.value);
+        request.setRawHeader(m_tokenHeader, QByteArrayLiteral("Bearer ") + m_token.value);
     request.setTransferTimeout(int(m_transferTimeout.count()));
     // A redirect to another server would carry the token there: follow same-origin ones only.
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);

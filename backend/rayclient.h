@@ -58,6 +58,10 @@ public:
     ~RayClient() override;
 
     void setToken(RayToken token);
+    // The header the token goes in: "Authorization" (default), or "X-Ray-Authorization", which Ray
+    // also reads (FACTS.md 1.4), when Authorization is taken by someone on the way (the Kubernetes
+    // API server's service proxy wants its own bearer token there).
+    void setTokenHeader(QByteArray header) { m_tokenHeader = std::move(header); }
     // The transport seam (STYLE.md 5): a QNetworkAccessManager subclass whose createRequest()
     // injects faults. Not owned; if it goes away the client's own is used again.
     void setNetworkAccessManager(QNetworkAccessManager *manager);
@@ -133,6 +137,7 @@ private:
 
     QUrl m_baseUrl;
     RayToken m_token;
+    QByteArray m_tokenHeader = QByteArrayLiteral("Authorization");
     QNetworkAccessManager *m_ownManager = nullptr;
     QPointer<QNetworkAccessManager> m_manager;
     std::chrono::milliseconds m_transferTimeout{30000};

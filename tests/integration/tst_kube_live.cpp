@@ -11,6 +11,7 @@
 #include "kubeconfig.h"
 #include "../common/kubefixture.h"
 #include "../common/kubeharness.h"
+#include "../common/tcpforwarder.h"
 #include "kubescaler.h"
 #include "kubesource.h"
 #include "mainwindow.h"
@@ -20,8 +21,6 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QSignalSpy>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QTest>
 
 using namespace slicescope;
@@ -30,40 +29,6 @@ using namespace slicescope::testing;
 namespace {
 
 const QString kMulti = QStringLiteral("kueue.x-k8s.io/multikueue");
-
-// A TCP forwarder in front of the API server whose connections the test can cut, as a network
-// would: the fault is injected on the wire; the peer stays the real server.
-class CuttableProxy : public QTcpServer
-{
-public:
-    explicit CuttableProxy(quint16 upstreamPort)
-        : m_upstream(upstreamPort)
-    {
-        connect(this, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *client = nextPendingConnection()) {
-                auto *server = new QTcpSocket(client);
-                server->connectToHost(QHostAddress::LocalHost, m_upstream);
-                connect(client, &QTcpSocket::readyRead, server, [client, server] { server->write(client->readAll()); });
-                connect(server, &QTcpSocket::readyRead, client, [client, server] { client->write(server->readAll()); });
-                connect(client, &QTcpSocket::disconnected, server, &QTcpSocket::disconnectFromHost);
-                connect(server, &QTcpSocket::disconnected, client, &QTcpSocket::disconnectFromHost);
-                m_clients << client;
-            }
-        });
-    }
-    // Cuts every connection at once (no orderly close on the watch streams' HTTP level).
-    void cutAll()
-    {
-        for (QTcpSocket *c : std::as_const(m_clients))
-            if (c)
-                c->abort();
-        m_clients.clear();
-    }
-
-private:
-    quint16 m_upstream;
-    QList<QPointer<QTcpSocket>> m_clients;
-};
 
 QStringList stringList(const QJsonValue &v)
 {
@@ -248,7 +213,7 @@ private Q_SLOTS:
     void cutStreamIsNoticedAndRecovered()
     {
         const quint16 upstream = quint16(QUrl(h.server).port());
-        CuttableProxy proxy(upstream);
+        TcpForwarder proxy(QHostAddress::LocalHost, upstream); // cuts on the wire; the peer is the real server
         QVERIFY(proxy.listen(QHostAddress::LocalHost));
         KubeConfig config = adminConfig();
         config.server.setPort(proxy.serverPort());

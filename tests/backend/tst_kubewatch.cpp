@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// KubeWatch against a scripted server, for the faults a real API server does not produce on
+// demand (FACTS.md 4.2): paged LIST with continue, resume from the last resourceVersion (bookmarks
+// included) after a normal end, relist on an ERROR 410 event and on HTTP 410, a malformed line, a
+// silent stream, a 5xx. The real server is tests/integration/tst_kube_live.
+
+#include "../common/fakehttpserver.h"
+#include "kubeclient.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTest>
+#include <QUrlQuery>
+
+using namespace slicescope;
+using namespace slicescope::testing;
+
+namespace {
+
+QByteArray pod(const char *name, const char *rv, const char *phase = "Running")
+{
+    // Written by hand (odd spacing included): the List body must carry objects verbatim.
+    return QByteArray("{\"metadata\": {\"name\":\"") + name + "\",\"namespace\":\"t\",\"resourceVersion\":\"" + rv
+         + "\"},  \"status\":{\"phase\":\"" + phase + "\"}}";
+}
+
+QByteArray watchEvent(const char *type, const QByteArray &object)
+{
+    return QByteArray("{\"type\":\"") + type + "\",\"object\":" + object + "}\n";
+}
+
+QByteArray list(const QList<QByteArray> &items, const char *rv, const char *continueToken = "")
+{
+    QByteArray body = QByteArray("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"") + rv
+                    + "\",\"continue\":\"" + continueToken + "\"},\"items\":[";
+    for (qsizetype i = 0; i < items.size(); ++i)
+        body += (i ? "," : "") + items[i];
+    return body + "]}";
+}
+
+QString query(const HttpRequest &r, const char *key)
+{
+    return QUrlQuery(QUrl(QString::fromUtf8(r.path)).query()).queryItemValue(QLatin1String(key), QUrl::FullyDecoded);
+}
+
+QStringList names(const KubeWatch &w)
+{
+    QStringList out;
+    for (const QJsonValue &item : QJsonDocument::fromJson(w.listBody()).object().value(QLatin1String("items")).toArray())
+        out << item.toObject().value(QLatin1String("metadata")).toObject().value(QLatin1String("name")).toString();
+    return out;
+}
+
+} // namespace
+
+class TestKubeWatch : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void listsWatchesResumesAndRelists()
+    {
+        FakeHttpServer server;
+        int watches = 0;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            const bool watch = query(r, "watch") == QLatin1String("1");
+            if (!watch) {
+                if (query(r, "continue") == QLatin1String("page2"))
+                    return {200, list({pod("b", "9")}, "11")};
+                if (server.count("/api/v1/pods") > 1 && watches >= 2) // the relist after a 410
+                    return {200, list({pod("z", "29")}, "30")};
+                return {200, list({pod("a", "8")}, "11", "page2")};
+            }
+            ++watches;
+            switch (watches) {
+            case 1: // events, then a bookmark, then the server ends the watch (timeoutSeconds)
+                return {200, watchEvent("ADDED", pod("c", "12")) + watchEvent("MODIFIED", pod("a", "13", "Failed"))
+                                 + watchEvent("DELETED", pod("b", "14")) + watchEvent("BOOKMARK", "{\"metadata\":{\"resourceVersion\":\"20\"}}")};
+            case 2: // our resourceVersion is too old
+                return {200, watchEvent("ERROR", "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\",\"message\":\"too old resource version\"}")};
+            case 3:
+                return {410, "{\"kind\":\"Status\",\"code\":410,\"message\":\"Gone\"}"};
+            default:
+                return {200, {}, {}, true}; // stays open, silent
+            }
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/pods"), QStringLiteral("labelSelector=ray.io%2Fis-ray-node%3Dyes"), "PodList");
+        watch.setPageSize(1);
+        watch.setRetryDelay(std::chrono::milliseconds(20));
+        QSignalSpy synced(&watch, &KubeWatch::synced);
+        QSignalSpy failed(&watch, &KubeWatch::failed);
+        watch.start();
+
+        QTRY_COMPARE(synced.size(), 1);
+        // Two pages, one list.
+        QTRY_VERIFY(watches >= 1);
+        const QList<HttpRequest> &rs = server.requests;
+        QCOMPARE(query(rs[0], "limit"), QStringLiteral("1"));
+        QCOMPARE(query(rs[0], "labelSelector"), QStringLiteral("ray.io/is-ray-node=yes"));
+        QCOMPARE(query(rs[1], "continue"), QStringLiteral("page2"));
+        // The watch starts at the list's resourceVersion, with bookmarks.
+        QCOMPARE(query(rs[2], "resourceVersion"), QStringLiteral("11"));
+        QCOMPARE(query(rs[2], "allowWatchBookmarks"), QStringLiteral("true"));
+        // After the normal end it resumes from the bookmark's resourceVersion, not the last object's.
+        QTRY_VERIFY(watches >= 2);
+        QCOMPARE(query(rs[3], "resourceVersion"), QStringLiteral("20"));
+        // ERROR 410 -> relist; HTTP 410 -> relist; the relisted collection replaces the old one.
+        QTRY_VERIFY(watches >= 4);
+        QCOMPARE(watch.listCount(), 3);
+        QCOMPARE(names(watch), QStringList{QStringLiteral("z")});
+        QCOMPARE(watch.lastResourceVersion(), QStringLiteral("30"));
+        QVERIFY(watch.listBody().contains(pod("z", "29"))); // verbatim
+        watch.stop();
+    }
+
+    void eventsApplyInOrderAndObjectsStayVerbatim()
+    {
+        FakeHttpServer server;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") != QLatin1String("1"))
+                return {200, list({pod("a", "1"), pod("b", "2")}, "2")};
+            if (server.count("/api/v1/pods") == 2)
+                return {200, watchEvent("ADDED", pod("c", "3")) + watchEvent("MODIFIED", pod("a", "4", "Failed")) + watchEvent("DELETED", pod("b", "5"))};
+            return {200, {}, {}, true};
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/pods"), {}, "PodList");
+        QSignalSpy changed(&watch, &KubeWatch::changed);
+        watch.start();
+        QTRY_VERIFY(changed.size() >= 4); // the list, then three events
+        QCOMPARE(names(watch), (QStringList{QStringLiteral("a"), QStringLiteral("c")}));
+        QVERIFY(watch.listBody().contains(pod("a", "4", "Failed")));
+        QCOMPARE(watch.lastResourceVersion(), QStringLiteral("5"));
+        const QJsonObject body = QJsonDocument::fromJson(watch.listBody()).object();
+        QCOMPARE(body.value(QLatin1String("kind")).toString(), QStringLiteral("PodList"));
+        QCOMPARE(body.value(QLatin1String("metadata")).toObject().value(QLatin1String("resourceVersion")).toString(), QStringLiteral("5"));
+    }
+
+    void badLinesSilenceAndErrorsAreSurvived()
+    {
+        FakeHttpServer server;
+        int watches = 0;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") != QLatin1String("1"))
+                return {200, list({pod("a", "1")}, "1")};
+            switch (++watches) {
+            case 1:
+                return {200, "this is not json\n"};      // -> relist
+            case 2:
+                return {200, {}, {}, true};              // silent -> taken as cut after the idle limit
+            case 3:
+                return {503, "{\"kind\":\"Status\",\"message\":\"etcd leader changed\"}"}; // -> retry later
+            default:
+                return {200, watchEvent("ADDED", pod("b", "7"))};
+            }
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/pods"), {}, "PodList");
+        watch.setRetryDelay(std::chrono::milliseconds(20));
+        watch.setIdleLimit(std::chrono::milliseconds(300));
+        QSignalSpy failed(&watch, &KubeWatch::failed);
+        QSignalSpy recovered(&watch, &KubeWatch::recovered);
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(names(watch).contains(QStringLiteral("b")), 5000);
+        QStringList messages;
+        for (const QList<QVariant> &f : std::as_const(failed))
+            messages << f.at(0).toString();
+        const QString all = messages.join(u'\n');
+        QVERIFY2(all.contains(QStringLiteral("not JSON")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("went silent")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("HTTP 503: etcd leader changed")), qPrintable(all));
+        QCOMPARE(watch.listCount(), 2); // only the bad line needed a relist
+        QVERIFY(!recovered.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKubeWatch)
+#include "tst_kubewatch.moc"
