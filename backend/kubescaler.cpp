@@ -210,7 +210,10 @@ void KubeScaler::observe()
                 m_outcome.podsNow = now;
                 m_outcome.podsToDeleteLeft = left;
             }
-            const bool seen = m_outcome.observedGeneration >= m_outcome.generation;
+            // KubeRay writes status (observedGeneration with it) only when something in status
+            // changes: an edit of the bounds alone may never be "observed".
+            const bool boundsOnly = m_plan.toReplicas == m_plan.fromReplicas && m_plan.slicesAdded == 0 && m_plan.slicesRemoved.isEmpty();
+            const bool seen = m_outcome.observedGeneration >= m_outcome.generation || boundsOnly;
             const bool podsMatch = (m_plan.group.autoscaling || m_plan.group.suspended || m_outcome.podsNow == m_outcome.podsExpected)
                                 && m_outcome.podsToDeleteLeft == 0;
             const QString text = tr("KubeRay %1 (observedGeneration %2 of %3); pods %4 of %5%6")

@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# A real Kubernetes API server (and its etcd) on 127.0.0.1 serving the KubeRay RayCluster CRD, for the
-# integration tier (FACTS.md 4.4). No scheduler, controller-manager or kubelet: tests create nodes and
-# pods themselves, bind them and set their status (tests/common/kubefixture.h does it the way KubeRay
-# and GKE would).
+# A real Kubernetes API server (and its etcd) on 127.0.0.1 serving the KubeRay CRDs, for the
+# integration tier (FACTS.md 4.4), with the real KubeRay operator and a fake kubelet + GKE next to it.
+# No scheduler, controller-manager or kubelet: a test creates nodes and pods itself, binds them and
+# sets their status (tests/common/kubefixture.h does it the way KubeRay and GKE would), or lets the
+# operator and the fake kubelet do it:
+#
+# The KubeRay operator (bin/ray-operator from kube-env.sh, gate RayMultiHostIndexing on) reconciles
+# RayClusters as on a real cluster: it creates the head and worker pods and the head Service, and
+# scaling a worker group creates or deletes whole slices. fake_kubelet.py stands in for the
+# scheduler, the kubelets, the garbage collector and GKE's TPU node pools, for the pods the operator
+# made (never a test's own pods or nodes): a TPU node per host in one node pool per slice (a CPU node
+# for the head), the pod bound and reported Running and Ready with a pod IP, deletions finished, nodes
+# no pod uses removed. A scaled RayCluster has its new pods Running well within a second.
+#
+# Which RayClusters the operator manages: on a real cluster every one. Here a test that plays the
+# operator itself must not get the operator's pods as well. Such a test creates its RayClusters with
+# spec.managedBy: kueue.x-k8s.io/multikueue, the value for which KubeRay leaves a RayCluster alone.
+# By default (SLICESCOPE_KUBE_OPERATOR_SCOPE=all) the operator takes every RayCluster without a
+# managedBy, as on a real cluster. With SLICESCOPE_KUBE_OPERATOR_SCOPE=labelled a MutatingAdmissionPolicy
+# (slicescope-kuberay-opt-in) sets that value on every RayCluster created without a managedBy in a
+# namespace NOT labelled slicescope.test/kuberay-operator=enabled (`default` is labelled), for test
+# suites that cannot mark their clusters themselves.
 #
 #   tests/integration/kube-harness.sh up DIR     start it; writes the files below into DIR
 #   tests/integration/kube-harness.sh down DIR   stop what `up` started (idempotent; keeps DIR/logs)
@@ -21,16 +39,19 @@
 #                                   that hands out a token of exec-user (system:masters), valid one hour;
 #                                   each run appends a line to exec-plugin.runs and writes the
 #                                   KUBERNETES_EXEC_INFO it got to exec-plugin.info
-#   logs/etcd.log, logs/kube-apiserver.log
+#   logs/etcd.log, logs/kube-apiserver.log, logs/ray-operator.log, logs/fake-kubelet.log
 #
 # Every credential is fresh on each `up`. Keys are written in the formats real kubeconfigs carry
 # (kubeadm, kind, GKE): "EC PRIVATE KEY" (SEC1) and "RSA PRIVATE KEY" (PKCS#1), not PKCS#8.
 #
 # Environment: SLICESCOPE_KUBE_ENV (the folder with bin/ and crd/; default: what kube-env.sh prints),
-# SLICESCOPE_KUBE_UP_TIMEOUT (seconds to wait for /readyz and for the CRD; default 120).
+# SLICESCOPE_KUBE_UP_TIMEOUT (seconds to wait for /readyz, the CRDs and the operator; default 120),
+# SLICESCOPE_KUBE_OPERATOR=0 (no KubeRay operator, fake kubelet, RayJob/RayService CRDs or policy:
+# nothing happens by itself), SLICESCOPE_KUBE_OPERATOR_SCOPE (labelled | all; see above).
 #
-# Cost on the 2-core machine (binaries built): `up` ~5 s (most of it the API server's post-start
-# hooks), `down` ~1.3 s, 2 processes.
+# Cost on the 2-core machine (binaries built): `up` ~9 s idle, 13-17 s beside a build (the API server's
+# post-start hooks, then establishing the three CRDs; the operator and the fake kubelet add ~1.5 s),
+# `down` ~1.5 s; 4 processes (2 with SLICESCOPE_KUBE_OPERATOR=0: `up` ~5 s).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -84,7 +105,10 @@ stop_one() {
 }
 
 down() {
-  # The API server first: it would only log etcd errors while etcd goes.
+  # What talks to the API server first; then the API server: it would only log etcd errors while
+  # etcd goes.
+  stop_one fake-kubelet
+  stop_one ray-operator
   stop_one kube-apiserver
   stop_one etcd
   # server-url is what says "up": without it no test mistakes a stopped harness for a live one.
@@ -99,7 +123,7 @@ case "$cmd" in
   *) usage ;;
 esac
 
-if [ -n "$(alive_pid kube-apiserver)$(alive_pid etcd)" ]; then
+if [ -n "$(alive_pid kube-apiserver)$(alive_pid etcd)$(alive_pid ray-operator)$(alive_pid fake-kubelet)" ]; then
   die "a harness from an earlier 'up' is still running in $dir: run 'kube-harness.sh down $dir' first"
 fi
 for tool in openssl curl python3 base64 setsid; do
@@ -114,6 +138,29 @@ if [ ! -x "$apiserver" ] || [ ! -x "$etcd" ] || [ ! -f "$crd" ]; then
   die "no kube-apiserver, etcd or CRD in $env_dir (run tests/integration/kube-env.sh)"
 fi
 timeout="${SLICESCOPE_KUBE_UP_TIMEOUT:-120}"
+
+# The operator and what it needs: the RayJob and RayService CRDs too (it runs their controllers, and
+# they never start while their kinds are not served). kube-env.sh copies only the RayCluster CRD; the
+# others come from the same KubeRay module in kube-env.sh's Go module cache.
+operator_enabled=1
+case "${SLICESCOPE_KUBE_OPERATOR:-1}" in 0|false|no|off) operator_enabled=0 ;; esac
+operator_scope="${SLICESCOPE_KUBE_OPERATOR_SCOPE:-all}"
+case "$operator_scope" in labelled|all) ;; *) die "SLICESCOPE_KUBE_OPERATOR_SCOPE is labelled or all, not '$operator_scope'" ;; esac
+operator="$env_dir/bin/ray-operator"
+extra_crds=()
+if [ "$operator_enabled" = 1 ]; then
+  [ -x "$operator" ] || die "no $operator (run tests/integration/kube-env.sh, or set SLICESCOPE_KUBE_OPERATOR=0)"
+  kuberay_version="${env_dir##*-kuberay-}"
+  for kind in rayjobs rayservices; do
+    found=""
+    for candidate in "$env_dir/crd/ray.io_$kind.yaml" \
+        "$(dirname "$env_dir")/go/mod/github.com/ray-project/kuberay/ray-operator@$kuberay_version/config/crd/bases/ray.io_$kind.yaml"; do
+      if [ -f "$candidate" ]; then found="$candidate"; break; fi
+    done
+    [ -n "$found" ] || die "no ray.io_$kind.yaml of KubeRay $kuberay_version next to $env_dir (run tests/integration/kube-env.sh, or set SLICESCOPE_KUBE_OPERATOR=0)"
+    extra_crds+=("$found")
+  done
+fi
 
 t0=$(date +%s%N)
 rm -rf "$dir/logs" "$dir/etcd" "$dir/pki"
@@ -265,23 +312,48 @@ until kcurl GET /readyz -o /dev/null 2>/dev/null; do
 done
 log "kube-apiserver ready after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 
-# --- the RayCluster CRD ----------------------------------------------------------------------------
-# Server-side apply: the CRD is too large for client-side apply's last-applied annotation, and apply
+# --- the KubeRay CRDs ------------------------------------------------------------------------------
+# Server-side apply: the CRDs are too large for client-side apply's last-applied annotation, and apply
 # creates or updates alike.
 apply() { # PATH FILE-OR-DASH
   kcurl PATCH "$1?fieldManager=slicescope-harness&force=true" \
     -H "Content-Type: application/apply-patch+yaml" --data-binary "@$2" -o /dev/null
 }
-apply /apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io "$crd" \
-  || die "could not apply $crd"
+# All at once: each takes the API server a second or two to parse.
+crd_names=()
+crd_pids=()
+for file in "$crd" "${extra_crds[@]}"; do
+  name="$(basename "$file" .yaml)"; name="${name#ray.io_}"
+  apply "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$name.ray.io" "$file" &
+  crd_names+=("$name")
+  crd_pids+=($!)
+done
+for i in "${!crd_pids[@]}"; do
+  wait "${crd_pids[$i]}" || die "could not apply the ${crd_names[$i]} CRD"
+done
 # Established is not yet served: discovery of ray.io/v1 lags a moment behind (it first lists
 # "resources": null).
-until kcurl GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io 2>/dev/null \
+# Discovery first: it is small, while each CRD is a megabyte to fetch and parse.
+crds_served() {
+  kcurl GET /apis/ray.io/v1 2>/dev/null \
+    | python3 -c '
+import json, sys
+try:
+    served = {r.get("name") for r in json.load(sys.stdin).get("resources") or []}
+except ValueError:  # "404 page not found" until the group is served
+    sys.exit(1)
+sys.exit(0 if set(sys.argv[1:]) <= served else 1)' \
+        "${crd_names[@]}" || return 1
+  local name
+  for name in "${crd_names[@]}"; do
+    kcurl GET "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$name.ray.io" 2>/dev/null \
       | python3 -c 'import json,sys; c=(json.load(sys.stdin).get("status") or {}).get("conditions") or []; sys.exit(0 if any(x.get("type")=="Established" and x.get("status")=="True" for x in c) else 1)' \
-   && kcurl GET /apis/ray.io/v1 2>/dev/null \
-      | python3 -c 'import json,sys; sys.exit(0 if any(r.get("name")=="rayclusters" for r in json.load(sys.stdin).get("resources") or []) else 1)'; do
-  [ $SECONDS -lt $deadline ] || fail_with_log kube-apiserver "the RayCluster CRD was not served after $timeout s"
-  sleep 0.3
+      || return 1
+  done
+}
+until crds_served; do
+  [ $SECONDS -lt $deadline ] || fail_with_log kube-apiserver "the CRDs (${crd_names[*]}) were not served after $timeout s"
+  sleep 0.2
 done
 
 # --- RBAC for the viewer ---------------------------------------------------------------------------
@@ -351,5 +423,66 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 EOF
 chmod 700 "$dir/exec-plugin.sh"
 
+# --- KubeRay operator and fake kubelet -------------------------------------------------------------
+if [ "$operator_enabled" = 1 ]; then
+  if [ "$operator_scope" = labelled ]; then
+    # Opt-in (see the top): elsewhere a RayCluster created without a managedBy gets MultiKueue's.
+    apply /apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies/slicescope-kuberay-opt-in - <<'EOF' || die "could not create the opt-in MutatingAdmissionPolicy"
+{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+ "metadata": {"name": "slicescope-kuberay-opt-in"},
+ "spec": {
+   "matchConstraints": {
+     "resourceRules": [{"apiGroups": ["ray.io"], "apiVersions": ["*"], "operations": ["CREATE"], "resources": ["rayclusters"]}],
+     "namespaceSelector": {"matchExpressions": [{"key": "slicescope.test/kuberay-operator", "operator": "NotIn", "values": ["enabled"]}]}},
+   "matchConditions": [{"name": "no-manager-named", "expression": "!has(object.spec.managedBy)"}],
+   "failurePolicy": "Fail",
+   "reinvocationPolicy": "Never",
+   "mutations": [{"patchType": "JSONPatch",
+                  "jsonPatch": {"expression": "[JSONPatch{op: \"add\", path: \"/spec/managedBy\", value: \"kueue.x-k8s.io/multikueue\"}]"}}]}}
+EOF
+    apply /apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings/slicescope-kuberay-opt-in - <<'EOF' || die "could not bind the opt-in MutatingAdmissionPolicy"
+{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicyBinding",
+ "metadata": {"name": "slicescope-kuberay-opt-in"},
+ "spec": {"policyName": "slicescope-kuberay-opt-in"}}
+EOF
+    kcurl PATCH /api/v1/namespaces/default -H "Content-Type: application/merge-patch+json" -o /dev/null \
+      -d '{"metadata":{"labels":{"slicescope.test/kuberay-operator":"enabled"}}}' || die "could not label the default namespace"
+    # A policy takes effect a moment after it is made: until a dry-run create in an unlabelled
+    # namespace comes back with managedBy set, a test's RayCluster could slip past it.
+    probe='{"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"opt-in-probe"},"spec":{"headGroupSpec":{"rayStartParams":{},"template":{"spec":{"containers":[{"name":"ray-head","image":"probe"}]}}}}}'
+    until kcurl POST "/apis/ray.io/v1/namespaces/kube-public/rayclusters?dryRun=All" -H "Content-Type: application/json" \
+            -d "$probe" 2>/dev/null \
+          | python3 -c 'import json,sys; sys.exit(0 if (json.load(sys.stdin).get("spec") or {}).get("managedBy") else 1)'; do
+      [ $SECONDS -lt $deadline ] || fail_with_log kube-apiserver "the opt-in MutatingAdmissionPolicy did not take effect after $timeout s"
+      sleep 0.2
+    done
+  fi
+
+  # One replica: no leader election. No metrics or health endpoints ("0" disables them: no port to
+  # pick). Multi-host indexing labels worker pods with ray.io/worker-group-replica-name, -replica-index
+  # and ray.io/replica-host-index (FACTS.md 4), on an operator that knows the gate (alpha in v1.5).
+  gates=()
+  if grep -aq RayMultiHostIndexing "$operator"; then gates=(--feature-gates=RayMultiHostIndexing=true); fi
+  log "starting the KubeRay operator (${gates[*]:-no feature gates})"
+  launch ray-operator "$operator" --kubeconfig "$dir/kubeconfig" --enable-leader-election=false \
+    --metrics-addr 0 --health-probe-bind-address 0 --log-stdout-encoder console "${gates[@]}"
+  # Its RayCluster controller has synced its caches: it reconciles from here on.
+  until grep -q 'controllers.RayCluster.*Starting workers' "$dir/logs/ray-operator.log" 2>/dev/null; do
+    [ -n "$(alive_pid ray-operator)" ] || fail_with_log ray-operator "the KubeRay operator exited"
+    [ $SECONDS -lt $deadline ] || fail_with_log ray-operator "the KubeRay operator did not start its controllers after $timeout s"
+    sleep 0.2
+  done
+
+  log "starting the fake kubelet"
+  launch fake-kubelet python3 -u "$here/fake_kubelet.py" --server "$server" --ca "$dir/ca.crt" --token-file "$dir/admin-token"
+  until grep -q ' ready: ' "$dir/logs/fake-kubelet.log" 2>/dev/null; do
+    [ -n "$(alive_pid fake-kubelet)" ] || fail_with_log fake-kubelet "the fake kubelet exited"
+    [ $SECONDS -lt $deadline ] || fail_with_log fake-kubelet "the fake kubelet was not ready after $timeout s"
+    sleep 0.1
+  done
+fi
+
 echo "$server" > "$dir/server-url"
-log "up in $(( ($(date +%s%N) - t0) / 1000000 )) ms: $server (etcd 127.0.0.1:$etcd_port), kubeconfigs in $dir"
+extras=""
+[ "$operator_enabled" = 1 ] && extras=", KubeRay operator ($operator_scope) and fake kubelet"
+log "up in $(( ($(date +%s%N) - t0) / 1000000 )) ms: $server (etcd 127.0.0.1:$etcd_port$extras), kubeconfigs in $dir"

@@ -78,7 +78,8 @@ class TestKubeHarness : public QObject
     // A RayCluster with the one v6e 2x4 group, deleted after the test case.
     bool makeCluster(const QString &name)
     {
-        const KubeResponse r = m_admin->createRayCluster(m_ns, name, {v6e2x4()});
+        // Marked for MultiKueue so the harness's KubeRay operator leaves it alone: this test makes the pods.
+        const KubeResponse r = m_admin->createRayCluster(m_ns, name, {v6e2x4()}, false, QStringLiteral("kueue.x-k8s.io/multikueue"));
         if (!r.ok()) {
             qWarning("createRayCluster %s: %s", qPrintable(name), qPrintable(r.describe()));
             return false;

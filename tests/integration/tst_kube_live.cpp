@@ -331,6 +331,53 @@ private Q_SLOTS:
         QVERIFY(second.message.contains(QStringLiteral("nothing was written")));
     }
 
+    // With the real KubeRay operator (kube-harness.sh runs it, and a fake kubelet runs its pods):
+    // `scale` reports the outcome it observed, pods appearing and going, not the one it hoped for.
+    void operatorScalesThroughTheCli()
+    {
+        kube::WorkerGroup group = v6e;
+        group.replicas = 1;
+        QVERIFY(fx->createRayCluster(ns, QStringLiteral("op"), {group}).ok()); // no managedBy: KubeRay's
+        const QString selector = QStringLiteral("?labelSelector=ray.io%2Fcluster%3Dop,ray.io%2Fnode-type%3Dworker");
+        auto runningWorkers = [&] {
+            int n = 0;
+            for (const QJsonValue &p : fx->get(kube::podsPath(ns) + selector).json()[u"items"].toArray())
+                n += p[u"status"][u"phase"].toString() == QLatin1String("Running") && !p[u"metadata"].toObject().contains(QStringLiteral("deletionTimestamp"));
+            return n;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(runningWorkers(), 2, 20000);
+
+        CliRun r = cli({QStringLiteral("scale"), QStringLiteral("--cluster"), QStringLiteral("op"), QStringLiteral("--group"),
+                        QStringLiteral("v6e"), QStringLiteral("--replicas"), QStringLiteral("2"), QStringLiteral("--yes"),
+                        QStringLiteral("--wait"), QStringLiteral("30"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QJsonObject outcome = r.json()[u"outcome"].toObject();
+        QVERIFY2(outcome[u"complete"].toBool(), QJsonDocument(outcome).toJson().constData());
+        QCOMPARE(outcome[u"podsNow"].toInt(), 4);
+        QVERIFY(outcome[u"observedGeneration"].toInteger() >= outcome[u"generation"].toInteger());
+        qInfo("scale 1 -> 2 through KubeRay: observed complete after %lld ms", outcome[u"elapsedMs"].toInteger());
+        QCOMPARE(runningWorkers(), 4);
+
+        // Remove the first slice by name, as inspect shows it.
+        r = cli({QStringLiteral("inspect"), QStringLiteral("--json")});
+        QString first;
+        for (const QJsonValue &g : r.json()[u"workerGroups"].toArray())
+            if (g[u"cluster"].toString() == ns + QStringLiteral("/op"))
+                first = g[u"slices"].toArray().at(0).toString();
+        QVERIFY(!first.isEmpty());
+        r = cli({QStringLiteral("scale"), QStringLiteral("--cluster"), QStringLiteral("op"), QStringLiteral("--group"),
+                 QStringLiteral("v6e"), QStringLiteral("--remove-slice"), first, QStringLiteral("--yes"), QStringLiteral("--wait"),
+                 QStringLiteral("30"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        outcome = r.json()[u"outcome"].toObject();
+        QVERIFY2(outcome[u"complete"].toBool() && outcome[u"workersToDeleteCleared"].toBool(), QJsonDocument(outcome).toJson().constData());
+        QCOMPARE(outcome[u"podsToDeleteLeft"].toInt(), 0);
+        qInfo("remove-slice %s through KubeRay: pods gone and workersToDelete cleared after %lld ms", qPrintable(first),
+              outcome[u"elapsedMs"].toInteger());
+        QCOMPARE(runningWorkers(), 2);
+        fx->deleteObject(kube::rayClusterPath(ns, QStringLiteral("op")));
+    }
+
     // One patch lowers replicas and names that slice's pods; once they are gone, it is cleared.
     void removeSlicePatchAndCleanup()
     {
