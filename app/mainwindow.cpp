@@ -10,6 +10,7 @@
 #include "livesource.h"
 #include "logtail.h"
 #include "rayclusteractions.h"
+#include "scaledialog.h"
 #include "slicecomposer.h"
 #include "source.h"
 #include "sliceview.h"
@@ -23,6 +24,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
 #include <QSettings>
@@ -132,7 +134,55 @@ void MainWindow::buildMenus()
         m_composer->reviewRelease(placementGroupToRelease());
     });
     cluster->addAction(findChild<QDockWidget *>(QStringLiteral("whyPendingDock"))->toggleViewAction());
+    cluster->addSeparator();
+    m_scaleAction = cluster->addAction(tr("&Scale worker group..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+                                       [this] { openScaleDialog(); });
+    m_scaleAction->setObjectName(QStringLiteral("scaleWorkerGroupAction"));
+
+    // The overview's tiles offer it too, on the group of the tile clicked. popup(), not exec():
+    // no nested event loop.
+    FleetOverview *overview = m_workspace->overview();
+    overview->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(overview, &QWidget::customContextMenuRequested, this, [this, overview](QPoint pos) {
+        const QString slice = overview->sliceAt(pos);
+        const int si = m_snapshot && !slice.isEmpty() ? m_snapshot->sliceIndex(slice) : -1;
+        if (si < 0 || m_snapshot->slices[si].workerGroup.isEmpty() || !m_scaleAction->isEnabled())
+            return;
+        auto *menu = new QMenu(this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->addAction(tr("Scale worker group %1...").arg(m_snapshot->slices[si].workerGroup.section(u'/', -1)), this,
+                        [this, slice] { openScaleDialog(slice); });
+        menu->popup(overview->mapToGlobal(pos));
+    });
     chooseClusterActions();
+    updateScaleAction();
+}
+
+void MainWindow::updateScaleAction()
+{
+    bool tpuGroups = false;
+    if (m_snapshot)
+        for (const WorkerGroup &g : m_snapshot->workerGroups)
+            tpuGroups = tpuGroups || g.isTpu();
+    m_scaleAction->setEnabled(tpuGroups);
+    m_scaleAction->setStatusTip(tpuGroups ? QString() : tr("No KubeRay TPU worker groups in this cluster"));
+}
+
+void MainWindow::openScaleDialog(const QString &sliceName)
+{
+    if (!m_scaleDialog) {
+        m_scaleDialog = new ScaleDialog(this);
+        m_scaleDialog->setTheme(m_workspace->theme());
+        m_scaleDialog->setActions(m_actions.get(), m_actionsUnavailable);
+        connect(m_scaleDialog, &ScaleDialog::actionStatusChanged, this, [this](const QString &text) { statusBar()->showMessage(text, 10000); });
+    }
+    m_scaleDialog->setSnapshot(m_snapshot);
+    // The slice asked for, else the one being looked at: its group comes up, the slice preselected.
+    if (!m_scaleDialog->preselectSlice(sliceName.isEmpty() ? m_workspace->currentSlice() : sliceName) && !sliceName.isEmpty())
+        m_scaleDialog->preselectSlice(m_workspace->currentSlice());
+    m_scaleDialog->show();
+    m_scaleDialog->raise();
+    m_scaleDialog->activateWindow();
 }
 
 QString MainWindow::placementGroupToRelease() const
@@ -169,6 +219,9 @@ void MainWindow::chooseClusterActions()
         reason = m_source ? tr("%1 is a recording: it cannot be changed").arg(m_source->description()) : tr("no source");
     }
     m_composer->setActions(m_actions.get(), reason);
+    m_actionsUnavailable = reason;
+    if (m_scaleDialog)
+        m_scaleDialog->setActions(m_actions.get(), reason);
     if (m_actions) {
         // The job a submit or release starts is the one worth reading while Ray works on it.
         connect(m_actions.get(), &ClusterActions::actionJobSubmitted, this, [this](const QString &, const QString &submissionId) {
@@ -327,6 +380,8 @@ void MainWindow::setTheme(const Theme &theme)
     if (auto *app = qobject_cast<QApplication *>(QCoreApplication::instance()))
         applyLook(*app, theme);
     m_workspace->setTheme(theme);
+    if (m_scaleDialog)
+        m_scaleDialog->setTheme(theme);
     for (QAction *a : m_themeGroup->actions())
         a->setChecked(a->data().toString() == (theme.isDark ? QLatin1String("dark") : QLatin1String("light")));
 }
@@ -335,6 +390,8 @@ void MainWindow::setSource(std::unique_ptr<Source> source)
 {
     // The actions and the log tail refer to the old source: let them go first.
     m_composer->setActions(nullptr);
+    if (m_scaleDialog)
+        m_scaleDialog->setActions(nullptr);
     m_actions.reset();
     m_logTail.reset();
     m_source = std::move(source);
@@ -360,6 +417,9 @@ void MainWindow::onCapture(const Capture &capture)
     m_workspace->setSnapshot(m_snapshot);
     m_composer->setSnapshot(m_snapshot);
     m_whyPending->setSnapshot(m_snapshot);
+    if (m_scaleDialog)
+        m_scaleDialog->setSnapshot(m_snapshot);
+    updateScaleAction();
     m_problems->clear();
     for (const Slice &s : m_snapshot->slices)
         if (!s.problems.isEmpty())

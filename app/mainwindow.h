@@ -19,6 +19,7 @@ namespace slicescope {
 class ClusterActions;
 class JobLogTail;
 class JobLogView;
+class ScaleDialog;
 class SliceComposer;
 class Source;
 class WhyPendingPanel;
@@ -51,6 +52,11 @@ public:
     // Tails job `submissionId` into the log pane (live Ray only); the list selects it when listed.
     void followJob(const QString &submissionId);
     QString followedJob() const { return m_followedJob; }
+    // The "Scale worker group" dialog, once opened (null before); it follows every new snapshot.
+    ScaleDialog *scaleDialog() const { return m_scaleDialog; }
+    // Opens it on the worker group of `sliceName` (preselected for removal), else on the group of
+    // the slice being looked at, else on the first TPU group.
+    void openScaleDialog(const QString &sliceName = {});
     // Who carries out cluster changes for the current source (null for capture files).
     ClusterActions *clusterActions() const { return m_actions.get(); }
     const SnapshotPtr &snapshot() const { return m_snapshot; }
@@ -75,6 +81,7 @@ private:
     void buildJobLogDock();
     void chooseJobLog();
     void updateJobList();
+    void updateScaleAction();
 
     Mode m_mode;
     std::unique_ptr<Source> m_source;
@@ -96,6 +103,9 @@ private:
     bool m_fillingJobList = false;
     QAction *m_reserveAction = nullptr;
     QAction *m_releaseAction = nullptr;
+    QAction *m_scaleAction = nullptr;
+    ScaleDialog *m_scaleDialog = nullptr;
+    QString m_actionsUnavailable; // why m_actions is null, for the scale dialog
     QLabel *m_status = nullptr;
     QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_colorGroup = nullptr;

@@ -1,0 +1,1021 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "scaledialog.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <limits>
+
+namespace slicescope {
+
+namespace {
+
+constexpr int kUnbounded = std::numeric_limits<int>::max();
+
+QString escaped(const QString &text)
+{
+    return text.toHtmlEscaped();
+}
+
+QString bound(int value)
+{
+    return value == kUnbounded ? QStringLiteral("unbounded") : QString::number(value);
+}
+
+// maxReplicas may be absent from the spec (planScale says INT_MAX): show the word, not the number.
+class BoundSpinBox : public QSpinBox
+{
+public:
+    using QSpinBox::QSpinBox;
+
+protected:
+    QString textFromValue(int value) const override { return value == kUnbounded ? QStringLiteral("unbounded") : QSpinBox::textFromValue(value); }
+    int valueFromText(const QString &text) const override
+    {
+        return text.trimmed() == QLatin1String("unbounded") ? kUnbounded : QSpinBox::valueFromText(text);
+    }
+    QValidator::State validate(QString &text, int &pos) const override
+    {
+        const QString word = text.trimmed();
+        if (word == QLatin1String("unbounded"))
+            return QValidator::Acceptable;
+        if (!word.isEmpty() && QStringLiteral("unbounded").startsWith(word))
+            return QValidator::Intermediate;
+        return QSpinBox::validate(text, pos);
+    }
+};
+
+// One JSON Patch op per line: the shape FACTS.md writes them in, and easy to check by eye.
+QString prettyPatch(const QByteArray &patch)
+{
+    const QJsonArray ops = QJsonDocument::fromJson(patch).array();
+    QStringList lines;
+    for (const QJsonValue &op : ops)
+        lines << QStringLiteral("  ") + QString::fromUtf8(QJsonDocument(op.toObject()).toJson(QJsonDocument::Compact));
+    return QStringLiteral("[\n%1\n]").arg(lines.join(QStringLiteral(",\n")));
+}
+
+// What differs between the group a plan saw and the group now, in the words the backends use.
+QStringList groupChanges(const WorkerGroup &before, const WorkerGroup &now)
+{
+    QStringList changes;
+    if (before.replicas != now.replicas)
+        changes << QStringLiteral("replicas %1 -> %2").arg(before.replicas).arg(now.replicas);
+    if (before.minReplicas != now.minReplicas)
+        changes << QStringLiteral("minReplicas %1 -> %2").arg(before.minReplicas).arg(now.minReplicas);
+    if (before.maxReplicas != now.maxReplicas)
+        changes << QStringLiteral("maxReplicas %1 -> %2").arg(bound(before.maxReplicas), bound(now.maxReplicas));
+    if (before.autoscaling != now.autoscaling)
+        changes << QStringLiteral("in-tree autoscaling %1 -> %2").arg(before.autoscaling ? QStringLiteral("on") : QStringLiteral("off"),
+                                                                      now.autoscaling ? QStringLiteral("on") : QStringLiteral("off"));
+    if (before.workersToDelete != now.workersToDelete)
+        changes << QStringLiteral("workersToDelete [%1] -> [%2]").arg(before.workersToDelete.join(QStringLiteral(", ")),
+                                                                      now.workersToDelete.join(QStringLiteral(", ")));
+    QStringList added, gone;
+    for (const QString &name : now.slices)
+        if (!before.slices.contains(name))
+            added << name;
+    for (const QString &name : before.slices)
+        if (!now.slices.contains(name))
+            gone << name;
+    if (!added.isEmpty())
+        changes << QStringLiteral("new slice%1 %2").arg(added.size() == 1 ? QString() : QStringLiteral("s"), added.join(QStringLiteral(", ")));
+    if (!gone.isEmpty())
+        changes << QStringLiteral("%1 gone").arg(gone.join(QStringLiteral(", ")));
+    return changes;
+}
+
+struct ComboItem {
+    QString text, data;
+};
+
+// Rebuilds a combo only when its items changed: snapshots come every second or so, and clearing
+// a combo would close its popup under the operator's mouse.
+void setComboItems(QComboBox *combo, const QList<ComboItem> &items, const QString &keep)
+{
+    const QSignalBlocker blocker(combo);
+    bool same = combo->count() == items.size();
+    for (int i = 0; same && i < items.size(); ++i)
+        same = combo->itemText(i) == items[i].text && combo->itemData(i).toString() == items[i].data;
+    if (!same) {
+        combo->clear();
+        for (const ComboItem &item : items)
+            combo->addItem(item.text, item.data);
+    }
+    combo->setCurrentIndex(items.isEmpty() ? -1 : std::max(0, combo->findData(keep)));
+}
+
+bool samePlan(const ScalePlan &a, const ScalePlan &b)
+{
+    return a.allowed == b.allowed && a.refusal == b.refusal && a.summary == b.summary && a.jsonPatch() == b.jsonPatch()
+           && a.slicesAdded == b.slicesAdded && a.slicesRemoved == b.slicesRemoved && a.displacedGroups == b.displacedGroups
+           && a.notes == b.notes;
+}
+
+QString confirmText(const ScalePlan &plan, ScaleRequest::Mode mode)
+{
+    switch (mode) {
+    case ScaleRequest::Mode::Replicas:
+        return ScaleDialog::tr("Scale to %1 slice%2").arg(plan.toReplicas).arg(plan.toReplicas == 1 ? QString() : QStringLiteral("s"));
+    case ScaleRequest::Mode::Bounds:
+        return ScaleDialog::tr("Set bounds to %1..%2").arg(plan.toMin).arg(bound(plan.toMax));
+    case ScaleRequest::Mode::RemoveSlice:
+        return ScaleDialog::tr("Remove slice %1").arg(plan.slicesRemoved.value(0));
+    }
+    Q_UNREACHABLE();
+}
+
+// planScale() words the displaced placement groups as a note; this is that note.
+bool isDisplacedNote(const ScalePlan &plan, const QString &note)
+{
+    return !plan.displacedGroups.isEmpty() && note.contains(plan.displacedGroups.join(QStringLiteral(", ")));
+}
+
+QString pluralSlices(int n)
+{
+    return n == 1 ? ScaleDialog::tr("1 slice") : ScaleDialog::tr("%1 slices").arg(n);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The strip
+
+int ScaleStripGeometry::columns() const
+{
+    const int usable = width - 2 * kMargin + kSpacing;
+    return std::max(1, usable / (kTileWidth + kSpacing));
+}
+
+int ScaleStripGeometry::rows() const
+{
+    return count == 0 ? 0 : (count + columns() - 1) / columns();
+}
+
+int ScaleStripGeometry::height() const
+{
+    const int r = std::max(1, rows()); // an empty strip keeps one row's room, so the dialog does not jump
+    return 2 * kMargin + r * kTileHeight + (r - 1) * kSpacing;
+}
+
+QRect ScaleStripGeometry::tileRect(int index) const
+{
+    if (index < 0 || index >= count)
+        return {};
+    const int c = columns();
+    return {kMargin + (index % c) * (kTileWidth + kSpacing), kMargin + (index / c) * (kTileHeight + kSpacing), kTileWidth, kTileHeight};
+}
+
+int ScaleStripGeometry::tileAt(QPoint pos) const
+{
+    if (pos.x() < kMargin || pos.y() < kMargin)
+        return -1;
+    const int col = (pos.x() - kMargin) / (kTileWidth + kSpacing);
+    const int row = (pos.y() - kMargin) / (kTileHeight + kSpacing);
+    if (col >= columns())
+        return -1;
+    const int index = row * columns() + col;
+    return tileRect(index).contains(pos) ? index : -1;
+}
+
+QList<ScaleTile> scaleTiles(const ClusterSnapshot &snapshot, const ScalePlan &plan)
+{
+    QList<ScaleTile> tiles;
+    const int gi = snapshot.workerGroupIndex(plan.group.qualifiedName());
+    if (plan.group.group.isEmpty() || gi < 0)
+        return tiles;
+    for (const QString &name : snapshot.workerGroups[gi].slices) {
+        ScaleTile t;
+        t.name = name;
+        t.kind = plan.slicesRemoved.contains(name) ? ScaleTile::Kind::Removed : ScaleTile::Kind::Existing;
+        if (const int si = snapshot.sliceIndex(name); si >= 0)
+            t.status = snapshot.slices[si].status();
+        for (const PlacementGroup &pg : snapshot.placementGroups)
+            if (pg.slices.contains(name))
+                t.placementGroups << (pg.name.isEmpty() ? pg.id : pg.name);
+        tiles << t;
+    }
+    for (int i = 0; i < plan.slicesAdded; ++i)
+        tiles << ScaleTile{ScaleTile::Kind::Added, {}, SliceStatus::Provisioning, {}};
+    return tiles;
+}
+
+ScalePreviewStrip::ScalePreviewStrip(QWidget *parent)
+    : QWidget(parent)
+{
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
+    setMouseTracking(true);
+}
+
+void ScalePreviewStrip::setTiles(const QList<ScaleTile> &tiles)
+{
+    if (tiles == m_tiles)
+        return;
+    const bool rowsChanged = geometry().rows() != ScaleStripGeometry{width(), int(tiles.size())}.rows();
+    m_tiles = tiles;
+    if (rowsChanged)
+        updateGeometry();
+    update();
+}
+
+void ScalePreviewStrip::setTheme(const Theme &theme)
+{
+    m_theme = theme;
+    update();
+}
+
+int ScalePreviewStrip::heightForWidth(int width) const
+{
+    return ScaleStripGeometry{width, int(m_tiles.size())}.height();
+}
+
+QSize ScalePreviewStrip::sizeHint() const
+{
+    const int w = 2 * ScaleStripGeometry::kMargin + 4 * ScaleStripGeometry::kTileWidth + 3 * ScaleStripGeometry::kSpacing;
+    return {w, heightForWidth(w)};
+}
+
+QSize ScalePreviewStrip::minimumSizeHint() const
+{
+    return {2 * ScaleStripGeometry::kMargin + ScaleStripGeometry::kTileWidth, ScaleStripGeometry{0, 0}.height()};
+}
+
+void ScalePreviewStrip::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const ScaleStripGeometry geo = geometry();
+    if (m_tiles.isEmpty()) {
+        painter.setPen(m_theme.mutedText);
+        painter.drawText(rect().adjusted(ScaleStripGeometry::kMargin, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, tr("No slices in this group."));
+        return;
+    }
+    for (int i = 0; i < m_tiles.size(); ++i)
+        drawTile(painter, geo.tileRect(i), m_tiles[i]);
+}
+
+void ScalePreviewStrip::drawTile(QPainter &painter, const QRect &rect, const ScaleTile &tile) const
+{
+    const QRectF box = QRectF(rect).adjusted(1, 1, -1, -1);
+    const QColor status = sliceStatusColor(tile.status, m_theme);
+    QString title = tile.name, subtitle = toText(tile.status);
+    QColor titleColor = m_theme.text, subtitleColor = m_theme.mutedText;
+    switch (tile.kind) {
+    case ScaleTile::Kind::Existing: {
+        painter.setPen(QPen(status.darker(125), 1));
+        painter.setBrush(status);
+        painter.drawRoundedRect(box, 4, 4);
+        titleColor = subtitleColor = status.lightnessF() > 0.62 ? QColor(0x1d232b) : QColor(Qt::white);
+        break;
+    }
+    case ScaleTile::Kind::Added: {
+        // A ghost: what the plan would create, not there yet.
+        QPen pen(m_theme.mutedText, 1.5, Qt::DashLine);
+        painter.setPen(pen);
+        QColor fill = m_theme.ready;
+        fill.setAlpha(28);
+        painter.setBrush(fill);
+        painter.drawRoundedRect(box, 4, 4);
+        title = tr("new");
+        subtitle = tr("to be added");
+        break;
+    }
+    case ScaleTile::Kind::Removed: {
+        QColor fill = status;
+        fill.setAlpha(60);
+        painter.setBrush(fill);
+        painter.setPen(QPen(m_theme.dead, 2));
+        painter.drawRoundedRect(box, 4, 4);
+        QColor cross = m_theme.dead;
+        cross.setAlpha(150);
+        painter.setPen(QPen(cross, 2));
+        painter.drawLine(box.topLeft() + QPointF(4, 4), box.bottomRight() - QPointF(4, 4));
+        painter.drawLine(box.bottomLeft() + QPointF(4, -4), box.topRight() + QPointF(-4, 4));
+        subtitle = tr("removed");
+        subtitleColor = m_theme.dead;
+        break;
+    }
+    }
+    // Text only where it fits: names are elided to the tile.
+    const QRect text = rect.adjusted(6, 4, -6, -4);
+    QFont bold = font();
+    bold.setBold(true);
+    painter.setFont(bold);
+    painter.setPen(titleColor);
+    const QFontMetrics fm(bold);
+    painter.drawText(QRect(text.left(), text.top(), text.width(), text.height() / 2), Qt::AlignLeft | Qt::AlignVCenter,
+                     fm.elidedText(title, Qt::ElideMiddle, text.width()));
+    painter.setFont(font());
+    painter.setPen(subtitleColor);
+    painter.drawText(QRect(text.left(), text.top() + text.height() / 2, text.width(), text.height() / 2), Qt::AlignLeft | Qt::AlignVCenter,
+                     QFontMetrics(font()).elidedText(subtitle, Qt::ElideRight, text.width()));
+}
+
+QString ScalePreviewStrip::toolTipFor(const ScaleTile &tile) const
+{
+    switch (tile.kind) {
+    case ScaleTile::Kind::Added:
+        return tr("A new slice: KubeRay creates its pods, GKE its TPU hosts, then they join Ray.");
+    case ScaleTile::Kind::Existing:
+    case ScaleTile::Kind::Removed: {
+        QString text = tr("%1: %2").arg(tile.name, toText(tile.status));
+        if (!tile.placementGroups.isEmpty())
+            text += tr("\nplacement groups: %1").arg(tile.placementGroups.join(QStringLiteral(", ")));
+        if (tile.kind == ScaleTile::Kind::Removed)
+            text += tile.placementGroups.isEmpty() ? tr("\nwill be removed") : tr("\nwill be removed: these placement groups lose their hosts");
+        return text;
+    }
+    }
+    Q_UNREACHABLE();
+}
+
+bool ScalePreviewStrip::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        // Built at hover time, from the same geometry that painted the tile.
+        auto *help = static_cast<QHelpEvent *>(event);
+        const int index = geometry().tileAt(help->pos());
+        if (index >= 0)
+            QToolTip::showText(help->globalPos(), toolTipFor(m_tiles[index]), this, geometry().tileRect(index));
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dialog
+
+ScaleDialog::ScaleDialog(QWidget *parent)
+    : QDialog(parent)
+{
+    setObjectName(QStringLiteral("scaleDialog"));
+    setWindowTitle(tr("Scale worker group"));
+    auto *layout = m_layout = new QVBoxLayout(this);
+
+    auto *form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_group = new QComboBox(this);
+    m_group->setObjectName(QStringLiteral("workerGroup"));
+    form->addRow(tr("Worker group"), m_group);
+    m_current = new QLabel(this);
+    m_current->setObjectName(QStringLiteral("current"));
+    m_current->setTextFormat(Qt::RichText);
+    m_current->setWordWrap(true);
+    form->addRow(tr("Now"), m_current);
+    auto *modes = new QHBoxLayout;
+    m_modeSize = new QRadioButton(tr("Change the size"), this);
+    m_modeSize->setObjectName(QStringLiteral("modeSize"));
+    m_modeSize->setChecked(true);
+    m_modeRemove = new QRadioButton(tr("Remove slice..."), this);
+    m_modeRemove->setObjectName(QStringLiteral("modeRemove"));
+    modes->addWidget(m_modeSize);
+    modes->addWidget(m_modeRemove);
+    modes->addStretch(1);
+    form->addRow(tr("Change"), modes);
+    layout->addLayout(form);
+
+    // One page per mode, so the form shows only what the mode asks for.
+    m_modePages = new QStackedWidget(this);
+    auto *sizePage = new QWidget(m_modePages);
+    auto *sizeLayout = new QVBoxLayout(sizePage);
+    sizeLayout->setContentsMargins(0, 0, 0, 0);
+    auto *sizeForm = new QFormLayout;
+    sizeForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_replicas = new QSpinBox(sizePage);
+    m_replicas->setObjectName(QStringLiteral("replicas"));
+    sizeForm->addRow(tr("Replicas (slices)"), m_replicas);
+    auto *bounds = new QHBoxLayout;
+    m_min = new QSpinBox(sizePage);
+    m_min->setObjectName(QStringLiteral("minReplicas"));
+    m_max = new BoundSpinBox(sizePage);
+    m_max->setObjectName(QStringLiteral("maxReplicas"));
+    m_min->setRange(0, 100000);
+    m_max->setRange(0, kUnbounded);
+    bounds->addWidget(m_min, 1);
+    bounds->addWidget(new QLabel(tr(".."), sizePage));
+    bounds->addWidget(m_max, 1);
+    sizeForm->addRow(tr("Min .. max"), bounds);
+    sizeLayout->addLayout(sizeForm);
+    // Below the form, not in a row of it: QFormLayout misjudges a wrapped label's height.
+    m_autoscalerNote = new QLabel(tr("In-tree autoscaling is on: the Ray autoscaler owns <i>replicas</i> and would overwrite "
+                                     "any value set here, so it is read-only. Change the bounds it scales within instead."),
+                                  sizePage);
+    m_autoscalerNote->setObjectName(QStringLiteral("autoscalerNote"));
+    m_autoscalerNote->setWordWrap(true);
+    m_autoscalerNote->setTextFormat(Qt::RichText);
+    sizeLayout->addWidget(m_autoscalerNote);
+    sizeLayout->addStretch(1);
+    m_modePages->addWidget(sizePage);
+    auto *removePage = new QWidget(m_modePages);
+    auto *removeLayout = new QVBoxLayout(removePage);
+    removeLayout->setContentsMargins(0, 0, 0, 0);
+    auto *removeForm = new QFormLayout;
+    removeForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_removeSlice = new QComboBox(removePage);
+    m_removeSlice->setObjectName(QStringLiteral("removeSlice"));
+    removeForm->addRow(tr("Slice to remove"), m_removeSlice);
+    removeLayout->addLayout(removeForm);
+    auto *removeHint = new QLabel(tr("Lowers replicas by one and names this slice's pods in workersToDelete, so KubeRay removes "
+                                     "this slice and no other."), removePage);
+    removeHint->setWordWrap(true);
+    removeLayout->addWidget(removeHint);
+    removeLayout->addStretch(1);
+    m_modePages->addWidget(removePage);
+    // As tall as its taller page, never taller: spare room goes to the review, or below.
+    m_modePages->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    layout->addWidget(m_modePages);
+
+    auto *previewHeading = new QLabel(tr("<b>What would change</b>"), this);
+    layout->addSpacing(4);
+    layout->addWidget(previewHeading);
+    m_strip = new ScalePreviewStrip(this);
+    m_strip->setObjectName(QStringLiteral("previewStrip"));
+    layout->addWidget(m_strip);
+    m_planLabel = new QLabel(this);
+    m_planLabel->setObjectName(QStringLiteral("plan"));
+    m_planLabel->setWordWrap(true);
+    m_planLabel->setTextFormat(Qt::RichText);
+    m_planLabel->setFrameShape(QFrame::StyledPanel);
+    m_planLabel->setMargin(6);
+    layout->addWidget(m_planLabel);
+
+    m_unavailable = new QLabel(this);
+    m_unavailable->setObjectName(QStringLiteral("unavailable"));
+    m_unavailable->setWordWrap(true);
+    m_unavailable->setMargin(6);
+    m_unavailable->setStyleSheet(QStringLiteral("background:#e8eef7;color:#1d2a3a;border:1px solid #9fb3cf"));
+    m_unavailable->hide();
+    layout->addWidget(m_unavailable);
+
+    m_buttonRow = new QWidget(this);
+    auto *buttons = new QHBoxLayout(m_buttonRow);
+    buttons->setContentsMargins(0, 0, 0, 0);
+    m_closeButton = new QPushButton(tr("Close"), m_buttonRow);
+    m_closeButton->setObjectName(QStringLiteral("close"));
+    m_closeButton->setAutoDefault(false);
+    m_reviewButton = new QPushButton(tr("Review..."), m_buttonRow);
+    m_reviewButton->setObjectName(QStringLiteral("review"));
+    m_reviewButton->setAutoDefault(false);
+    buttons->addStretch(1);
+    buttons->addWidget(m_closeButton);
+    buttons->addWidget(m_reviewButton);
+    layout->addWidget(m_buttonRow);
+
+    // The review: exactly what will change and the patch that does it, then Confirm or Cancel.
+    m_review = new QFrame(this);
+    m_review->setObjectName(QStringLiteral("reviewArea"));
+    m_review->setFrameShape(QFrame::StyledPanel);
+    auto *reviewLayout = new QVBoxLayout(m_review);
+    m_reviewTitle = new QLabel(m_review);
+    m_reviewTitle->setObjectName(QStringLiteral("reviewTitle"));
+    m_reviewTitle->setWordWrap(true);
+    m_reviewTitle->setTextFormat(Qt::RichText);
+    m_reviewText = new QPlainTextEdit(m_review);
+    m_reviewText->setObjectName(QStringLiteral("reviewText"));
+    m_reviewText->setReadOnly(true);
+    m_reviewText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_reviewText->setMinimumHeight(150);
+    auto *reviewButtons = new QHBoxLayout;
+    m_cancelButton = new QPushButton(tr("Cancel"), m_review);
+    m_cancelButton->setObjectName(QStringLiteral("cancel"));
+    m_cancelButton->setAutoDefault(false);
+    m_confirmButton = new QPushButton(tr("Confirm"), m_review);
+    m_confirmButton->setObjectName(QStringLiteral("confirm"));
+    m_confirmButton->setAutoDefault(false);
+    reviewButtons->addStretch(1);
+    reviewButtons->addWidget(m_cancelButton);
+    reviewButtons->addWidget(m_confirmButton);
+    reviewLayout->addWidget(m_reviewTitle);
+    reviewLayout->addWidget(m_reviewText, 1);
+    reviewLayout->addLayout(reviewButtons);
+    m_review->hide();
+    layout->addWidget(m_review, 1);
+
+    m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("messageBar"));
+    m_message->setWordWrap(true);
+    m_message->setMargin(6);
+    m_message->hide();
+    layout->addWidget(m_message);
+    m_log = new QPlainTextEdit(this);
+    m_log->setObjectName(QStringLiteral("progressLog"));
+    m_log->setReadOnly(true);
+    m_log->setMaximumHeight(72);
+    m_log->hide();
+    layout->addWidget(m_log);
+    layout->addStretch(1); // the spare room, given to the review while it is open
+
+    connect(m_group, &QComboBox::currentIndexChanged, this, &ScaleDialog::onGroupChanged);
+    auto showModePage = [this] {
+        // The stack takes the height of the page shown, not of its tallest page.
+        const int current = m_modeRemove->isChecked() ? 1 : 0;
+        for (int i = 0; i < m_modePages->count(); ++i)
+            m_modePages->widget(i)->setSizePolicy(QSizePolicy::Preferred, i == current ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+        m_modePages->setCurrentIndex(current);
+        m_modePages->updateGeometry();
+    };
+    showModePage();
+    connect(m_modeSize, &QRadioButton::toggled, this, [this, showModePage] {
+        showModePage();
+        updatePlan();
+    });
+    for (QSpinBox *box : {m_replicas, m_min, m_max})
+        connect(box, &QSpinBox::valueChanged, this, &ScaleDialog::updatePlan);
+    connect(m_removeSlice, &QComboBox::currentIndexChanged, this, &ScaleDialog::updatePlan);
+    connect(m_reviewButton, &QPushButton::clicked, this, [this] { openReview(); });
+    connect(m_confirmButton, &QPushButton::clicked, this, &ScaleDialog::confirmReview);
+    connect(m_cancelButton, &QPushButton::clicked, this, [this] {
+        cancelReview();
+        syncControlsToGroup(); // the cluster may have moved while the review held the controls
+        updatePlan();
+    });
+    connect(m_closeButton, &QPushButton::clicked, this, &QDialog::close);
+
+    resize(560, 640);
+    syncControlsToGroup();
+    updateAvailability();
+    updatePlan();
+}
+
+const WorkerGroup *ScaleDialog::currentGroup() const
+{
+    if (!m_snapshot)
+        return nullptr;
+    const int gi = m_snapshot->workerGroupIndex(workerGroup());
+    return gi >= 0 ? &m_snapshot->workerGroups[gi] : nullptr;
+}
+
+QString ScaleDialog::workerGroup() const
+{
+    return m_group->currentData().toString();
+}
+
+void ScaleDialog::setSnapshot(const SnapshotPtr &snapshot)
+{
+    m_snapshot = snapshot;
+    m_stale = true;
+    // Nobody sees a hidden dialog's preview: plan again when it shows (STYLE.md 9). An open
+    // review still follows, so it never holds a plan the cluster has left behind.
+    if (isVisible() || m_reviewing || isRunning())
+        refresh();
+}
+
+void ScaleDialog::showEvent(QShowEvent *event)
+{
+    QDialog::showEvent(event);
+    if (m_stale)
+        refresh();
+}
+
+void ScaleDialog::refresh()
+{
+    m_stale = false;
+    fillGroups();
+    syncControlsToGroup();
+    updateAvailability();
+    updatePlan();
+}
+
+void ScaleDialog::setActions(ClusterActions *actions, const QString &reason)
+{
+    if (m_actions)
+        disconnect(m_actions, nullptr, this, nullptr);
+    m_actions = actions;
+    m_noActionsReason = reason;
+    // A review or an action belonged to the previous executor (another source): let both go.
+    if (m_reviewing)
+        cancelReview();
+    if (isRunning()) {
+        m_actionId.clear();
+        showMessage(MessageKind::Info, tr("The source changed: what became of \"%1\" is not followed here any more.").arg(m_sentPlan.summary));
+        m_syncedGroup.clear();
+        syncControlsToGroup();
+        updatePlan();
+    }
+    if (actions) {
+        connect(actions, &ClusterActions::actionProgress, this, &ScaleDialog::onActionProgress);
+        connect(actions, &ClusterActions::actionFinished, this, &ScaleDialog::onActionFinished);
+        connect(actions, &ClusterActions::actionConflict, this, &ScaleDialog::onActionConflict);
+        connect(actions, &ClusterActions::availabilityChanged, this, &ScaleDialog::updateAvailability);
+    }
+    updateAvailability();
+}
+
+void ScaleDialog::setTheme(const Theme &theme)
+{
+    m_theme = theme;
+    m_strip->setTheme(theme);
+    updatePlan();
+}
+
+bool ScaleDialog::setWorkerGroup(const QString &qualifiedGroup)
+{
+    if (m_stale)
+        refresh();
+    if (m_reviewing || isRunning())
+        return false;
+    const int row = m_group->findData(qualifiedGroup);
+    if (row < 0)
+        return false;
+    m_group->setCurrentIndex(row);
+    return true;
+}
+
+bool ScaleDialog::preselectSlice(const QString &sliceName)
+{
+    if (m_stale)
+        refresh();
+    const int si = m_snapshot ? m_snapshot->sliceIndex(sliceName) : -1;
+    if (si < 0 || !setWorkerGroup(m_snapshot->slices[si].workerGroup))
+        return false;
+    const int row = m_removeSlice->findData(sliceName);
+    if (row >= 0)
+        m_removeSlice->setCurrentIndex(row);
+    return row >= 0;
+}
+
+void ScaleDialog::fillGroups()
+{
+    // A group or slice picked before that is gone stays listed, marked: the request keeps naming
+    // it and planScale() refuses, instead of the combo quietly moving to another one.
+    const QString keep = workerGroup();
+    QList<ComboItem> groups;
+    if (m_snapshot)
+        for (const WorkerGroup &g : m_snapshot->workerGroups)
+            if (g.isTpu())
+                groups.append({tr("%1  (%2, %3 %4)").arg(g.group, g.qualifiedCluster(), g.accelerator, g.topology), g.qualifiedName()});
+    if (!keep.isEmpty() && std::none_of(groups.begin(), groups.end(), [&](const ComboItem &i) { return i.data == keep; }))
+        groups.append({tr("%1 (gone)").arg(keep), keep});
+    setComboItems(m_group, groups, keep);
+
+    const WorkerGroup *g = currentGroup();
+    const QString keepSlice = m_removeSlice->currentData().toString();
+    QList<ComboItem> slices;
+    if (g) {
+        for (const QString &name : g->slices) {
+            const int si = m_snapshot->sliceIndex(name);
+            QStringList holders;
+            for (const PlacementGroup &pg : m_snapshot->placementGroups)
+                if (pg.slices.contains(name))
+                    holders << (pg.name.isEmpty() ? pg.id.left(12) : pg.name);
+            QString text = si >= 0 ? tr("%1  (%2)").arg(name, toText(m_snapshot->slices[si].status())) : name;
+            if (!holders.isEmpty())
+                text += tr(", held by %1").arg(holders.join(QStringLiteral(", ")));
+            slices.append({text, name});
+        }
+    }
+    if (!keepSlice.isEmpty() && g && m_syncedGroup == g->qualifiedName()
+        && std::none_of(slices.begin(), slices.end(), [&](const ComboItem &i) { return i.data == keepSlice; }))
+        slices.append({tr("%1 (gone)").arg(keepSlice), keepSlice});
+    setComboItems(m_removeSlice, slices, keepSlice);
+}
+
+void ScaleDialog::onGroupChanged()
+{
+    fillGroups(); // the slice list belongs to the group
+    syncControlsToGroup();
+    updateAvailability();
+    updatePlan();
+}
+
+void ScaleDialog::syncControlsToGroup()
+{
+    const WorkerGroup *g = currentGroup();
+    const bool busy = m_reviewing || isRunning();
+    const QSignalBlocker b1(m_replicas), b2(m_min), b3(m_max);
+    if (!g) {
+        m_current->setText(m_snapshot ? tr("No TPU worker group by that name in the newest snapshot.") : tr("No cluster data yet."));
+        m_autoscalerNote->hide();
+        return;
+    }
+    m_current->setText(tr("<b>%1</b><br>replicas %2 within %3..%4 &middot; in-tree autoscaling %5")
+                           .arg(escaped(describeReplicas(g->replicas, g->numOfHosts, g->chipsPerHost)))
+                           .arg(g->replicas).arg(g->minReplicas).arg(bound(g->maxReplicas))
+                           .arg(g->autoscaling ? tr("<b>on</b> (the Ray autoscaler sets replicas)") : tr("off")));
+    // A review or a running action holds the request as it was confirmed: the controls move only
+    // when neither is open (a tighter range would otherwise clamp the value under the operator).
+    if (busy)
+        return;
+    // Out of range is impossible: the box stops at the bounds (widened only to show a value
+    // KubeRay is already clamping, which planScale() then refuses).
+    const bool sameGroup = m_syncedGroup == g->qualifiedName();
+    const int previous = m_replicas->value();
+    const int previousMin = m_min->value(), previousMax = m_max->value();
+    m_replicas->setRange(std::min(g->minReplicas, g->replicas), std::max(g->maxReplicas, g->replicas));
+    m_replicas->setReadOnly(g->autoscaling);
+    m_replicas->setToolTip(g->autoscaling ? tr("Read-only: the Ray autoscaler owns replicas (enableInTreeAutoscaling: true)")
+                                          : tr("Slices wanted, within minReplicas..maxReplicas (%1..%2)").arg(g->minReplicas).arg(bound(g->maxReplicas)));
+    m_autoscalerNote->setVisible(g->autoscaling);
+    m_min->setReadOnly(!g->autoscaling);
+    m_max->setReadOnly(!g->autoscaling);
+    const QString boundsTip = g->autoscaling ? tr("The autoscaler keeps replicas within these bounds")
+                                             : tr("Read-only here: without in-tree autoscaling, set replicas directly");
+    m_min->setToolTip(boundsTip);
+    m_max->setToolTip(boundsTip);
+    // Values follow the cluster unless the operator has edited them.
+    if (!sameGroup || g->autoscaling || previous == m_syncedReplicas)
+        m_replicas->setValue(g->replicas);
+    if (!sameGroup || !g->autoscaling || (previousMin == m_syncedMin && previousMax == m_syncedMax)) {
+        m_min->setValue(g->minReplicas);
+        m_max->setValue(g->maxReplicas);
+    }
+    m_syncedGroup = g->qualifiedName();
+    m_syncedReplicas = g->replicas;
+    m_syncedMin = g->minReplicas;
+    m_syncedMax = g->maxReplicas;
+}
+
+ScaleRequest ScaleDialog::request() const
+{
+    ScaleRequest r;
+    r.workerGroup = workerGroup();
+    const WorkerGroup *g = currentGroup();
+    if (m_modeRemove->isChecked()) {
+        r.mode = ScaleRequest::Mode::RemoveSlice;
+        r.slice = m_removeSlice->currentData().toString();
+    } else if (g && g->autoscaling) {
+        r.mode = ScaleRequest::Mode::Bounds;
+        r.minReplicas = m_min->value();
+        r.maxReplicas = m_max->value();
+    } else {
+        r.mode = ScaleRequest::Mode::Replicas;
+        r.replicas = m_replicas->value();
+    }
+    return r;
+}
+
+void ScaleDialog::updatePlan()
+{
+    const bool haveGroup = m_snapshot && !workerGroup().isEmpty();
+    m_plan = haveGroup ? planScale(*m_snapshot, request()) : ScalePlan{};
+    const QString red = m_theme.dead.name(), amber = m_theme.isDark ? QStringLiteral("#f2b632") : QStringLiteral("#b35900");
+    QString html;
+    if (isRunning() && m_snapshot) {
+        // While it runs, the strip shows the cluster catching up with what was sent: new slices
+        // appear in their own colours as the ghosts go, removed ones stay crossed out until gone.
+        ScalePlan shown = m_sentPlan;
+        const int gi = m_snapshot->workerGroupIndex(shown.group.qualifiedName());
+        int staying = 0;
+        if (gi >= 0)
+            for (const QString &name : m_snapshot->workerGroups[gi].slices)
+                staying += shown.slicesRemoved.contains(name) ? 0 : 1;
+        shown.slicesAdded = std::max(0, shown.toReplicas - staying);
+        m_strip->setTiles(scaleTiles(*m_snapshot, shown));
+        m_planLabel->setText(tr("<b>Sent:</b> %1<br>Following the cluster until it gets there.").arg(escaped(m_sentPlan.summary)));
+        updateButtons();
+        return;
+    }
+    m_strip->setTiles(haveGroup ? scaleTiles(*m_snapshot, m_plan) : QList<ScaleTile>{});
+    if (!m_snapshot) {
+        html = tr("No cluster data yet.");
+    } else if (m_group->count() == 0) {
+        html = tr("This cluster has no TPU worker groups (KubeRay's RayCluster lists none, or Kubernetes is not connected).");
+    } else if (!m_plan.allowed) {
+        html = tr("<b style='color:%1'>Refused:</b> <span style='color:%1'>%2</span>").arg(red, escaped(m_plan.refusal));
+    } else if (m_plan.noChange) {
+        html = tr("<b>No change:</b> the group already is %1, within %2..%3. Pick another value.")
+                   .arg(escaped(describeReplicas(m_plan.fromReplicas, m_plan.hostsPerSlice, m_plan.chipsPerHost)))
+                   .arg(m_plan.fromMin).arg(bound(m_plan.fromMax));
+    } else {
+        QStringList lines;
+        lines << tr("<b>%1</b>").arg(escaped(m_plan.summary));
+        if (m_plan.slicesAdded > 0)
+            lines << tr("&bull; adds %1 (dashed): new pods, then new TPU hosts joining Ray").arg(pluralSlices(m_plan.slicesAdded));
+        if (!m_plan.slicesRemoved.isEmpty())
+            lines << tr("&bull; removes %1 (crossed out)").arg(escaped(m_plan.slicesRemoved.join(QStringLiteral(", "))));
+        for (const QString &note : m_plan.notes) {
+            // The displaced groups are the note that costs someone work: in the warning colour.
+            const bool displaced = isDisplacedNote(m_plan, note);
+            lines << (displaced ? tr("&bull; <span style='color:%1'><b>%2</b></span>").arg(amber, escaped(note)) : tr("&bull; %1").arg(escaped(note)));
+        }
+        html = lines.join(QStringLiteral("<br>"));
+    }
+    m_planLabel->setText(html);
+
+    // An open review follows the newest snapshot: if its plan no longer holds, say so and show the
+    // new one. The operator confirms what is on screen, never a plan that changed under them.
+    if (m_reviewing && !isRunning() && !samePlan(m_plan, m_reviewPlan)) {
+        QStringList changes = groupChanges(m_reviewPlan.group, m_plan.group);
+        if (changes.isEmpty())
+            changes << tr("the slices' states changed");
+        const QString what = changes.join(QStringLiteral("; "));
+        if (m_plan.allowed && !m_plan.noChange) {
+            openReview(tr("The group changed while you were reviewing (%1). This is the plan on the newest data.").arg(what));
+        } else {
+            cancelReview();
+            showMessage(MessageKind::Error, m_plan.allowed ? tr("The group changed while you were reviewing (%1); nothing would change now.").arg(what)
+                                                           : tr("The group changed while you were reviewing (%1): %2").arg(what, m_plan.refusal));
+        }
+    }
+    updateButtons();
+}
+
+QString ScaleDialog::sendProblem() const
+{
+    if (!m_actions)
+        return m_noActionsReason.isEmpty() ? tr("this source cannot scale worker groups") : m_noActionsReason;
+    if (const WorkerGroup *g = currentGroup())
+        return m_actions->scaleUnavailableReason(*g);
+    return {};
+}
+
+void ScaleDialog::updateAvailability()
+{
+    const QString why = sendProblem();
+    m_unavailable->setText(tr("Scaling is off: %1").arg(why));
+    m_unavailable->setVisible(!why.isEmpty());
+    updateButtons();
+}
+
+void ScaleDialog::updateButtons()
+{
+    const QString why = sendProblem();
+    const bool editable = !m_reviewing && !isRunning() && m_snapshot;
+    for (QWidget *w : std::initializer_list<QWidget *>{m_group, m_modeSize, m_modeRemove, m_replicas, m_min, m_max, m_removeSlice})
+        w->setEnabled(editable);
+    QString reviewTip;
+    if (!why.isEmpty())
+        reviewTip = why;
+    else if (isRunning())
+        reviewTip = tr("a scale is in progress");
+    else if (!m_plan.allowed)
+        reviewTip = m_plan.refusal;
+    else if (m_plan.noChange)
+        reviewTip = tr("nothing would change");
+    m_reviewButton->setEnabled(editable && reviewTip.isEmpty());
+    m_reviewButton->setToolTip(reviewTip);
+    m_confirmButton->setEnabled(m_reviewing && !isRunning() && why.isEmpty());
+    m_confirmButton->setToolTip(why);
+}
+
+void ScaleDialog::openReview(const QString &notice)
+{
+    if (!m_plan.allowed || m_plan.noChange || !sendProblem().isEmpty())
+        return;
+    m_reviewPlan = m_plan;
+    m_reviewing = true;
+    const ScalePlan &p = m_reviewPlan;
+    QString title = tr("<b>Review:</b> %1").arg(escaped(p.summary));
+    if (!notice.isEmpty())
+        title = tr("<span style='color:%1'><b>%2</b></span><br>").arg(m_theme.dead.name(), escaped(notice)) + title;
+    m_reviewTitle->setText(title);
+
+    QStringList lines;
+    lines << tr("What will change:");
+    if (p.toMin != p.fromMin || p.toMax != p.fromMax)
+        lines << tr("  minReplicas..maxReplicas %1..%2 -> %3..%4").arg(p.fromMin).arg(bound(p.fromMax)).arg(p.toMin).arg(bound(p.toMax));
+    if (p.toReplicas != p.fromReplicas)
+        lines << tr("  replicas %1 -> %2").arg(p.fromReplicas).arg(p.toReplicas);
+    if (p.slicesAdded > 0)
+        lines << tr("  adds %1: KubeRay creates %2 pod(s), then they join Ray").arg(pluralSlices(p.slicesAdded)).arg(p.slicesAdded * p.hostsPerSlice);
+    if (!p.slicesRemoved.isEmpty())
+        lines << tr("  removes %1").arg(p.slicesRemoved.join(QStringLiteral(", ")));
+    if (!p.podsToDelete.isEmpty())
+        lines << tr("  pods named in workersToDelete: %1").arg(p.podsToDelete.join(QStringLiteral(", ")));
+    if (!p.displacedGroups.isEmpty())
+        lines << tr("  placement groups that lose their hosts: %1").arg(p.displacedGroups.join(QStringLiteral(", ")));
+    for (const QString &note : p.notes)
+        if (!isDisplacedNote(p, note))
+            lines << tr("  note: %1").arg(note);
+    lines << QString();
+    lines << tr("JSON Patch to RayCluster %1/%2 (the \"test\" ops refuse it if someone changed these values meanwhile):")
+                 .arg(p.group.ns, p.group.cluster);
+    lines << prettyPatch(p.jsonPatch());
+    m_reviewText->setPlainText(lines.join(u'\n'));
+    m_confirmButton->setText(confirmText(p, request().mode));
+    showReviewArea(true);
+    updateButtons();
+}
+
+void ScaleDialog::showReviewArea(bool shown)
+{
+    // The review repeats the preview's words and has its own buttons: it takes their room.
+    m_review->setVisible(shown);
+    m_planLabel->setVisible(!shown);
+    m_buttonRow->setVisible(!shown);
+    m_layout->setStretch(m_layout->count() - 1, shown ? 0 : 1);
+}
+
+void ScaleDialog::cancelReview()
+{
+    m_reviewing = false;
+    showReviewArea(false);
+    updateButtons();
+}
+
+void ScaleDialog::confirmReview()
+{
+    if (!m_reviewing || !m_confirmButton->isEnabled() || !m_actions)
+        return;
+    const ScalePlan plan = m_reviewPlan; // exactly what the review showed
+    m_reviewing = false;
+    showReviewArea(false);
+    m_sentPlan = plan;
+    m_actionId = QStringLiteral("scale-%1").arg(++m_actionCounter);
+    m_log->clear();
+    m_log->show();
+    appendLog(tr("sent: %1").arg(plan.summary));
+    showMessage(MessageKind::Progress, tr("Scaling %1...").arg(plan.group.qualifiedName()));
+    updateButtons();
+    m_actions->scaleWorkerGroup(m_actionId, plan);
+}
+
+void ScaleDialog::onActionProgress(const QString &actionId, const QString &text)
+{
+    if (actionId != m_actionId)
+        return;
+    appendLog(text);
+    showMessage(MessageKind::Progress, text);
+}
+
+void ScaleDialog::onActionFinished(const QString &actionId, bool ok, const QString &message)
+{
+    if (actionId != m_actionId)
+        return;
+    m_actionId.clear();
+    appendLog(ok ? tr("done: %1").arg(message) : tr("failed: %1").arg(message));
+    showMessage(ok ? MessageKind::Success : MessageKind::Error, message);
+    // The controls start again from the group as it is now (a removed slice is not offered again).
+    if (ok) {
+        const QSignalBlocker blocker(m_removeSlice);
+        m_removeSlice->clear();
+    }
+    m_syncedGroup.clear();
+    fillGroups();
+    syncControlsToGroup();
+    updatePlan();
+}
+
+void ScaleDialog::onActionConflict(const QString &actionId, const QStringList &changes, const QString &message)
+{
+    if (actionId != m_actionId)
+        return;
+    m_actionId.clear();
+    QStringList shown;
+    for (const QString &change : changes)
+        shown << tr("%1 (someone else changed it)").arg(change);
+    const QString what = shown.isEmpty() ? message : shown.join(QStringLiteral("; "));
+    appendLog(tr("not applied: %1").arg(message));
+    // Re-plan the same request on the newest snapshot and ask again; never re-send by ourselves.
+    updatePlan();
+    if (m_plan.allowed && !m_plan.noChange) {
+        showMessage(MessageKind::Error, tr("Not applied, nothing was changed: %1.").arg(what));
+        openReview(tr("Someone else changed the group. This is the plan on the newest data: confirm again if it is still what you want."));
+    } else {
+        showMessage(MessageKind::Error, tr("Nothing was changed: %1. %2").arg(what, m_plan.allowed ? tr("Nothing would change now.") : m_plan.refusal));
+    }
+}
+
+void ScaleDialog::appendLog(const QString &line)
+{
+    m_log->appendPlainText(line);
+}
+
+void ScaleDialog::showMessage(MessageKind kind, const QString &text)
+{
+    // The composer's message colours: readable on the light and dark themes alike.
+    QString style;
+    switch (kind) {
+    case MessageKind::Info: style = QStringLiteral("background:#e8eef7;color:#1d2a3a;border:1px solid #9fb3cf"); break;
+    case MessageKind::Progress: style = QStringLiteral("background:#fff6dc;color:#3d3000;border:1px solid #d9b74a"); break;
+    case MessageKind::Success: style = QStringLiteral("background:#e3f4e6;color:#12391b;border:1px solid #7bbf88"); break;
+    case MessageKind::Error: style = QStringLiteral("background:#fbe4e4;color:#4a1010;border:1px solid #d98080"); break;
+    }
+    m_message->setStyleSheet(style);
+    m_message->setText(text);
+    m_message->show();
+    if (kind != MessageKind::Info)
+        Q_EMIT actionStatusChanged(text);
+}
+
+QString ScaleDialog::messageText() const
+{
+    return m_message->isHidden() ? QString() : m_message->text();
+}
+
+QString ScaleDialog::unavailableText() const
+{
+    return m_unavailable->isHidden() ? QString() : m_unavailable->text();
+}
+
+} // namespace slicescope

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// "Scale worker group": change how many slices a KubeRay TPU worker group has, or remove one
+// chosen slice (FACTS.md 4, 4.1). The what-if answer is planScale()'s, live on every snapshot and
+// drawn as a strip of slice tiles (new ones as ghosts, removed ones crossed out); a review shows
+// the summary and the exact JSON Patch, and nothing is sent before its confirm button. When
+// someone else changed the group meanwhile, the dialog says what changed, re-plans on the newest
+// snapshot and asks again: it never re-sends by itself.
+//
+// A non-modal dialog, opened with show() and never exec() (no nested event loop, STYLE.md 8):
+// scaling is one group at a time and needs no highlights in the overview, unlike reserving, so
+// it does not take a dock's room; the window stays usable beside it.
+
+#include "clusteractions.h"
+#include "look.h"
+#include "scaleplan.h"
+#include "snapshot.h"
+
+#include <QDialog>
+#include <QPointer>
+#include <QWidget>
+
+class QComboBox;
+class QFrame;
+class QLabel;
+class QVBoxLayout;
+class QPlainTextEdit;
+class QPushButton;
+class QRadioButton;
+class QSpinBox;
+class QStackedWidget;
+
+namespace slicescope {
+
+// One tile of the preview strip.
+struct ScaleTile {
+    enum class Kind {
+        Existing, // stays: solid, in its status colour
+        Added,    // a slice the plan adds: a dashed ghost labelled "new"
+        Removed,  // a slice the plan removes: crossed out in red
+    };
+    Kind kind = Kind::Existing;
+    QString name;                          // empty for Added
+    SliceStatus status = SliceStatus::Ready;
+    QStringList placementGroups;           // on this slice (named in the tooltip)
+    friend bool operator==(const ScaleTile &, const ScaleTile &) = default;
+};
+
+// The strip's geometry, shared by painting, hit-testing (tooltips) and tests: tiles flow left to
+// right and wrap into rows.
+struct ScaleStripGeometry {
+    static constexpr int kTileWidth = 104;
+    static constexpr int kTileHeight = 44;
+    static constexpr int kSpacing = 6;
+    static constexpr int kMargin = 4;
+
+    int width = 0;   // of the widget
+    int count = 0;   // tiles
+
+    int columns() const;
+    int rows() const;
+    int height() const;
+    QRect tileRect(int index) const;
+    int tileAt(QPoint pos) const; // -1 when between tiles
+};
+
+// The tiles for `plan`: the group's slices in replica order, each Existing or Removed, then one
+// Added ghost per slice the plan adds.
+QList<ScaleTile> scaleTiles(const ClusterSnapshot &snapshot, const ScalePlan &plan);
+
+class ScalePreviewStrip : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ScalePreviewStrip(QWidget *parent = nullptr);
+    void setTiles(const QList<ScaleTile> &tiles);
+    const QList<ScaleTile> &tiles() const { return m_tiles; }
+    void setTheme(const Theme &theme);
+
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    ScaleStripGeometry geometry() const { return {width(), int(m_tiles.size())}; }
+    void drawTile(QPainter &painter, const QRect &rect, const ScaleTile &tile) const;
+    QString toolTipFor(const ScaleTile &tile) const;
+
+    QList<ScaleTile> m_tiles;
+    Theme m_theme = Theme::light();
+};
+
+class ScaleDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ScaleDialog(QWidget *parent = nullptr);
+
+    // Keeps the group list, the preview and an open review current. While the dialog is hidden
+    // (and nothing is under review or running) the snapshot is only kept, and applied on show.
+    void setSnapshot(const SnapshotPtr &snapshot);
+    // Who carries out the change; null disables sending, with `reason` shown.
+    void setActions(ClusterActions *actions, const QString &reason = {});
+    void setTheme(const Theme &theme);
+
+    // Picks the group ("ns/cluster/group"); false when the snapshot has no such TPU group, or
+    // while a review or an action holds the current one.
+    bool setWorkerGroup(const QString &qualifiedGroup);
+    // Picks the group of `sliceName` and preselects the slice for removal; false when the slice
+    // belongs to no TPU worker group.
+    bool preselectSlice(const QString &sliceName);
+    QString workerGroup() const;
+
+    // The request as the controls say it, and planScale()'s answer on the current snapshot.
+    ScaleRequest request() const;
+    const ScalePlan &plan() const { return m_plan; }
+    bool isReviewing() const { return m_reviewing; }
+    bool isRunning() const { return !m_actionId.isEmpty(); }
+    // The message bar (progress, outcome, conflict), and why changing is off (empty when on).
+    QString messageText() const;
+    QString unavailableText() const;
+
+Q_SIGNALS:
+    // An action started, progressed or finished (the window shows it in the status bar).
+    void actionStatusChanged(const QString &text);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    enum class MessageKind { Info, Progress, Success, Error };
+
+    void refresh();
+    void fillGroups();
+    void onGroupChanged();
+    void syncControlsToGroup();
+    void updatePlan();
+    void updateAvailability();
+    QString sendProblem() const;
+    void openReview(const QString &notice = {});
+    void cancelReview();
+    void showReviewArea(bool shown);
+    void confirmReview();
+    void updateButtons();
+    void onActionProgress(const QString &actionId, const QString &text);
+    void onActionFinished(const QString &actionId, bool ok, const QString &message);
+    void onActionConflict(const QString &actionId, const QStringList &changes, const QString &message);
+    void showMessage(MessageKind kind, const QString &text);
+    void appendLog(const QString &line);
+    const WorkerGroup *currentGroup() const;
+
+    SnapshotPtr m_snapshot;
+    bool m_stale = false;         // m_snapshot is newer than what the controls show
+    QPointer<ClusterActions> m_actions;
+    QString m_noActionsReason;
+    Theme m_theme = Theme::light();
+    ScalePlan m_plan;
+    ScalePlan m_reviewPlan;       // what the open review shows, exactly what confirm sends
+    ScalePlan m_sentPlan;         // what the running action carries out
+    bool m_reviewing = false;
+    QString m_syncedGroup;        // the group the spin boxes were last set from, and its values
+    int m_syncedReplicas = 0, m_syncedMin = 0, m_syncedMax = 0;
+    int m_actionCounter = 0;
+    QString m_actionId;           // non-empty while an action runs
+
+    QVBoxLayout *m_layout = nullptr;
+    QComboBox *m_group = nullptr;
+    QLabel *m_current = nullptr;
+    QRadioButton *m_modeSize = nullptr;
+    QRadioButton *m_modeRemove = nullptr;
+    QStackedWidget *m_modePages = nullptr;
+    QSpinBox *m_replicas = nullptr;
+    QSpinBox *m_min = nullptr;
+    QSpinBox *m_max = nullptr;
+    QLabel *m_autoscalerNote = nullptr;
+    QComboBox *m_removeSlice = nullptr;
+    ScalePreviewStrip *m_strip = nullptr;
+    QLabel *m_planLabel = nullptr;
+    QLabel *m_unavailable = nullptr;
+    QWidget *m_buttonRow = nullptr;
+    QPushButton *m_reviewButton = nullptr;
+    QPushButton *m_closeButton = nullptr;
+    QFrame *m_review = nullptr;
+    QLabel *m_reviewTitle = nullptr;
+    QPlainTextEdit *m_reviewText = nullptr;
+    QPushButton *m_confirmButton = nullptr;
+    QPushButton *m_cancelButton = nullptr;
+    QLabel *m_message = nullptr;
+    QPlainTextEdit *m_log = nullptr;
+};
+
+} // namespace slicescope
