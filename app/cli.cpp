@@ -224,7 +224,15 @@ int screenshot(const QStringList &arguments)
         options.sourceDescription = QStringLiteral("capture %1").arg(spec.capturePath.section(u'/', -1));
         break;
     case SourceSpec::Kind::Live:
-        options.sourceDescription = QStringLiteral("Ray at %1").arg(spec.rayUrl.isEmpty() ? qEnvironmentVariable("RAY_ADDRESS") : spec.rayUrl);
+        if (spec.usesKubernetes())
+            options.sourceDescription = capture.kubeContext.isEmpty()
+                                            ? QStringLiteral("Kubernetes in-cluster")
+                                            : QStringLiteral("Kubernetes context %1%2").arg(capture.kubeContext,
+                                                                                         spec.allNamespaces ? QStringLiteral(" (all namespaces)")
+                                                                                         : spec.ns.isEmpty() ? QString()
+                                                                                                             : QStringLiteral(" (namespace %1)").arg(spec.ns));
+        else
+            options.sourceDescription = QStringLiteral("Ray at %1").arg(spec.rayUrl.isEmpty() ? qEnvironmentVariable("RAY_ADDRESS") : spec.rayUrl);
         break;
     case SourceSpec::Kind::None:
     case SourceSpec::Kind::Demo:

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "look.h"
+#include "kubeconfig.h"
 #include "mainwindow.h"
 #include "source.h"
 #include "sourceoptions.h"
@@ -98,6 +99,16 @@ int main(int argc, char **argv)
     applyLook(app, Theme::named(QSettings().value(QStringLiteral("view/theme"), QStringLiteral("light")).toString()));
     MainWindow window;
     window.setSource(std::move(source));
+    if (spec.usesKubernetes() && !spec.inCluster) {
+        KubeConfig config;
+        KubeConfigContexts contexts;
+        resolveKubeConfig(spec, config, &contexts);
+        window.setKubeContexts(contexts.contexts, config.contextName, [spec](const QString &context, QString *error) {
+            SourceSpec other = spec;
+            other.context = context;
+            return makeSource(other, error);
+        });
+    }
     window.show();
     return app.exec();
 }

@@ -7,6 +7,8 @@
 #include "fleetoverview.h"
 #include "fleettables.h"
 #include "joblogview.h"
+#include "kubeclusteractions.h"
+#include "kubesource.h"
 #include "livesource.h"
 #include "logtail.h"
 #include "rayclusteractions.h"
@@ -135,6 +137,11 @@ void MainWindow::buildMenus()
     });
     cluster->addAction(findChild<QDockWidget *>(QStringLiteral("whyPendingDock"))->toggleViewAction());
     cluster->addSeparator();
+    // The kubeconfig's contexts, when the source is Kubernetes (setKubeContexts()).
+    m_contextMenu = cluster->addMenu(tr("Kubernetes &context"));
+    m_contextMenu->setObjectName(QStringLiteral("kubeContextMenu"));
+    m_contextMenu->setEnabled(false);
+    m_contextMenu->setToolTip(tr("Start with --kubeconfig to switch between its contexts"));
     m_scaleAction = cluster->addAction(tr("&Scale worker group..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
                                        [this] { openScaleDialog(); });
     m_scaleAction->setObjectName(QStringLiteral("scaleWorkerGroupAction"));
@@ -215,6 +222,8 @@ void MainWindow::chooseClusterActions()
         m_actions = std::make_unique<DemoClusterActions>(demo);
     } else if (auto *live = qobject_cast<LiveRaySource *>(m_source.get())) {
         m_actions = std::make_unique<RayClusterActions>(live);
+    } else if (auto *kube = qobject_cast<KubeSource *>(m_source.get())) {
+        m_actions = std::make_unique<KubeClusterActions>(kube);
     } else {
         reason = m_source ? tr("%1 is a recording: it cannot be changed").arg(m_source->description()) : tr("no source");
     }
@@ -310,6 +319,9 @@ void MainWindow::chooseJobLog()
         });
         connect(tail, &JobLogTail::finished, this, [this, tail] { m_jobLog->setStatus(tr("Job %1 finished").arg(tail->submissionId())); });
         connect(tail, &JobLogTail::failed, m_jobLog, &JobLogView::setStatus);
+    } else if (qobject_cast<KubeSource *>(m_source.get())) {
+        m_jobLogUnavailable = tr("Job logs are not followed through the Kubernetes service proxy yet. "
+                                 "Add --ray URL (a port-forward to the head's dashboard) to follow a job's log.");
     } else if (qobject_cast<DemoSource *>(m_source.get())) {
         m_jobLogUnavailable = tr("The demo cluster runs no Ray jobs, so there are no logs to follow. "
                                  "Connect to a live Ray (--ray URL) to follow a job's log.");
@@ -439,6 +451,43 @@ void MainWindow::onSourceFailed(const QString &message)
 QString MainWindow::statusText() const
 {
     return m_status->text();
+}
+
+void MainWindow::setKubeContexts(const QStringList &contexts, const QString &current,
+                                 std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeSource)
+{
+    m_contextMenu->clear();
+    m_makeKubeSource = std::move(makeSource);
+    auto *group = new QActionGroup(m_contextMenu);
+    for (const QString &name : contexts) {
+        QAction *a = m_contextMenu->addAction(name);
+        a->setCheckable(true);
+        a->setChecked(name == current);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, name] { switchKubeContext(name); });
+    }
+    m_contextMenu->setEnabled(!contexts.isEmpty() && m_makeKubeSource);
+    m_kubeContext = current;
+}
+
+void MainWindow::switchKubeContext(const QString &context)
+{
+    if (!m_makeKubeSource || context == m_kubeContext)
+        return;
+    QString error;
+    std::unique_ptr<Source> source = m_makeKubeSource(context, &error);
+    if (!source) {
+        onSourceFailed(tr("context %1: %2").arg(context, error));
+        // Leave the check mark on the context still in use.
+        for (QAction *a : m_contextMenu->actions())
+            a->setChecked(a->text() == m_kubeContext);
+        return;
+    }
+    m_kubeContext = context;
+    // The view belongs to the old cluster: do not show it under the new name.
+    m_snapshot.reset();
+    m_workspace->setSnapshot(std::make_shared<const ClusterSnapshot>());
+    setSource(std::move(source));
 }
 
 void MainWindow::updateStatus()

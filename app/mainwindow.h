@@ -6,10 +6,12 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 class QActionGroup;
 class QLabel;
+class QMenu;
 class QListWidget;
 class QStackedWidget;
 class QTreeWidget;
@@ -40,6 +42,12 @@ public:
     ~MainWindow() override;
 
     void setSource(std::unique_ptr<Source> source);
+    // The kubeconfig's contexts for the Cluster > Kubernetes context menu; choosing one replaces
+    // the source with `makeSource(context)`.
+    void setKubeContexts(const QStringList &contexts, const QString &current,
+                         std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeSource);
+    void switchKubeContext(const QString &context);
+    QString kubeContext() const { return m_kubeContext; }
     void setTheme(const Theme &theme);
     Workspace *workspace() const { return m_workspace; }
     SliceComposer *composer() const { return m_composer; }
@@ -101,6 +109,9 @@ private:
     QString m_jobLogUnavailable;
     QString m_followedJob;
     bool m_fillingJobList = false;
+    QMenu *m_contextMenu = nullptr;
+    QString m_kubeContext;
+    std::function<std::unique_ptr<Source>(const QString &, QString *)> m_makeKubeSource;
     QAction *m_reserveAction = nullptr;
     QAction *m_releaseAction = nullptr;
     QAction *m_scaleAction = nullptr;
