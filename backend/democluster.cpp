@@ -74,6 +74,35 @@ DemoCluster::DemoCluster(quint32 seed, QDateTime start)
     : m_random(seed), m_start(std::move(start))
 {
     buildScenario();
+    scheduleStory();
+}
+
+void DemoCluster::scheduleStory()
+{
+    // What happens to the demo fleet over its first minutes, so the history, the charts and the
+    // timeline have something real to show (issue 6). Scripted through the same actions an
+    // operator takes; each step is skipped if the operator already changed what it needs.
+    schedule(kStoryHostDiesMs, [this] {
+        for (Node &n : m_nodes)
+            if (n.alive && n.sliceName == QLatin1String("v6e-4x4-2") && n.workerId == 1)
+                killNode(n, s("Unexpected termination: the TPU host stopped answering (simulated hardware fault)"));
+    });
+    schedule(kStoryGroupPendsMs, [this] {
+        SlicePlacementRequest request;
+        request.accelerator = s("v6e");
+        request.topology = s("4x4");
+        request.numSlices = 2;
+        request.name = s("batch-infer");
+        request.timeoutSeconds = 600; // waits for the slices the scale-up below brings
+        submitSlicePlacementGroup(request);
+    });
+    schedule(kStoryScaleUpMs, [this] {
+        const QString group = QStringLiteral("%1/%2/v6e-4x4").arg(s(kNamespace), s(kClusterName));
+        for (const Group &g : std::as_const(m_groups))
+            if (g.name == QLatin1String("v6e-4x4"))
+                scaleWorkerGroup(group, g.replicas + 1);
+    });
+    schedule(kStoryRemoveDegradedMs, [this] { removeSlice(s("v6e-4x4-2")); });
 }
 
 QString DemoCluster::hex(int digits)

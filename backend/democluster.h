@@ -55,6 +55,13 @@ public:
     static constexpr qint64 kPodStartDelay = 3000;     // pod Pending -> Running
     static constexpr qint64 kRayJoinDelay = 2000;      // Running -> Ray node ALIVE
     static constexpr qint64 kPodStopDelay = 1000;      // deletion -> gone, Ray node DEAD
+    // The demo's story (simulated ms from the start): worker 1 of v6e-4x4-2 dies; "batch-infer"
+    // asks for two v6e 4x4 slices and waits (one is ready); v6e-4x4 scales up by a slice, which
+    // lets it through; the degraded v6e-4x4-2 is removed.
+    static constexpr qint64 kStoryHostDiesMs = 90000;
+    static constexpr qint64 kStoryGroupPendsMs = 120000;
+    static constexpr qint64 kStoryScaleUpMs = 150000;
+    static constexpr qint64 kStoryRemoveDegradedMs = 210000;
 
 private:
     struct Node;
@@ -121,6 +128,7 @@ private:
     };
 
     void buildScenario();
+    void scheduleStory();
     Cluster &addCluster(const QString &ns, const QString &name, bool autoscaling);
     Group &addGroup(const Cluster &cluster, const QString &name, const QString &accelerator, const QString &topology,
                     int numOfHosts, int chipsPerHost, int minReplicas, int maxReplicas);

@@ -238,6 +238,43 @@ private Q_SLOTS:
         QCOMPARE(group(*s, QStringLiteral("rl-rollout"))->state, QStringLiteral("RESCHEDULING"));
     }
 
+    // Out of the box the demo tells a story over its first minutes (issue 6): a host dies, a group
+    // waits for slices, the worker group scales up and lets it through, the broken slice goes.
+    void storyUnfolds()
+    {
+        DemoCluster demo;
+        demo.advance(DemoCluster::kStoryHostDiesMs - 1000);
+        QCOMPARE(slice(*snap(demo), QStringLiteral("v6e-4x4-2"))->status(), SliceStatus::Ready);
+        demo.advance(2000);
+        SnapshotPtr s = snap(demo);
+        QCOMPARE(slice(*s, QStringLiteral("v6e-4x4-2"))->status(), SliceStatus::Degraded);
+        QCOMPARE(slice(*s, QStringLiteral("v6e-4x4-2"))->hosts[1].state, HostState::Dead);
+
+        demo.advance(DemoCluster::kStoryGroupPendsMs - demo.elapsedMs() + 5000);
+        s = snap(demo);
+        QVERIFY(group(*s, QStringLiteral("batch-infer")) == nullptr || group(*s, QStringLiteral("batch-infer"))->state != QLatin1String("CREATED"));
+        QVERIFY2(std::any_of(s->placementGroups.begin(), s->placementGroups.end(),
+                             [](const PlacementGroup &g) { return g.state == QLatin1String("PENDING"); }),
+                 "nothing is pending while batch-infer waits for a second slice");
+
+        demo.advance(DemoCluster::kStoryScaleUpMs - demo.elapsedMs() + 1000);
+        s = snap(demo);
+        QCOMPARE(s->workerGroups[s->workerGroupIndex(u"ml/tpu-team/v6e-4x4")].replicas, 5);
+        QCOMPARE(slice(*s, QStringLiteral("v6e-4x4-4"))->status(), SliceStatus::Provisioning);
+
+        demo.advance(DemoCluster::kPodStartDelay + DemoCluster::kRayJoinDelay + 5000);
+        s = snap(demo);
+        QVERIFY(group(*s, QStringLiteral("batch-infer")));
+        QCOMPARE(group(*s, QStringLiteral("batch-infer"))->state, QStringLiteral("CREATED"));
+        QCOMPARE(group(*s, QStringLiteral("batch-infer"))->slices, (QStringList{QStringLiteral("v6e-4x4-1"), QStringLiteral("v6e-4x4-4")}));
+
+        demo.advance(DemoCluster::kStoryRemoveDegradedMs - demo.elapsedMs() + 5000);
+        s = snap(demo);
+        const WorkerGroup &g = s->workerGroups[s->workerGroupIndex(u"ml/tpu-team/v6e-4x4")];
+        QCOMPARE(g.replicas, 4);
+        QVERIFY2(!g.slices.contains(QStringLiteral("v6e-4x4-2")), qPrintable(g.slices.join(u' '))); // its pods are gone (Ray's dead nodes linger)
+    }
+
     void sourceEmitsCapturesOnActions()
     {
         DemoSource source;
