@@ -6,6 +6,8 @@
 #include "democlusteractions.h"
 #include "fleetoverview.h"
 #include "fleettables.h"
+#include "historycharts.h"
+#include "itemmodels.h"
 #include "joblogview.h"
 #include "kubeclusteractions.h"
 #include "kubesource.h"
@@ -16,16 +18,26 @@
 #include "slicecomposer.h"
 #include "source.h"
 #include "sliceview.h"
+#include "timeline.h"
 #include "workspace.h"
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QLocale>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
@@ -34,15 +46,51 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
 #include <QTreeWidget>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
 namespace slicescope {
 
+namespace {
+
+const QString kMaxAgeKey = QStringLiteral("history/maxAgeSeconds");
+const QString kMaxBytesKey = QStringLiteral("history/maxBytes");
+
+QString utcTime(const QDateTime &time)
+{
+    return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+QString megabytes(qint64 bytes)
+{
+    return QLocale::c().toString(double(bytes) / (1 << 20), 'f', bytes < (10 << 20) ? 1 : 0);
+}
+
+} // namespace
+
 MainWindow::MainWindow(Mode mode, QWidget *parent)
     : QMainWindow(parent), m_mode(mode), m_workspace(new Workspace(this)), m_problems(new QListWidget(this)), m_status(new QLabel(this))
 {
+    // The history first: the docks built below follow it. A screenshot keeps the default bounds.
+    HistoryPolicy policy;
+    if (m_mode == Mode::Interactive) {
+        QSettings settings;
+        policy.maxAgeSeconds = settings.value(kMaxAgeKey, policy.maxAgeSeconds).toLongLong();
+        policy.maxBytes = settings.value(kMaxBytesKey, policy.maxBytes).toLongLong();
+    }
+    m_history = new SnapshotHistory(policy, this);
+    m_spool = std::make_unique<CaptureSpool>();
+    // The spool forgets what the history forgets (the oldest entries, never the newest).
+    connect(m_history, &SnapshotHistory::entriesEvicted, this, [this] {
+        if (!m_history->isEmpty())
+            m_spool->dropBefore(m_history->serial(0));
+    });
+
     setWindowTitle(tr("SliceScope"));
     setCentralWidget(m_workspace);
     statusBar()->addWidget(m_status, 1);
@@ -71,6 +119,7 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     addDockWidget(Qt::RightDockWidgetArea, whyDock);
     whyDock->hide();
     buildJobLogDock();
+    buildHistoryDocks();
     buildMenus();
 
     if (m_mode == Mode::Interactive) {
@@ -87,13 +136,61 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     updateStatus();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The docks point at the history, which is destroyed with the other children.
+    m_timeline->setHistory(nullptr);
+    if (m_charts)
+        m_charts->setHistory(nullptr);
+}
+
+void MainWindow::buildHistoryDocks()
+{
+    // The scrubber and the events list sit under the views (a dock, so it can be hidden or moved);
+    // the charts above it, hidden until asked for (View, or the "Charts" button on the timeline).
+    m_timeline = new Timeline(this);
+    m_timeline->setHistory(m_history);
+    auto *timelineDock = new QDockWidget(tr("Timeline"), this);
+    timelineDock->setObjectName(QStringLiteral("timelineDock"));
+    timelineDock->setWidget(m_timeline);
+    connect(m_timeline, &Timeline::positionChanged, this, &MainWindow::showHistoryEntry);
+    connect(m_timeline, &Timeline::liveChanged, this, &MainWindow::onLiveChanged);
+    connect(m_timeline, &Timeline::eventActivated, this, &MainWindow::onEventActivated);
+
+    m_charts = new HistoryChartsPanel(this);
+    m_charts->setHistory(m_history);
+    auto *chartsDock = new QDockWidget(tr("History"), this);
+    chartsDock->setObjectName(QStringLiteral("historyDock"));
+    chartsDock->setWidget(m_charts);
+    connect(m_charts, &HistoryChartsPanel::cursorTimeRequested, m_timeline, &Timeline::scrubToTime);
+
+    addDockWidget(Qt::BottomDockWidgetArea, chartsDock, Qt::Vertical);
+    addDockWidget(Qt::BottomDockWidgetArea, timelineDock, Qt::Vertical);
+    chartsDock->hide();
+    if (m_mode == Mode::Screenshot)
+        timelineDock->hide(); // `screenshot` shows one capture: nothing to scrub
+    resizeDocks({timelineDock}, {m_timeline->sizeHint().height()}, Qt::Vertical);
+
+    auto *chartsButton = new QToolButton(m_timeline);
+    chartsButton->setObjectName(QStringLiteral("chartsButton"));
+    chartsButton->setText(tr("Charts"));
+    chartsButton->setCheckable(true);
+    chartsButton->setToolTip(tr("Show the history as charts: chips, slices, placement groups, worker groups over time"));
+    connect(chartsButton, &QToolButton::clicked, chartsDock, [chartsDock](bool on) {
+        chartsDock->setVisible(on);
+        if (on)
+            chartsDock->raise();
+    });
+    connect(chartsDock->toggleViewAction(), &QAction::toggled, chartsButton, &QToolButton::setChecked);
+    m_timeline->addControl(chartsButton);
+}
 
 void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open capture..."), QKeySequence::Open, this, &MainWindow::openCapture);
+    file->addAction(tr("&Open capture or recording..."), QKeySequence::Open, this, &MainWindow::openCapture);
     file->addAction(tr("&Save capture..."), QKeySequence::Save, this, &MainWindow::saveCapture);
+    file->addAction(tr("Save &history as recording..."), this, &MainWindow::saveHistoryRecording)->setObjectName(QStringLiteral("saveHistoryAction"));
     file->addSeparator();
     file->addAction(tr("Export slice view as &PNG..."), this, [this] { exportSliceView(false); });
     file->addAction(tr("Export slice view as S&VG..."), this, [this] { exportSliceView(true); });
@@ -128,6 +225,11 @@ void MainWindow::buildMenus()
     view->addSeparator();
     view->addAction(findChild<QDockWidget *>(QStringLiteral("problemsDock"))->toggleViewAction());
     view->addAction(findChild<QDockWidget *>(QStringLiteral("jobLogDock"))->toggleViewAction());
+    view->addSeparator();
+    view->addAction(findChild<QDockWidget *>(QStringLiteral("timelineDock"))->toggleViewAction());
+    view->addAction(findChild<QDockWidget *>(QStringLiteral("historyDock"))->toggleViewAction());
+    view->addAction(tr("&Live"), QKeySequence(Qt::CTRL | Qt::Key_L), m_timeline, &Timeline::goLive);
+    view->addAction(tr("History se&ttings..."), this, &MainWindow::openHistorySettings)->setObjectName(QStringLiteral("historySettingsAction"));
 
     QMenu *cluster = menuBar()->addMenu(tr("&Cluster"));
     m_reserveAction = cluster->addAction(tr("&Reserve slices..."), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::openComposer);
@@ -392,6 +494,9 @@ void MainWindow::setTheme(const Theme &theme)
     if (auto *app = qobject_cast<QApplication *>(QCoreApplication::instance()))
         applyLook(*app, theme);
     m_workspace->setTheme(theme);
+    m_timeline->setTheme(theme);
+    if (m_charts)
+        m_charts->setTheme(theme);
     if (m_scaleDialog)
         m_scaleDialog->setTheme(theme);
     for (QAction *a : m_themeGroup->actions())
@@ -408,6 +513,30 @@ void MainWindow::setSource(std::unique_ptr<Source> source)
     m_logTail.reset();
     m_source = std::move(source);
     m_lastError.clear();
+    // A new source is another cluster (or another recording): its past starts now.
+    m_history->clear();
+    m_spool->clear();
+    m_spoolError.clear();
+    m_loadingText.clear();
+    m_timeline->goLive();
+    if (auto *file = qobject_cast<CaptureFileSource *>(m_source.get())) {
+        // A recording is read in slices; its captures are shown once all are in the history.
+        connect(file, &CaptureFileSource::progressChanged, this, [this, file](int captures, int percent) {
+            m_loadingText = file->isLoading() ? tr("reading the recording: %n capture(s), %1%", nullptr, captures).arg(percent) : QString();
+            updateStatus();
+        });
+        connect(file, &CaptureFileSource::loadingFinished, this, [this](int captures) {
+            m_loadingText.clear();
+            applyLiveSnapshot();
+            if (captures > 1)
+                statusBar()->showMessage(tr("Read %n captures: drag the timeline to see the cluster at any of them", nullptr, captures), 15000);
+        });
+        // Before onSourceFailed() (connected below), which puts the error on top of the problems.
+        connect(file, &Source::failed, this, [this] {
+            m_loadingText.clear();
+            applyLiveSnapshot(); // what was read before the bad line
+        });
+    }
     connect(m_source.get(), &Source::captureReceived, this, &MainWindow::onCapture);
     connect(m_source.get(), &Source::failed, this, &MainWindow::onSourceFailed);
     chooseClusterActions();
@@ -426,7 +555,24 @@ void MainWindow::onCapture(const Capture &capture)
     m_lastCapture = capture;
     m_snapshot = std::move(snap);
     m_lastError.clear();
-    m_workspace->setSnapshot(m_snapshot);
+    const qint64 serial = m_history->add(m_snapshot);
+    if (const QString error = m_spool->append(serial, capture); !error.isEmpty() && m_spoolError.isEmpty()) {
+        m_spoolError = error; // said once: the history goes on, saving it will lack these captures
+        m_problems->insertItem(0, tr("History spool: %1").arg(error));
+    }
+    auto *file = qobject_cast<CaptureFileSource *>(m_source.get());
+    if (file && file->isLoading())
+        return; // more captures of the recording follow at once: show the last of them
+    applyLiveSnapshot();
+}
+
+void MainWindow::applyLiveSnapshot()
+{
+    if (!m_snapshot)
+        return;
+    // Scrubbed back, the views stay in the past; everything that acts stays live.
+    if (m_timeline->isLive())
+        m_workspace->setSnapshot(m_snapshot);
     m_composer->setSnapshot(m_snapshot);
     m_whyPending->setSnapshot(m_snapshot);
     if (m_scaleDialog)
@@ -437,8 +583,210 @@ void MainWindow::onCapture(const Capture &capture)
         if (!s.problems.isEmpty())
             m_problems->addItem(tr("%1: %2").arg(s.name, s.problems.join(QStringLiteral(", "))));
     m_problems->addItems(m_snapshot->warnings);
+    if (!m_spoolError.isEmpty())
+        m_problems->insertItem(0, tr("History spool: %1").arg(m_spoolError));
     updateJobList();
     updateStatus();
+}
+
+SnapshotPtr MainWindow::viewedSnapshot() const
+{
+    return m_workspace->snapshot();
+}
+
+void MainWindow::showHistoryEntry(int index)
+{
+    if (index < 0 || index >= m_history->size())
+        return;
+    // What a scrub costs the reader: rebuilding the entry and every view taking it.
+    QElapsedTimer clock;
+    clock.start();
+    m_workspace->setSnapshot(m_history->snapshot(index));
+    m_lastScrubMs = double(clock.nsecsElapsed()) / 1e6;
+    if (m_charts)
+        m_charts->setCursorTime(m_history->time(index));
+    updateStatus();
+}
+
+void MainWindow::onLiveChanged(bool live)
+{
+    if (live) {
+        if (m_snapshot)
+            m_workspace->setSnapshot(m_snapshot);
+        if (m_charts)
+            m_charts->setCursorTime({});
+    }
+    updateStatus();
+}
+
+void MainWindow::onEventActivated(const HistoryEvent &event)
+{
+    // The timeline has moved the views to the event's moment: select what changed there.
+    const SnapshotPtr shown = m_workspace->snapshot();
+    auto absent = [this](const QString &what) {
+        statusBar()->showMessage(tr("%1 is not in the cluster at this moment (the event removed it)").arg(what), 10000);
+    };
+    if (!event.selectPlacementGroup.isEmpty()) {
+        if (!event.selectSlice.isEmpty() && shown && shown->sliceIndex(event.selectSlice) >= 0)
+            m_workspace->showSlice(event.selectSlice);
+        if (!selectPlacementGroupInTables(event.selectPlacementGroup))
+            absent(event.subject);
+        return;
+    }
+    if (event.selectSlice.isEmpty())
+        return;
+    if (!m_workspace->showSlice(event.selectSlice)) {
+        absent(event.selectSlice);
+        return;
+    }
+    m_workspace->showPage(Workspace::Page::Slice);
+    // A host's event names its worker ("tpu-v6e-3 worker 2"): select that host too.
+    switch (event.kind) {
+    case HistoryEventKind::HostDied:
+    case HistoryEventKind::HostUp:
+    case HistoryEventKind::HostMissing:
+    case HistoryEventKind::HostPending: {
+        static const QRegularExpression worker(QStringLiteral("\\bworker (\\d+)\\b"));
+        if (const QRegularExpressionMatch m = worker.match(event.subject); m.hasMatch())
+            m_workspace->selectHost(m.captured(1).toInt());
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+bool MainWindow::selectPlacementGroupInTables(const QString &id)
+{
+    QTabWidget *tabs = m_workspace->tables()->tabs();
+    for (int t = 0; t < tabs->count(); ++t) {
+        auto *view = qobject_cast<QTableView *>(tabs->widget(t));
+        auto *proxy = view ? qobject_cast<QSortFilterProxyModel *>(view->model()) : nullptr;
+        if (!proxy || !qobject_cast<PlacementGroupTableModel *>(proxy->sourceModel()))
+            continue;
+        m_workspace->showPage(Workspace::Page::Tables);
+        tabs->setCurrentIndex(t);
+        const QModelIndexList found = proxy->match(proxy->index(0, 0), SnapshotTableModel::KeyRole, id, 1, Qt::MatchExactly);
+        if (found.isEmpty()) {
+            view->clearSelection();
+            return false;
+        }
+        view->selectionModel()->setCurrentIndex(found.first(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        view->scrollTo(found.first(), QAbstractItemView::PositionAtCenter);
+        return true;
+    }
+    return false;
+}
+
+HistoryPolicy MainWindow::historyPolicy() const
+{
+    return m_history->policy();
+}
+
+void MainWindow::setHistoryPolicy(const HistoryPolicy &policy)
+{
+    m_history->setPolicy(policy);
+    if (m_mode == Mode::Interactive) {
+        QSettings settings;
+        settings.setValue(kMaxAgeKey, policy.maxAgeSeconds);
+        settings.setValue(kMaxBytesKey, policy.maxBytes);
+    }
+    updateStatus();
+}
+
+void MainWindow::openHistorySettings()
+{
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("historySettingsDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("History settings"));
+    const HistoryPolicy policy = m_history->policy();
+
+    auto *age = new QSpinBox(dialog);
+    age->setObjectName(QStringLiteral("maxAgeMinutes"));
+    age->setRange(0, 30 * 24 * 60);
+    age->setSuffix(tr(" min"));
+    age->setSpecialValueText(tr("no limit"));
+    age->setValue(policy.maxAgeSeconds > 0 ? int(std::min<qint64>(age->maximum(), (policy.maxAgeSeconds + 59) / 60)) : 0);
+    age->setToolTip(tr("Snapshots older than this, counted back from the newest, are dropped"));
+    auto *memory = new QSpinBox(dialog);
+    memory->setObjectName(QStringLiteral("maxMegabytes"));
+    memory->setRange(0, 1 << 20);
+    memory->setSingleStep(64);
+    memory->setSuffix(tr(" MB"));
+    memory->setSpecialValueText(tr("no limit"));
+    memory->setValue(policy.maxBytes > 0 ? int(std::min<qint64>(memory->maximum(), (policy.maxBytes + (1 << 20) - 1) >> 20)) : 0);
+    memory->setToolTip(tr("The oldest snapshots are dropped when the history would hold more than this"));
+
+    QString held;
+    if (m_history->isEmpty()) {
+        held = tr("The history is empty.");
+    } else {
+        held = tr("Now holding %n snapshot(s), %1 to %2 UTC, in about %3 MB of memory.", nullptr, m_history->size())
+                   .arg(utcTime(m_history->time(0)), utcTime(m_history->time(m_history->size() - 1)), megabytes(m_history->bytesHeld()));
+    }
+    held += u' ' + tr("Their raw captures are kept on disk for File > Save history as recording: %n capture(s), %1 MB in %2.", nullptr, m_spool->count())
+                       .arg(megabytes(m_spool->bytes()), m_spool->directory());
+    auto *info = new QLabel(held, dialog);
+    info->setObjectName(QStringLiteral("historyHeld"));
+    info->setWordWrap(true);
+    info->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Keep snapshots for"), age);
+    form->addRow(tr("Use at most"), memory);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, dialog);
+    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, dialog, [age, memory] {
+        const HistoryPolicy defaults;
+        age->setValue(int(defaults.maxAgeSeconds / 60));
+        memory->setValue(int(defaults.maxBytes >> 20));
+    });
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, age, memory] {
+        HistoryPolicy chosen;
+        chosen.maxAgeSeconds = qint64(age->value()) * 60;
+        chosen.maxBytes = qint64(memory->value()) << 20;
+        setHistoryPolicy(chosen);
+        dialog->accept();
+    });
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addLayout(form);
+    layout->addWidget(info);
+    layout->addWidget(buttons);
+    dialog->resize(460, dialog->sizeHint().height());
+    dialog->open();
+}
+
+QString MainWindow::saveHistoryAsRecording(const QString &path, int *written) const
+{
+    QList<qint64> serials;
+    serials.reserve(m_history->size());
+    for (int i = 0; i < m_history->size(); ++i)
+        serials << m_history->serial(i);
+    return m_spool->writeRecording(path, serials, written);
+}
+
+void MainWindow::saveHistoryRecording()
+{
+    if (m_history->isEmpty())
+        return;
+    // open(), not exec(): no nested event loop.
+    auto *dialog = new QFileDialog(this, tr("Save history as recording"), QStringLiteral("history.slicescope.jsonl"),
+                                   tr("SliceScope recordings (*.slicescope.jsonl)"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+        int written = 0;
+        if (const QString error = saveHistoryAsRecording(path, &written); !error.isEmpty()) {
+            onSourceFailed(error);
+            return;
+        }
+        const int missing = m_history->size() - written;
+        statusBar()->showMessage(missing > 0 ? tr("Saved %n capture(s) to %1; the oldest %2 had left the disk spool", nullptr, written).arg(path).arg(missing)
+                                             : tr("Saved %n capture(s) to %1", nullptr, written).arg(path),
+                                 15000);
+    });
+    dialog->open();
 }
 
 void MainWindow::onSourceFailed(const QString &message)
@@ -494,6 +842,12 @@ void MainWindow::updateStatus()
 {
     QStringList parts;
     parts << (m_source ? tr("Source: %1").arg(m_source->description()) : tr("No source"));
+    if (!m_loadingText.isEmpty())
+        parts << m_loadingText;
+    if (!m_timeline->isLive() && m_timeline->position() >= 0) {
+        const QDateTime viewed = m_timeline->positionTime();
+        parts << tr("viewing %1 UTC (%2) — press Live to return").arg(utcTime(viewed), agoText(viewed, m_history->time(m_history->size() - 1)));
+    }
     if (m_snapshot) {
         parts << tr("%1 slices, %2 placement groups").arg(m_snapshot->slices.size()).arg(m_snapshot->placementGroups.size());
         if (m_snapshot->capturedAt.isValid()) // UTC: the same text on every machine and in screenshots

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "history.h"
 #include "look.h"
 #include "snapshot.h"
 
@@ -18,17 +19,26 @@ class QTreeWidget;
 
 namespace slicescope {
 
+class CaptureSpool;
 class ClusterActions;
+class HistoryChartsPanel;
 class JobLogTail;
 class JobLogView;
 class ScaleDialog;
 class SliceComposer;
 class Source;
+class Timeline;
 class WhyPendingPanel;
 class Workspace;
 
 // The composition of the window: a source feeds captures, each becomes a snapshot, the workspace
 // shows the last good one. A capture that cannot be read leaves the last good view in place.
+//
+// Every good snapshot also goes into a SnapshotHistory (cleared when the source changes, bounded
+// by the policy in the settings) and its raw capture into a disk spool, so the "Timeline" dock can
+// show the fleet as it was at any kept moment, the "History" dock can chart it, and the history
+// can be saved as a recording. Scrubbed back, the workspace shows the past while actions (reserve,
+// release, scale), the problems list and the job list keep working on the live snapshot.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -67,8 +77,29 @@ public:
     void openScaleDialog(const QString &sliceName = {});
     // Who carries out cluster changes for the current source (null for capture files).
     ClusterActions *clusterActions() const { return m_actions.get(); }
+    // The newest good snapshot (what actions work on), whatever the views show.
     const SnapshotPtr &snapshot() const { return m_snapshot; }
+    // What the views show: the newest snapshot while live, else the history's entry scrubbed to.
+    SnapshotPtr viewedSnapshot() const;
     QString statusText() const;
+
+    // Time travel. The history of this source's snapshots, the scrubber and events list, and the
+    // charts (null until a HistoryChartsPanel exists in the build).
+    SnapshotHistory *history() const { return m_history; }
+    Timeline *timeline() const { return m_timeline; }
+    HistoryChartsPanel *historyCharts() const { return m_charts; }
+    const CaptureSpool &captureSpool() const { return *m_spool; }
+    HistoryPolicy historyPolicy() const;
+    // Applies the bounds (evicting at once when tighter) and, in interactive mode, keeps them in
+    // the settings (history/maxAgeSeconds, history/maxBytes).
+    void setHistoryPolicy(const HistoryPolicy &policy);
+    // View > History settings...: shows and edits the policy (window-modal, no nested loop).
+    void openHistorySettings();
+    // Writes the captures of the history still held by the spool as a JSON Lines recording (the
+    // `record` verb's format). Returns an error sentence or empty; *written counts the captures.
+    QString saveHistoryAsRecording(const QString &path, int *written = nullptr) const;
+    // How long the last scrub took to rebuild the snapshot and hand it to the views, in ms.
+    double lastScrubMs() const { return m_lastScrubMs; }
     // Writes the slice view as PNG or SVG (by the file's suffix); returns an error or empty.
     QString exportSliceViewTo(const QString &path, QSize size = {});
 
@@ -77,7 +108,14 @@ protected:
 
 private:
     void buildMenus();
+    void buildHistoryDocks();
     void onCapture(const Capture &capture);
+    void applyLiveSnapshot();
+    void showHistoryEntry(int index);
+    void onLiveChanged(bool live);
+    void onEventActivated(const HistoryEvent &event);
+    bool selectPlacementGroupInTables(const QString &id);
+    void saveHistoryRecording();
     void onSourceFailed(const QString &message);
     void openCapture();
     void saveCapture();
@@ -118,6 +156,13 @@ private:
     ScaleDialog *m_scaleDialog = nullptr;
     QString m_actionsUnavailable; // why m_actions is null, for the scale dialog
     QLabel *m_status = nullptr;
+    SnapshotHistory *m_history = nullptr;
+    std::unique_ptr<CaptureSpool> m_spool;
+    QString m_spoolError;              // the first spool failure of this source, said once
+    QString m_loadingText;             // "reading the recording: ..." while a file source reads
+    Timeline *m_timeline = nullptr;
+    HistoryChartsPanel *m_charts = nullptr;
+    double m_lastScrubMs = 0;
     QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_colorGroup = nullptr;
 };

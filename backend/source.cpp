@@ -3,14 +3,29 @@
 
 #include "capturefile.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
+#include <QTimer>
+
+#include <algorithm>
 
 namespace slicescope {
 
+namespace {
+// How long one slice of reading may take before the event loop gets a turn (STYLE.md 8). The
+// captures' handlers (the window building snapshots) run inside the slice and count too.
+constexpr qint64 kSliceNs = 8'000'000;
+} // namespace
+
 CaptureFileSource::CaptureFileSource(QString path, QObject *parent)
-    : Source(parent), m_path(std::move(path))
+    : Source(parent), m_path(std::move(path)), m_pump(new QTimer(this))
 {
+    m_pump->setSingleShot(true);
+    m_pump->setInterval(0);
+    connect(m_pump, &QTimer::timeout, this, &CaptureFileSource::readSlice);
 }
+
+CaptureFileSource::~CaptureFileSource() = default;
 
 QString CaptureFileSource::description() const
 {
@@ -19,12 +34,53 @@ QString CaptureFileSource::description() const
 
 void CaptureFileSource::start()
 {
-    const CaptureReadResult result = readCaptureFile(m_path);
-    if (!result.ok()) {
-        Q_EMIT failed(result.error);
+    m_pump->stop();
+    m_emitted = 0;
+    m_reader = std::make_unique<RecordingReader>(m_path);
+    if (const QString error = m_reader->open(); !error.isEmpty()) {
+        m_loading = false;
+        m_reader.reset();
+        Q_EMIT failed(error);
         return;
     }
-    Q_EMIT captureReceived(result.captures.last());
+    m_loading = true;
+    readSlice(); // a single capture arrives before start() returns, as it always did
+}
+
+void CaptureFileSource::readSlice()
+{
+    if (!m_reader)
+        return;
+    QElapsedTimer clock;
+    clock.start();
+    // Emit at least one capture per slice, so a slow handler still makes progress.
+    do {
+        Capture capture;
+        if (!m_reader->next(capture))
+            break;
+        m_loading = !m_reader->atEnd();
+        ++m_emitted;
+        Q_EMIT captureReceived(capture);
+        if (!m_reader) // a handler replaced or restarted the source
+            return;
+    } while (!m_reader->atEnd() && clock.nsecsElapsed() < kSliceNs);
+
+    const int percent = m_reader->size() > 0 ? int(100 * m_reader->bytesRead() / m_reader->size()) : 100;
+    Q_EMIT progressChanged(m_emitted, std::clamp(percent, 0, 100));
+    if (!m_reader->error().isEmpty()) {
+        const QString error = m_reader->error();
+        m_loading = false;
+        m_reader.reset();
+        Q_EMIT failed(m_emitted > 0 ? tr("%1 (the %n capture(s) before it were read)", nullptr, m_emitted).arg(error) : error);
+        return;
+    }
+    if (m_reader->atEnd()) {
+        m_loading = false;
+        m_reader.reset();
+        Q_EMIT loadingFinished(m_emitted);
+        return;
+    }
+    m_pump->start();
 }
 
 StaticSource::StaticSource(Capture capture, QString description, QObject *parent)

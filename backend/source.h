@@ -8,6 +8,10 @@
 
 #include <QObject>
 
+#include <memory>
+
+class QTimer;
+
 namespace slicescope {
 
 class Source : public QObject
@@ -28,17 +32,43 @@ Q_SIGNALS:
     void failed(const QString &message);
 };
 
-// A capture file or recording; emits its last capture (time travel arrives with the history).
+class RecordingReader;
+
+// A capture file or a recording. Emits every capture of the file in order, oldest first, so a
+// window's history holds the whole recording and can be scrubbed through. A long recording is
+// read in slices of a few milliseconds per event-loop turn (the first slice inside start()), one
+// line at a time, so neither the file nor its captures are held in memory and the window stays
+// responsive. A bad line stops the reading: the captures before it have been emitted, failed()
+// names the line.
 class CaptureFileSource : public Source
 {
     Q_OBJECT
 public:
     explicit CaptureFileSource(QString path, QObject *parent = nullptr);
+    ~CaptureFileSource() override;
     QString description() const override;
     void start() override;
 
+    QString path() const { return m_path; }
+    // True from start() until the last capture has been emitted (or reading failed). While it is
+    // true during captureReceived(), more captures follow: a window may skip showing that one.
+    bool isLoading() const { return m_loading; }
+    int capturesEmitted() const { return m_emitted; }
+
+Q_SIGNALS:
+    // After each slice of reading: captures emitted so far and how far into the file (0-100).
+    void progressChanged(int captures, int percent);
+    // Every capture of the file has been emitted (not emitted after failed()).
+    void loadingFinished(int captures);
+
 private:
+    void readSlice();
+
     QString m_path;
+    std::unique_ptr<RecordingReader> m_reader;
+    QTimer *m_pump = nullptr;
+    bool m_loading = false;
+    int m_emitted = 0;
 };
 
 // One capture held in memory (screenshots, tests, a capture the window already has).

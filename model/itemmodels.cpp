@@ -53,14 +53,14 @@ int SnapshotTableModel::rowCount(const QModelIndex &parent) const
 
 int SnapshotTableModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(headers().size());
+    return parent.isValid() ? 0 : int(cachedHeaders().size());
 }
 
 QVariant SnapshotTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    const QStringList h = headers();
+    const QStringList &h = cachedHeaders();
     return section >= 0 && section < h.size() ? QVariant(h[section]) : QVariant();
 }
 

@@ -44,6 +44,16 @@ protected:
     virtual QString key(int row) const = 0;
 
     SnapshotPtr m_snapshot;
+
+private:
+    // Views and proxies ask columnCount() for every cell: build the header texts once.
+    const QStringList &cachedHeaders() const
+    {
+        if (m_headers.isEmpty())
+            m_headers = headers();
+        return m_headers;
+    }
+    mutable QStringList m_headers;
 };
 
 class SliceTableModel : public SnapshotTableModel

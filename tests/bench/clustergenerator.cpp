@@ -219,6 +219,7 @@ struct NodeRec {
     qint64 endMs = 0;
     bool timesAsStrings = false; // 64-bit numbers may arrive as JSON strings (FACTS.md 1.1)
     bool expectedDeath = false;  // picks the state_message of a dead node
+    bool purged = false;         // ClusterSimulation: Ray forgot this dead node (no longer listed)
 };
 
 struct SliceRec {
@@ -247,6 +248,9 @@ struct GroupRec {
     double schedulingLatencyMs = 0;
     int attempts = 1;
     std::vector<BundleRec> bundles;
+    int slice = -1;            // the slice it claims or selects, if any
+    bool purged = false;       // ClusterSimulation: a REMOVED group Ray no longer lists
+    qint64 removedAtMs = 0;
 };
 
 std::string ipText(quint32 n)
@@ -280,7 +284,7 @@ public:
         makeGroups();
 
         Capture c;
-        c.capturedAt = QDateTime::fromMSecsSinceEpoch(kNowMs, Qt::UTC);
+        c.capturedAt = QDateTime::fromMSecsSinceEpoch(m_nowMs, Qt::UTC);
         c.rayVersion = writeVersion();
         c.rayNodes = writeNodes();
         c.rayPlacementGroups = writeGroups();
@@ -303,7 +307,7 @@ private:
     int newNode(NodeRec n)
     {
         n.id = m_rng.hex(56);
-        n.startMs = kNowMs - qint64(m_rng.between(3600e3, 30 * 86400e3));
+        n.startMs = m_nowMs - qint64(m_rng.between(3600e3, 30 * 86400e3));
         n.timesAsStrings = m_rng.chance(0.1);
         m_nodes.push_back(std::move(n));
         return int(m_nodes.size()) - 1;
@@ -313,7 +317,7 @@ private:
     void killNode(NodeRec &n, bool expected)
     {
         n.alive = false;
-        n.endMs = std::min(kNowMs - 1000, n.startMs + qint64(m_rng.between(600e3, 5 * 86400e3)));
+        n.endMs = std::min(m_nowMs - 1000, n.startMs + qint64(m_rng.between(600e3, 5 * 86400e3)));
         n.expectedDeath = expected;
         ++m_counts.deadRayNodes;
     }
@@ -470,6 +474,7 @@ private:
         b.nodeId = m_nodes[size_t(s.hosts[0])].id;
         b.selector = {{"ray.io/tpu-worker-id", "0"}, {"ray.io/tpu-pod-type", k.podType}};
         g.bundles.push_back(std::move(b));
+        g.slice = int(&s - m_slices.data());
         return g;
     }
 
@@ -492,6 +497,7 @@ private:
             b.selector = {{"ray.io/tpu-slice-name", s.name}};
             g.bundles.push_back(std::move(b));
         }
+        g.slice = int(&s - m_slices.data());
         return g;
     }
 
@@ -607,12 +613,14 @@ private:
 
     QByteArray writeNodes()
     {
-        std::vector<int> order(m_nodes.size());
-        for (int i = 0; i < int(order.size()); ++i)
-            order[size_t(i)] = i;
+        std::vector<int> order;
+        order.reserve(m_nodes.size());
+        for (int i = 0; i < int(m_nodes.size()); ++i)
+            if (!m_nodes[size_t(i)].purged)
+                order.push_back(i);
         std::sort(order.begin(), order.end(), [&](int a, int b) { return m_nodes[size_t(a)].id < m_nodes[size_t(b)].id; });
 
-        return writeStateList(int(m_nodes.size()), qsizetype(m_nodes.size()) * 1200 + 256, [&](JsonWriter &w) {
+        return writeStateList(int(order.size()), qsizetype(order.size()) * 1200 + 256, [&](JsonWriter &w) {
             for (int i : order) {
                 const NodeRec &n = m_nodes[size_t(i)];
                 const SliceKind *k = n.kind >= 0 ? &kSliceKinds[size_t(n.kind)] : nullptr;
@@ -669,9 +677,16 @@ private:
 
     QByteArray writeGroups()
     {
-        std::sort(m_groups.begin(), m_groups.end(), [](const GroupRec &a, const GroupRec &b) { return a.id < b.id; });
-        return writeStateList(int(m_groups.size()), qsizetype(m_groups.size()) * 1000 + 256, [&](JsonWriter &w) {
-            for (const GroupRec &g : m_groups) {
+        // By id, as before; an index order so that ClusterSimulation's group indexes stay put.
+        std::vector<int> order;
+        order.reserve(m_groups.size());
+        for (int i = 0; i < int(m_groups.size()); ++i)
+            if (!m_groups[size_t(i)].purged)
+                order.push_back(i);
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return m_groups[size_t(a)].id < m_groups[size_t(b)].id; });
+        return writeStateList(int(order.size()), qsizetype(order.size()) * 1000 + 256, [&](JsonWriter &w) {
+            for (int gi : order) {
+                const GroupRec &g = m_groups[size_t(gi)];
                 w.beginObject()
                     .member("placement_group_id", g.id)
                     .member("name", g.name)
@@ -816,17 +831,445 @@ private:
         return w.take();
     }
 
+public:
+    // ---- ClusterSimulation ----------------------------------------------------------------
+    //
+    // The same fleet, kept and changed in place: hosts die and are replaced, slice placement
+    // groups are requested (PENDING), placed (CREATED), rescheduled when a host dies and removed;
+    // CPU actor pools come and go; worker groups are scaled. Ray keeps a bounded list of dead
+    // nodes and of REMOVED groups, so the lists keep their size.
+
+    void initSimulation()
+    {
+        makeNodes();
+        makeGroups();
+        m_version = writeVersion();
+        for (const NodeRec &n : m_nodes)
+            m_deadLimit += !n.alive;
+        for (const GroupRec &g : m_groups) {
+            m_removedLimit += std::string_view(g.state) == "REMOVED";
+            m_pendingLimit += std::string_view(g.state) == "PENDING" && g.slice >= 0;
+        }
+        m_pendingLimit += m_pendingLimit / 5 + 10;
+        for (const SliceRec &sl : m_slices) {
+            auto it = std::find_if(m_workerGroups.begin(), m_workerGroups.end(), [&](const WorkerGroupRec &g) { return g.name == sl.group; });
+            if (it == m_workerGroups.end()) {
+                m_workerGroups.push_back({sl.group, sl.kind, 0, 0});
+                it = m_workerGroups.end() - 1;
+            }
+            ++it->replicas;
+            ++it->slices;
+        }
+    }
+
+    Capture simulationCapture()
+    {
+        Capture c;
+        c.capturedAt = QDateTime::fromMSecsSinceEpoch(m_nowMs, Qt::UTC);
+        c.rayVersion = m_version;
+        c.rayNodes = writeNodes();
+        c.rayPlacementGroups = writeGroups();
+        c.kubeContext = QStringLiteral("gke_bench_us-east5_tpu");
+        c.kubeRayClusters = writeRayClusters();
+        for (QByteArray *body : {&c.rayVersion, &c.rayNodes, &c.rayPlacementGroups, &c.kubeRayClusters})
+            reserveParsePadding(*body);
+        return c;
+    }
+
+    GeneratedCounts simulationCounts() const
+    {
+        GeneratedCounts counts;
+        for (const NodeRec &n : m_nodes) {
+            if (n.purged)
+                continue;
+            ++counts.rayNodes;
+            counts.deadRayNodes += !n.alive;
+            counts.tpuHosts += n.kind >= 0;
+        }
+        counts.slices = int(m_slices.size());
+        for (const GroupRec &g : m_groups) {
+            if (g.purged)
+                continue;
+            ++counts.placementGroups;
+            counts.removedPlacementGroups += std::string_view(g.state) == "REMOVED";
+            counts.bundles += int(g.bundles.size());
+        }
+        return counts;
+    }
+
+    SimulationStep simulationStep(double fraction, qint64 intervalMs)
+    {
+        SimulationStep st;
+        m_nowMs += intervalMs;
+        // `fraction` of the objects a snapshot lists (Ray nodes, live placement groups, slices,
+        // worker groups) should appear, change or go. What one action changes, on average:
+        //  - a host dies: its node, its slice, the group holding the slice (about half are held);
+        //    its replacement a few steps later: a new node, the dead one purged, the slice, the group;
+        //  - a slice group is requested (1), placed (the group and its slice) and removed (the same);
+        //  - a CPU actor pool is created (1) and another removed (1).
+        // So a death costs about 6 changes, a slice group's life about 5, an actor pool's 2 (the shares
+        // below are tuned so that the history counts `fraction` of the objects changing per step).
+        const GeneratedCounts now = simulationCounts();
+        const double objects = double(now.rayNodes + now.placementGroups - now.removedPlacementGroups + int(m_slices.size())
+                                      + int(m_workerGroups.size()));
+        const double budget = fraction * objects;
+        const int kills = int(std::lround(budget * 0.058));
+        const int perGroupAction = int(std::lround(budget * 0.116));
+
+        for (int i = 0; i < kills; ++i)
+            st.hostsKilled += killRandomHost();
+        for (size_t i = 0; i < m_replacements.size();) {
+            if (m_replacements[i].dueMs <= m_nowMs) {
+                replaceHost(m_replacements[i].slice, m_replacements[i].worker);
+                ++st.hostsReplaced;
+                m_replacements[i] = m_replacements.back();
+                m_replacements.pop_back();
+            } else {
+                ++i;
+            }
+        }
+        st.nodesPurged += purgeDeadNodes();
+
+        for (int i = 0; i < perGroupAction; ++i) {
+            st.groupsRequested += requestSliceGroup();
+            st.groupsPlaced += placePendingGroup();
+            st.groupsRemoved += removeGroup(true);
+            st.groupsRequested += addCpuGroup();
+            st.groupsRemoved += removeGroup(false);
+        }
+        purgeRemovedGroups();
+
+        // The same share of the worker groups changes its replicas.
+        if (!m_workerGroups.empty() && m_rng.chance(std::min(1.0, fraction * double(m_workerGroups.size())))) {
+            WorkerGroupRec &g = m_workerGroups[size_t(m_rng.below(int(m_workerGroups.size())))];
+            const int target = g.replicas > g.slices ? g.replicas - 1 : g.replicas + (m_rng.chance(0.5) ? 1 : -1);
+            g.replicas = std::clamp(target, 0, kReplicasPerGroup);
+            ++m_clusterGeneration;
+            ++st.replicasChanged;
+        }
+        compact();
+        return st;
+    }
+
+private:
+    struct WorkerGroupRec {
+        std::string name;
+        int kind;
+        int replicas;  // desired
+        int slices;    // generated
+    };
+    struct Replacement {
+        qint64 dueMs;
+        int slice;
+        int worker;
+    };
+
+    bool sliceIntact(const SliceRec &sl) const
+    {
+        return std::all_of(sl.hosts.begin(), sl.hosts.end(), [&](int n) { return m_nodes[size_t(n)].alive; });
+    }
+    bool sliceHeld(int slice) const
+    {
+        for (const GroupRec &g : m_groups)
+            if (g.slice == slice && !g.purged && std::string_view(g.state) != "REMOVED" && std::string_view(g.state) != "PENDING")
+                return true;
+        return false;
+    }
+
+    int killRandomHost()
+    {
+        if (m_slices.empty())
+            return 0;
+        for (int attempt = 0; attempt < 20; ++attempt) {
+            const int si = m_rng.below(int(m_slices.size()));
+            SliceRec &sl = m_slices[size_t(si)];
+            const int w = m_rng.below(int(sl.hosts.size()));
+            NodeRec &n = m_nodes[size_t(sl.hosts[size_t(w)])];
+            if (!n.alive)
+                continue;
+            n.alive = false;
+            n.endMs = m_nowMs - m_rng.below(2000);
+            n.expectedDeath = m_rng.chance(0.2);
+            // Groups holding the slice lose that bundle's node and reschedule.
+            for (GroupRec &g : m_groups) {
+                if (g.slice != si || g.purged || std::string_view(g.state) != "CREATED")
+                    continue;
+                g.state = "RESCHEDULING";
+                g.schedulingState = "RESCHEDULING";
+                for (BundleRec &b : g.bundles)
+                    if (b.nodeId && *b.nodeId == n.id)
+                        b.nodeId.reset();
+            }
+            m_replacements.push_back({m_nowMs + 4000 + 2000 * m_rng.below(10), si, w});
+            return 1;
+        }
+        return 0;
+    }
+
+    void replaceHost(int si, int w)
+    {
+        SliceRec &sl = m_slices[size_t(si)];
+        NodeRec n = m_nodes[size_t(sl.hosts[size_t(w)])];
+        n.alive = true;
+        n.endMs = 0;
+        n.expectedDeath = false;
+        n.ip = m_rng.chance(0.5) ? n.ip : nextIp();
+        n.id = m_rng.hex(56);
+        n.startMs = m_nowMs - m_rng.below(2000);
+        m_nodes.push_back(std::move(n));
+        sl.hosts[size_t(w)] = int(m_nodes.size()) - 1;
+        const std::string &id = m_nodes.back().id;
+        if (!sliceIntact(sl))
+            return;
+        // The slice is whole again: rescheduling groups are placed back on it.
+        for (GroupRec &g : m_groups) {
+            if (g.slice != si || g.purged || std::string_view(g.state) != "RESCHEDULING")
+                continue;
+            g.state = "CREATED";
+            g.schedulingState = "FINISHED";
+            for (BundleRec &b : g.bundles)
+                if (!b.nodeId)
+                    b.nodeId = id;
+        }
+    }
+
+    // Ray keeps a bounded number of dead nodes: forget the oldest replaced ones beyond it.
+    int purgeDeadNodes()
+    {
+        std::vector<int> inUse(m_nodes.size(), 0);
+        for (const SliceRec &sl : m_slices)
+            for (int n : sl.hosts)
+                inUse[size_t(n)] = 1;
+        std::vector<int> dead;
+        for (int i = 0; i < int(m_nodes.size()); ++i)
+            if (!m_nodes[size_t(i)].purged && !m_nodes[size_t(i)].alive)
+                dead.push_back(i);
+        int purged = 0;
+        if (int(dead.size()) <= m_deadLimit)
+            return 0;
+        std::sort(dead.begin(), dead.end(), [&](int a, int b) { return m_nodes[size_t(a)].endMs < m_nodes[size_t(b)].endMs; });
+        for (int i : dead) {
+            if (int(dead.size()) - purged <= m_deadLimit)
+                break;
+            if (inUse[size_t(i)])
+                continue;
+            m_nodes[size_t(i)].purged = true;
+            ++purged;
+        }
+        return purged;
+    }
+
+    int requestSliceGroup()
+    {
+        const auto pending = std::count_if(m_groups.begin(), m_groups.end(), [](const GroupRec &g) {
+            return !g.purged && g.slice >= 0 && std::string_view(g.state) == "PENDING";
+        });
+        if (pending >= m_pendingLimit)
+            return 0;
+        for (int attempt = 0; attempt < 20; ++attempt) {
+            const int si = m_rng.below(int(m_slices.size()));
+            const SliceRec &sl = m_slices[size_t(si)];
+            if (!sliceIntact(sl) || sliceHeld(si))
+                continue;
+            GroupRec g = sliceGroup(sl, false);
+            g.state = "PENDING";
+            g.schedulingState = m_rng.chance(0.5) ? "NO_RESOURCES" : "QUEUED";
+            m_groups.push_back(std::move(g));
+            return 1;
+        }
+        return 0;
+    }
+
+    int placePendingGroup()
+    {
+        std::vector<int> pending;
+        for (int i = 0; i < int(m_groups.size()); ++i) {
+            const GroupRec &g = m_groups[size_t(i)];
+            if (!g.purged && g.slice >= 0 && std::string_view(g.state) == "PENDING")
+                pending.push_back(i);
+        }
+        for (int attempt = 0; attempt < 20 && !pending.empty(); ++attempt) {
+            GroupRec &g = m_groups[size_t(pending[size_t(m_rng.below(int(pending.size())))])];
+            const SliceRec &sl = m_slices[size_t(g.slice)];
+            if (!sliceIntact(sl) || sliceHeld(g.slice) || g.bundles.size() != sl.hosts.size())
+                continue;
+            g.state = "CREATED";
+            g.schedulingState = "FINISHED";
+            for (size_t w = 0; w < g.bundles.size(); ++w)
+                g.bundles[w].nodeId = m_nodes[size_t(sl.hosts[w])].id;
+            return 1;
+        }
+        return 0;
+    }
+
+    // A group (on a slice, or a CPU actor pool) is removed: REMOVED, still listed a while. Most
+    // were CREATED; some slice groups are given up while still PENDING.
+    int removeGroup(bool onSlice)
+    {
+        const std::string_view state = onSlice && m_rng.chance(0.3) ? "PENDING" : "CREATED";
+        std::vector<int> candidates;
+        for (int i = 0; i < int(m_groups.size()); ++i) {
+            const GroupRec &g = m_groups[size_t(i)];
+            if (!g.purged && (g.slice >= 0) == onSlice && std::string_view(g.state) == state)
+                candidates.push_back(i);
+        }
+        if (candidates.empty())
+            return 0;
+        GroupRec &g = m_groups[size_t(candidates[size_t(m_rng.below(int(candidates.size())))])];
+        g.state = "REMOVED";
+        g.schedulingState = "REMOVED";
+        g.removedAtMs = m_nowMs;
+        return 1;
+    }
+
+    int addCpuGroup()
+    {
+        if (m_cpuNodes.empty())
+            return 0;
+        GroupRec g = newGroup();
+        g.name = m_rng.chance(0.5) ? "actor-pool-" + std::to_string(m_groups.size()) : std::string();
+        const int bundles = 1 + m_rng.below(4);
+        for (int i = 0; i < bundles; ++i) {
+            BundleRec b;
+            b.resources = {{"CPU", 1.0}};
+            b.nodeId = m_nodes[size_t(m_cpuNodes[size_t(m_rng.below(int(m_cpuNodes.size())))])].id;
+            g.bundles.push_back(std::move(b));
+        }
+        m_groups.push_back(std::move(g));
+        return 1;
+    }
+
+    void purgeRemovedGroups()
+    {
+        std::vector<int> removed;
+        for (int i = 0; i < int(m_groups.size()); ++i)
+            if (!m_groups[size_t(i)].purged && std::string_view(m_groups[size_t(i)].state) == "REMOVED")
+                removed.push_back(i);
+        if (int(removed.size()) <= m_removedLimit)
+            return;
+        std::sort(removed.begin(), removed.end(), [&](int a, int b) { return m_groups[size_t(a)].removedAtMs < m_groups[size_t(b)].removedAtMs; });
+        for (size_t i = 0; i < removed.size() - size_t(m_removedLimit); ++i)
+            m_groups[size_t(removed[i])].purged = true;
+    }
+
+    // Drops purged records now and then (slices and CPU workers hold node indexes: remap them).
+    void compact()
+    {
+        const auto purgedGroups = std::count_if(m_groups.begin(), m_groups.end(), [](const GroupRec &g) { return g.purged; });
+        if (purgedGroups > 2000)
+            m_groups.erase(std::remove_if(m_groups.begin(), m_groups.end(), [](const GroupRec &g) { return g.purged; }), m_groups.end());
+        const auto purgedNodes = std::count_if(m_nodes.begin(), m_nodes.end(), [](const NodeRec &n) { return n.purged; });
+        if (purgedNodes < 2000)
+            return;
+        std::vector<int> remap(m_nodes.size(), -1);
+        std::vector<NodeRec> kept;
+        kept.reserve(m_nodes.size() - size_t(purgedNodes));
+        for (size_t i = 0; i < m_nodes.size(); ++i) {
+            if (m_nodes[i].purged)
+                continue;
+            remap[i] = int(kept.size());
+            kept.push_back(std::move(m_nodes[i]));
+        }
+        m_nodes = std::move(kept);
+        for (SliceRec &sl : m_slices)
+            for (int &n : sl.hosts)
+                n = remap[size_t(n)];
+        for (int &n : m_cpuNodes)
+            n = remap[size_t(n)];
+    }
+
+    // One RayCluster with a TPU worker group per generated group (FACTS.md 4): KubeRay's spec.
+    QByteArray writeRayClusters()
+    {
+        JsonWriter w(JsonWriter::Style::Compact, qsizetype(m_workerGroups.size()) * 700 + 1024);
+        w.beginObject().member("apiVersion", "ray.io/v1").member("kind", "RayClusterList");
+        w.key("metadata").beginObject().member("resourceVersion", std::to_string(48213377 + m_clusterGeneration)).endObject();
+        w.key("items").beginArray().beginObject();
+        w.member("apiVersion", "ray.io/v1").member("kind", "RayCluster");
+        w.key("metadata").beginObject()
+            .member("name", kClusterName).member("namespace", kNamespace)
+            .memberInteger("generation", 3 + m_clusterGeneration)
+            .member("resourceVersion", std::to_string(48213000 + m_clusterGeneration))
+            .endObject();
+        w.key("spec").beginObject().memberBool("enableInTreeAutoscaling", false).member("rayVersion", "2.60.0");
+        w.key("workerGroupSpecs").beginArray();
+        for (const WorkerGroupRec &g : m_workerGroups) {
+            const SliceKind &k = kSliceKinds[size_t(g.kind)];
+            w.beginObject()
+                .member("groupName", g.name)
+                .memberInteger("replicas", g.replicas)
+                .memberInteger("minReplicas", 0)
+                .memberInteger("maxReplicas", kReplicasPerGroup)
+                .memberInteger("numOfHosts", k.hosts);
+            w.key("rayStartParams").beginObject().endObject();
+            w.key("template").beginObject().key("spec").beginObject();
+            w.key("nodeSelector").beginObject()
+                .member("cloud.google.com/gke-tpu-accelerator", k.gkeAccelerator)
+                .member("cloud.google.com/gke-tpu-topology", k.topology)
+                .endObject();
+            w.key("containers").beginArray().beginObject().member("name", "ray-worker").member("image", "rayproject/ray:2.60.0-py311-tpu");
+            w.key("resources").beginObject();
+            for (const char *kind : {"limits", "requests"})
+                w.key(kind).beginObject().member("google.com/tpu", std::to_string(k.chipsPerHost)).endObject();
+            w.endObject().endObject().endArray(); // resources, container, containers
+            w.endObject().endObject(); // spec, template
+            w.endObject();
+        }
+        w.endArray().endObject(); // workerGroupSpecs, spec
+        w.key("status").beginObject().member("state", "ready").memberInteger("observedGeneration", 3 + m_clusterGeneration);
+        w.key("head").beginObject().member("serviceName", std::string(kClusterName) + "-head-svc").endObject();
+        w.endObject(); // status
+        w.endObject().endArray().endObject();
+        return w.take();
+    }
+
     GeneratorOptions m_opt;
     Rng m_rng;
     GeneratedCounts m_counts;
     quint32 m_nextIp = 0;
+    qint64 m_nowMs = kNowMs;
     std::vector<NodeRec> m_nodes;
     std::vector<int> m_cpuNodes;
     std::vector<SliceRec> m_slices;
     std::vector<GroupRec> m_groups;
+    // ClusterSimulation only.
+    QByteArray m_version;
+    std::vector<WorkerGroupRec> m_workerGroups;
+    std::vector<Replacement> m_replacements;
+    int m_deadLimit = 0;
+    int m_removedLimit = 0;
+    int m_pendingLimit = 0;
+    int m_clusterGeneration = 0;
 };
 
 } // namespace
+
+struct ClusterSimulation::State {
+    explicit State(const GeneratorOptions &o) : generator(o) {}
+    Generator generator;
+};
+
+ClusterSimulation::ClusterSimulation(const GeneratorOptions &options) : d(std::make_unique<State>(options))
+{
+    d->generator.initSimulation();
+}
+
+ClusterSimulation::~ClusterSimulation() = default;
+
+Capture ClusterSimulation::capture()
+{
+    return d->generator.simulationCapture();
+}
+
+SimulationStep ClusterSimulation::step(double fraction, qint64 intervalMs)
+{
+    return d->generator.simulationStep(fraction, intervalMs);
+}
+
+GeneratedCounts ClusterSimulation::expected() const
+{
+    return d->generator.simulationCounts();
+}
 
 Capture generateCluster(const GeneratorOptions &options, GeneratedCounts *expected)
 {

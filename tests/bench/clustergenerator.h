@@ -11,6 +11,8 @@
 
 #include <QtGlobal>
 
+#include <memory>
+
 namespace slicescope::bench {
 
 struct GeneratorOptions {
@@ -39,5 +41,45 @@ struct GeneratedCounts {
 // Builds a capture with rayVersion, rayNodes, rayPlacementGroups (and kubePods when asked),
 // every body already carrying the parser's padding (reserveParsePadding()).
 Capture generateCluster(const GeneratorOptions &options, GeneratedCounts *expected = nullptr);
+
+// What one ClusterSimulation::step() changed.
+struct SimulationStep {
+    int hostsKilled = 0;       // TPU hosts that died (their slice degrades, its groups reschedule)
+    int hostsReplaced = 0;     // dead hosts replaced by a new Ray node (groups placed back)
+    int nodesPurged = 0;       // dead nodes Ray stopped listing
+    int groupsRequested = 0;   // new PENDING slice groups and new CPU actor pools
+    int groupsPlaced = 0;      // PENDING -> CREATED
+    int groupsRemoved = 0;     // CREATED -> REMOVED
+    int replicasChanged = 0;   // worker groups whose replicas changed
+    int total() const
+    {
+        return hostsKilled + 2 * hostsReplaced + nodesPurged + groupsRequested + groupsPlaced + groupsRemoved + replicasChanged;
+    }
+};
+
+// The generated cluster of generateCluster(options), kept and changed step by step, for the
+// history benchmark: each step() moves time on and changes about `fraction` of the Ray nodes and
+// placement groups the way a busy fleet does (hosts die and are replaced, slice placement groups
+// are requested, placed, rescheduled and removed, CPU actor pools come and go, worker groups are
+// scaled), keeping the list sizes steady. Its captures also carry a RayClusterList naming the
+// TPU worker groups (so snapshots have worker groups), but no pods. Deterministic per seed.
+class ClusterSimulation
+{
+public:
+    explicit ClusterSimulation(const GeneratorOptions &options);
+    ~ClusterSimulation();
+    ClusterSimulation(const ClusterSimulation &) = delete;
+    ClusterSimulation &operator=(const ClusterSimulation &) = delete;
+
+    // The bodies as they are now, captured at the simulation's clock.
+    Capture capture();
+    SimulationStep step(double fraction = 0.01, qint64 intervalMs = 2000);
+    // What buildSnapshot() must find in capture() (nodes, slices, groups listed and REMOVED).
+    GeneratedCounts expected() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> d;
+};
 
 } // namespace slicescope::bench

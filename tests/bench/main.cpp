@@ -8,6 +8,7 @@
 
 #include "clustergenerator.h"
 #include "democluster.h"
+#include "historybench.h"
 #include "look.h"
 #include "sliceview.h"
 #include "snapshot.h"
@@ -348,12 +349,17 @@ constexpr const char *kUsage =
     "usage: slicescope-bench ingest [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--kubernetes] [--json]\n"
     "       slicescope-bench render [--runs R] [--json] [--png PREFIX]\n"
     "       slicescope-bench poll [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--json]\n"
+    "       slicescope-bench history [--nodes N] [--placement-groups N] [--snapshots N] [--interval-ms MS]\n"
+    "                                [--change-percent P] [--max-mb MB] [--seed S] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
     "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
     "           capture and a generated one (default 10000 nodes, 10000 placement groups)\n"
     "  render   time the slice view's sprite painting against naive antialiased polygons, 1920x1080;\n"
-    "           --png writes the frames measured as PREFIX-<slice>-{sprites,naive}.png, to look at\n";
+    "           --png writes the frames measured as PREFIX-<slice>-{sprites,naive}.png, to look at\n"
+    "  history  an hour of 2-second snapshots (default 1800) of a generated 10000-node, 10000-group\n"
+    "           cluster changing ~1% per snapshot, kept in a SnapshotHistory: memory, ingest time at\n"
+    "           the start and the end, rebuilding entries for the scrubber\n";
 
 int usageError(const std::string &message)
 {
@@ -951,5 +957,7 @@ int main(int argc, char **argv)
         return runRender(argc, argv);
     if (command == "poll")
         return runPoll(argc, argv);
+    if (command == "history")
+        return bench::runHistoryBenchmark(argc, argv, 2, usageError);
     return usageError("unknown benchmark '" + std::string(command) + "'");
 }

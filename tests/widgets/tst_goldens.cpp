@@ -5,6 +5,7 @@
 // per-channel differences on a small share of pixels; a failure writes the actual image and a diff
 // next to the build. Re-record with SLICESCOPE_RECORD_GOLDENS=1, then LOOK at every image.
 
+#include "../common/golden.h"
 #include "../model/capturefixture.h"
 #include "democluster.h"
 #include "democlusteractions.h"
@@ -23,10 +24,7 @@ using namespace slicescope::testfixture;
 
 namespace {
 
-constexpr int kChannelTolerance = 24;      // antialiasing may differ by a few levels between CPUs
-constexpr double kMaxDifferingShare = 0.002; // 0.2% of pixels
 
-QString goldenDir() { return QStringLiteral(SLICESCOPE_TEST_DATA "/golden"); }
 
 // A v6e 4x4 held by two groups and partly free (worker 2: 2 of 4 chips), a v5p 4x4x4 with a dead
 // host, and a v6e 4x4 with a missing host: the states the demo does not show at start.
@@ -50,39 +48,6 @@ Capture goldenCluster()
     return b.capture(false);
 }
 
-struct Comparison {
-    bool same = false;
-    QString message;
-};
-
-Comparison compare(const QImage &actual, const QImage &golden, QImage *diff)
-{
-    if (actual.size() != golden.size())
-        return {false, QStringLiteral("size %1x%2, golden %3x%4").arg(actual.width()).arg(actual.height()).arg(golden.width()).arg(golden.height())};
-    *diff = QImage(actual.size(), QImage::Format_RGB32);
-    diff->fill(Qt::white);
-    qint64 differing = 0;
-    int worst = 0;
-    for (int y = 0; y < actual.height(); ++y) {
-        const QRgb *a = reinterpret_cast<const QRgb *>(actual.constScanLine(y));
-        const QRgb *g = reinterpret_cast<const QRgb *>(golden.constScanLine(y));
-        QRgb *d = reinterpret_cast<QRgb *>(diff->scanLine(y));
-        for (int x = 0; x < actual.width(); ++x) {
-            const int delta = std::max({std::abs(qRed(a[x]) - qRed(g[x])), std::abs(qGreen(a[x]) - qGreen(g[x])), std::abs(qBlue(a[x]) - qBlue(g[x]))});
-            worst = std::max(worst, delta);
-            if (delta > kChannelTolerance) {
-                ++differing;
-                d[x] = qRgb(255, 0, 0);
-            } else if (delta > 0) {
-                d[x] = qRgb(255, 200, 200);
-            }
-        }
-    }
-    const double share = double(differing) / double(actual.width() * actual.height());
-    return {share <= kMaxDifferingShare,
-            QStringLiteral("%1 pixels (%2%) differ by more than %3; worst channel delta %4")
-                .arg(differing).arg(share * 100, 0, 'f', 3).arg(kChannelTolerance).arg(worst)};
-}
 
 } // namespace
 
@@ -161,24 +126,8 @@ private Q_SLOTS:
 private:
     void checkGolden(const QString &name, const QImage &actual)
     {
-        const QString goldenPath = goldenDir() + u'/' + name + QStringLiteral(".png");
-        if (qEnvironmentVariableIntValue("SLICESCOPE_RECORD_GOLDENS") == 1) {
-            QDir().mkpath(goldenDir());
-            QVERIFY(actual.save(goldenPath));
-            qWarning("recorded %s: look at it before committing", qPrintable(goldenPath));
-            return;
-        }
-        const QImage golden(goldenPath);
-        QVERIFY2(!golden.isNull(), qPrintable(QStringLiteral("no golden %1: record with SLICESCOPE_RECORD_GOLDENS=1").arg(goldenPath)));
-        QImage diff;
-        const Comparison c = compare(actual, golden.convertToFormat(QImage::Format_RGB32), &diff);
-        if (!c.same) {
-            const QString out = QDir::currentPath() + u'/' + name;
-            actual.save(out + QStringLiteral(".actual.png"));
-            if (!diff.isNull())
-                diff.save(out + QStringLiteral(".diff.png"));
-            QFAIL(qPrintable(QStringLiteral("%1: %2 (wrote %3.actual.png and .diff.png)").arg(name, c.message, out)));
-        }
+        const QString problem = slicescope::testing::checkGoldenImage(name, actual);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 };
 

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace slicescope::bench {
+
+// `slicescope-bench history [options]`: argv[first..] are the options. usageError prints the
+// message and the usage and returns the exit status.
+int runHistoryBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+
+} // namespace slicescope::bench

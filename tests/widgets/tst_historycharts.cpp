@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The history charts panel (widgets/historycharts.h) over a SnapshotHistory recorded from the demo
+// cluster while an operator acts on it: series equal the history's points, throttled redraws,
+// the cursor line, hover text, clicks, decimation of long histories (with the redraw figures for
+// 1800 entries printed, not asserted), and golden images in the light and dark themes.
+//
+// The process runs in a non-UTC zone (TZ set in main) so the goldens also prove the time labels
+// are UTC. Re-record the goldens with SLICESCOPE_RECORD_GOLDENS=1, then LOOK at them.
+
+#include "../common/golden.h"
+#include "democluster.h"
+#include "history.h"
+#include "historycharts.h"
+#include "look.h"
+#include "snapshot.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+#include <QtCharts/QAreaSeries>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QDateTimeAxis>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+
+using namespace slicescope;
+using Chart = HistoryChartsPanel::Chart;
+
+namespace {
+
+const QSize kGoldenSize(1200, 760);
+
+const QString kV5pGroup = QStringLiteral("ml/tpu-team/v5p-4x4x4");
+const QString kV6eGroup = QStringLiteral("ml/tpu-team/v6e-4x4");
+
+
+// Three simulated minutes of the demo, one snapshot every 2 s, while an operator acts:
+//  t=20 s  asks for two v5p 4x4x4 slices (one exists: its second head group waits, PENDING);
+//  t=60 s  scales the v5p worker group to 2 (a slice provisions, then the request is served);
+//  t=100 s scales v6e-4x4 from 4 to 6 slices;
+//  t=140 s releases llm-train (a v6e slice becomes free).
+// `steps` snapshots after the first; past 180 s the cluster just ticks on.
+// `rebuildEvery` > 1 parses a capture only every that many steps and re-adds the last snapshot
+// with the new time in between (parsing 1800 captures in a Debug build takes most of a minute).
+void recordStory(SnapshotHistory &history, int steps = 90, int rebuildEvery = 1)
+{
+    DemoCluster demo;
+    SnapshotPtr last;
+    for (int step = 0; step <= steps; ++step) {
+        const qint64 at = demo.elapsedMs();
+        if (at == 20 * 1000) {
+            SlicePlacementRequest request;
+            request.accelerator = QStringLiteral("v5p");
+            request.topology = QStringLiteral("4x4x4");
+            request.numSlices = 2;
+            request.name = QStringLiteral("sweep-v5p");
+            request.timeoutSeconds = 600;
+            QVERIFY(demo.submitSlicePlacementGroup(request).ok);
+        } else if (at == 60 * 1000) {
+            QVERIFY(demo.scaleWorkerGroup(kV5pGroup, 2).ok);
+        } else if (at == 100 * 1000) {
+            QVERIFY(demo.scaleWorkerGroup(kV6eGroup, 6).ok);
+        } else if (at == 140 * 1000) {
+            QVERIFY(demo.releasePlacementGroup(QStringLiteral("llm-train")).ok);
+        }
+        if (!last || step % rebuildEvery == 0 || at <= 180 * 1000) {
+            last = buildSnapshot(demo.capture());
+        } else {
+            auto copy = std::make_shared<ClusterSnapshot>(*last);
+            copy->capturedAt = demo.now();
+            last = copy;
+        }
+        history.add(last);
+        demo.advance(2000);
+    }
+}
+
+// A series by object name; area series are found by name too, and their upper/lower lines.
+QAbstractSeries *findSeries(QChart *chart, const QString &name)
+{
+    for (QAbstractSeries *s : chart->series()) {
+        if (s->objectName() == name)
+            return s;
+        if (auto *area = qobject_cast<QAreaSeries *>(s)) {
+            if (area->upperSeries() && area->upperSeries()->objectName() == name)
+                return area->upperSeries();
+            if (area->lowerSeries() && area->lowerSeries()->objectName() == name)
+                return area->lowerSeries();
+        }
+    }
+    return nullptr;
+}
+
+QXYSeries *line(HistoryChartsPanel &panel, Chart chart, const QString &name)
+{
+    return qobject_cast<QXYSeries *>(findSeries(panel.chart(chart), name));
+}
+
+QStringList seriesNames(QChart *chart)
+{
+    QStringList names;
+    for (QAbstractSeries *s : chart->series())
+        names << s->objectName();
+    return names;
+}
+
+
+struct Figures {
+    double median = 0, min = 0, max = 0;
+};
+
+Figures figures(QList<double> samples)
+{
+    std::sort(samples.begin(), samples.end());
+    return {samples[samples.size() / 2], samples.first(), samples.last()};
+}
+
+} // namespace
+
+class TestHistoryCharts : public QObject
+{
+    Q_OBJECT
+private:
+    SnapshotHistory m_story; // recorded once, read by most tests
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        applyLook(*qApp, Theme::light());
+        recordStory(m_story);
+        QCOMPARE(m_story.size(), 91);
+    }
+
+    // UTC on every machine: the axis value of a time prints as its UTC wall clock even though
+    // this process runs at UTC+5:30 (main sets TZ), and maps back to the same instant.
+    void axisValuesAreUtc()
+    {
+        const QDateTime t(QDate(2026, 11, 29), QTime(9, 1, 30), Qt::UTC);
+        const qreal x = HistoryChartsPanel::axisValue(t);
+        QCOMPARE(QDateTime::fromMSecsSinceEpoch(qint64(x)).toString(QStringLiteral("HH:mm:ss")), QStringLiteral("09:01:30"));
+        QCOMPARE(HistoryChartsPanel::timeOfAxisValue(x), t);
+        QVERIFY2(QDateTime::currentDateTime().offsetFromUtc() == 5 * 3600 + 1800, "main() runs the test at UTC+5:30");
+    }
+
+    void empty()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.refreshNow();
+        for (int c = 0; c < HistoryChartsPanel::kChartCount; ++c) {
+            QChart *chart = panel.chart(Chart(c));
+            for (QAbstractSeries *s : chart->series())
+                if (auto *xy = qobject_cast<QXYSeries *>(s))
+                    QCOMPARE(xy->count(), 0);
+            QVERIFY(chart->title().contains(QStringLiteral("no history yet")));
+        }
+        panel.setCursorTime(QDateTime(QDate(2026, 11, 29), QTime(9, 0), Qt::UTC));
+        QVERIFY(panel.cursorLine(Chart::Chips).isNull());
+        QVERIFY(panel.toolTipAt(QPoint(300, 200)).isEmpty());
+    }
+
+    // One entry: every series has its one point, drawn as a dot, with a minute of axis around it.
+    void singleEntry()
+    {
+        SnapshotHistory history;
+        DemoCluster demo;
+        history.add(buildSnapshot(demo.capture()));
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&history);
+        panel.refreshNow();
+        QXYSeries *reserved = line(panel, Chart::Chips, QStringLiteral("reserved:v6e"));
+        QVERIFY(reserved);
+        QCOMPARE(reserved->count(), 1);
+        QVERIFY(reserved->pointsVisible());
+        QCOMPARE(reserved->at(0).y(), double(history.point(0).generation(u"v6e")->counts.reservedChips));
+        auto *axis = qobject_cast<QDateTimeAxis *>(panel.chart(Chart::Chips)->axes(Qt::Horizontal).first());
+        QVERIFY(axis->min().toMSecsSinceEpoch() < qint64(reserved->at(0).x()));
+        QVERIFY(axis->max().toMSecsSinceEpoch() > qint64(reserved->at(0).x()));
+        panel.setCursorTime(history.time(0));
+        QVERIFY(!panel.cursorLine(Chart::Slices).isNull());
+    }
+
+    // Each series is the history's points, entry by entry.
+    void seriesEqualPoints()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.refreshNow();
+        const int n = m_story.size();
+
+        QCOMPARE(panel.generations(), (QStringList{QStringLiteral("v4"), QStringLiteral("v5p"), QStringLiteral("v6e")}));
+        QCOMPARE(panel.workerGroups().size(), 4);
+        QVERIFY(panel.workerGroups().contains(kV5pGroup));
+
+        for (const QString &g : panel.generations()) {
+            QXYSeries *reserved = line(panel, Chart::Chips, QStringLiteral("reserved:") + g);
+            QXYSeries *free = line(panel, Chart::Chips, QStringLiteral("free:") + g);
+            QVERIFY2(reserved && free, qPrintable(g));
+            QCOMPARE(reserved->count(), n);
+            QCOMPARE(free->count(), n);
+            for (int i = 0; i < n; ++i) {
+                const GenerationStats *stats = m_story.point(i).generation(g);
+                QCOMPARE(reserved->at(i).x(), HistoryChartsPanel::axisValue(m_story.time(i)));
+                QCOMPARE(reserved->at(i).y(), double(stats ? stats->counts.reservedChips : 0));
+                QCOMPARE(free->at(i).y(), double(stats ? stats->counts.freeChips : 0));
+            }
+        }
+        // The story moved the series: v5p went from 64 to 128 chips reserved, v6e lost llm-train.
+        QXYSeries *v5p = line(panel, Chart::Chips, QStringLiteral("reserved:v5p"));
+        QCOMPARE(v5p->at(0).y(), 0.0);
+        QCOMPARE(v5p->at(n - 1).y(), 128.0);
+
+        // Slices by use, stacked: each layer's top is the running sum; the top layer is every slice.
+        const QStringList layers{QStringLiteral("ready"), QStringLiteral("partly-used"), QStringLiteral("reserved"),
+                                 QStringLiteral("provisioning"), QStringLiteral("degraded")};
+        QCOMPARE(seriesNames(panel.chart(Chart::Slices)), QStringList({QStringLiteral("slices:ready"), QStringLiteral("slices:partly-used"),
+                                                                       QStringLiteral("slices:reserved"), QStringLiteral("slices:provisioning"),
+                                                                       QStringLiteral("slices:degraded")}));
+        QXYSeries *ready = line(panel, Chart::Slices, QStringLiteral("slices:ready:upper"));
+        QXYSeries *provisioningTop = line(panel, Chart::Slices, QStringLiteral("slices:provisioning:upper"));
+        QXYSeries *reservedTop = line(panel, Chart::Slices, QStringLiteral("slices:reserved:upper"));
+        QXYSeries *top = line(panel, Chart::Slices, QStringLiteral("slices:degraded:upper"));
+        QXYSeries *degradedBottom = line(panel, Chart::Slices, QStringLiteral("slices:degraded:lower"));
+        QVERIFY(ready && provisioningTop && reservedTop && top && degradedBottom);
+        QCOMPARE(top->count(), n);
+        bool sawProvisioning = false;
+        for (int i = 0; i < n; ++i) {
+            const FleetCounts &f = m_story.point(i).fleet;
+            QCOMPARE(ready->at(i).y(), double(f.ready));
+            QCOMPARE(top->at(i).y(), double(f.slices));
+            QCOMPARE(degradedBottom->at(i).y(), double(f.slices - f.degraded));
+            QCOMPARE(provisioningTop->at(i).y() - reservedTop->at(i).y(), double(f.provisioning));
+            sawProvisioning = sawProvisioning || f.provisioning > 0;
+        }
+        QVERIFY(sawProvisioning);
+
+        // Placement groups: PENDING and the oldest pending age (seconds: the history is 3 minutes).
+        QXYSeries *pending = line(panel, Chart::PlacementGroups, QStringLiteral("pg:PENDING"));
+        QXYSeries *created = line(panel, Chart::PlacementGroups, QStringLiteral("pg:CREATED"));
+        QXYSeries *age = line(panel, Chart::PlacementGroups, QStringLiteral("pg:oldest-pending"));
+        QVERIFY(pending && created && age);
+        int maxPending = 0;
+        for (int i = 0; i < n; ++i) {
+            const PlacementGroupCounts &g = m_story.point(i).placementGroups;
+            QCOMPARE(pending->at(i).y(), double(g.pending));
+            QCOMPARE(created->at(i).y(), double(g.created));
+            QCOMPARE(age->at(i).y(), g.oldestPendingMs < 0 ? 0.0 : double(g.oldestPendingMs) / 1000.0);
+            maxPending = std::max(maxPending, g.pending);
+        }
+        QVERIFY(maxPending >= 2); // eval-8x8 and sweep-v5p's second head group
+        QVERIFY(age->attachedAxes().contains(panel.chart(Chart::PlacementGroups)->axes(Qt::Vertical, age).first()));
+        auto *ageAxis = qobject_cast<QValueAxis *>(panel.chart(Chart::PlacementGroups)->axes(Qt::Vertical, age).first());
+        QVERIFY(ageAxis->titleText().contains(QStringLiteral("(s)")));
+        QVERIFY(ageAxis->max() >= age->at(n - 1).y());
+
+        // Worker groups: all summed by default, then the v5p group alone (desired 1 -> 2).
+        QXYSeries *desired = line(panel, Chart::WorkerGroups, QStringLiteral("wg:desired"));
+        QVERIFY(desired);
+        for (int i = 0; i < n; ++i) {
+            int sum = 0;
+            for (const WorkerGroupPoint &w : m_story.point(i).workerGroups)
+                sum += w.desired;
+            QCOMPARE(desired->at(i).y(), double(sum));
+        }
+        panel.setWorkerGroup(kV5pGroup);
+        QVERIFY(panel.chart(Chart::WorkerGroups)->title().contains(kV5pGroup));
+        desired = line(panel, Chart::WorkerGroups, QStringLiteral("wg:desired"));
+        QXYSeries *wgReady = line(panel, Chart::WorkerGroups, QStringLiteral("wg:ready"));
+        for (int i = 0; i < n; ++i) {
+            const WorkerGroupPoint *w = m_story.point(i).workerGroup(kV5pGroup);
+            QVERIFY(w);
+            QCOMPARE(desired->at(i).y(), double(w->desired));
+            QCOMPARE(wgReady->at(i).y(), double(w->ready));
+        }
+        QCOMPARE(desired->at(0).y(), 1.0);
+        QCOMPARE(desired->at(n - 1).y(), 2.0);
+        QCOMPARE(wgReady->at(n - 1).y(), 2.0);
+    }
+
+    // Fewer points allowed than entries: min/max per time bucket keeps each series' extremes.
+    void decimationKeepsExtremes()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.setMaxPointsPerSeries(24);
+        panel.refreshNow();
+        for (const QString &name : {QStringLiteral("reserved:v5p"), QStringLiteral("free:v6e"), QStringLiteral("reserved:v6e")}) {
+            QXYSeries *s = line(panel, Chart::Chips, name);
+            QVERIFY(s->count() <= 24);
+            double lo = 1e9, hi = -1e9, wantLo = 1e9, wantHi = -1e9;
+            for (const QPointF &p : s->points()) {
+                lo = std::min(lo, p.y());
+                hi = std::max(hi, p.y());
+            }
+            for (int i = 0; i < m_story.size(); ++i) {
+                const double v = name.startsWith(u'r') ? m_story.point(i).generation(name.mid(9))->counts.reservedChips
+                                                       : m_story.point(i).generation(name.mid(5))->counts.freeChips;
+                wantLo = std::min(wantLo, v);
+                wantHi = std::max(wantHi, v);
+            }
+            QCOMPARE(lo, wantLo);
+            QCOMPARE(hi, wantHi);
+            QCOMPARE(s->at(0).x(), HistoryChartsPanel::axisValue(m_story.time(0)));
+            QCOMPARE(s->at(s->count() - 1).x(), HistoryChartsPanel::axisValue(m_story.time(m_story.size() - 1)));
+        }
+    }
+
+    void generationPicker()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.refreshNow();
+        QCOMPARE(panel.chart(Chart::Chips)->series().size(), 6);
+        panel.setGeneration(QStringLiteral("v6e"));
+        QCOMPARE(seriesNames(panel.chart(Chart::Chips)), (QStringList{QStringLiteral("reserved:v6e"), QStringLiteral("free:v6e")}));
+        QVERIFY(panel.chart(Chart::Chips)->title().contains(QStringLiteral("v6e")));
+        panel.setGeneration(QString());
+        QCOMPARE(panel.chart(Chart::Chips)->series().size(), 6);
+    }
+
+    // Entries arriving in a stream redraw at most every 250 ms; a burst redraws once.
+    void throttling()
+    {
+        SnapshotHistory history;
+        DemoCluster demo;
+        history.add(buildSnapshot(demo.capture()));
+        QList<SnapshotPtr> snapshots;
+        for (int i = 0; i < 100; ++i) {
+            demo.advance(2000);
+            snapshots << buildSnapshot(demo.capture());
+        }
+
+        HistoryChartsPanel panel;
+        QCOMPARE(panel.refreshInterval(), 250);
+        panel.resize(kGoldenSize);
+        panel.setHistory(&history);
+        panel.show();
+        panel.refreshNow();
+        QXYSeries *reserved = line(panel, Chart::Chips, QStringLiteral("reserved:v6e"));
+        QCOMPARE(reserved->count(), 1);
+
+        // 50 entries with the event loop running between them, over about 300 ms.
+        int before = panel.refreshCount();
+        QElapsedTimer clock;
+        clock.start();
+        for (int i = 0; i < 50; ++i) {
+            history.add(snapshots[i]);
+            QTest::qWait(6);
+        }
+        const qint64 streamMs = clock.elapsed();
+        QTRY_COMPARE(line(panel, Chart::Chips, QStringLiteral("reserved:v6e"))->count(), 51);
+        const int streamRedraws = panel.refreshCount() - before;
+        qInfo("50 entries over %lld ms: %d redraws", streamMs, streamRedraws);
+        QVERIFY2(streamRedraws >= 1 && streamRedraws <= int(streamMs / 250) + 2, qPrintable(QString::number(streamRedraws)));
+
+        // 50 entries at once (no event loop in between): one redraw.
+        QTest::qWait(300);
+        before = panel.refreshCount();
+        for (int i = 50; i < 100; ++i)
+            history.add(snapshots[i]);
+        QCOMPARE(panel.refreshCount(), before); // nothing yet: the redraw is queued
+        QTRY_COMPARE(line(panel, Chart::Chips, QStringLiteral("reserved:v6e"))->count(), 101);
+        QTest::qWait(300);
+        QCOMPARE(panel.refreshCount() - before, 1);
+
+        // Hidden (another tab): nothing is redrawn until it shows again.
+        panel.hide();
+        before = panel.refreshCount();
+        history.clear();
+        QTest::qWait(300);
+        QCOMPARE(panel.refreshCount(), before);
+        panel.show();
+        QTRY_COMPARE(panel.refreshCount(), before + 1);
+        QCOMPARE(line(panel, Chart::Chips, QStringLiteral("reserved:v6e")), nullptr); // no generation left
+    }
+
+    // Eviction shifts every index: the series follow.
+    void eviction()
+    {
+        HistoryPolicy policy;
+        policy.maxAgeSeconds = 60; // 31 entries at 2 s
+        SnapshotHistory history(policy);
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&history);
+        QSignalSpy evicted(&history, &SnapshotHistory::entriesEvicted);
+        recordStory(history, 60);
+        QVERIFY(evicted.count() > 0);
+        panel.refreshNow();
+        QXYSeries *pending = line(panel, Chart::PlacementGroups, QStringLiteral("pg:PENDING"));
+        QCOMPARE(pending->count(), history.size());
+        QCOMPARE(pending->at(0).x(), HistoryChartsPanel::axisValue(history.time(0)));
+        QCOMPARE(pending->at(history.size() - 1).y(), double(history.point(history.size() - 1).placementGroups.pending));
+    }
+
+    // The cursor: a vertical line on every chart, at the x the chart itself maps the time to.
+    void cursorLine()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.show();
+        panel.refreshNow();
+        const QDateTime at = m_story.time(45);
+        panel.setCursorTime(at);
+        QCOMPARE(panel.cursorTime(), at);
+        const QImage image = panel.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        for (int c = 0; c < HistoryChartsPanel::kChartCount; ++c) {
+            const QLineF l = panel.cursorLine(Chart(c));
+            QVERIFY2(!l.isNull(), qPrintable(QString::number(c)));
+            QCOMPARE(l.x1(), l.x2());
+            QVERIFY(l.length() > 100);
+            // Where QtCharts puts that time, through any series of the chart.
+            QChart *chart = panel.chart(Chart(c));
+            QAbstractSeries *series = chart->series().first();
+            const QPointF inChart = chart->mapToPosition(QPointF(HistoryChartsPanel::axisValue(at), 0), series);
+            auto *view = panel.findChild<QChartView *>(QStringLiteral("chart%1").arg(c));
+            const QPoint inPanel = view->viewport()->mapTo(&panel, view->mapFromScene(chart->mapToScene(inChart)));
+            QVERIFY2(std::abs(inPanel.x() - l.x1()) <= 1.0, qPrintable(QStringLiteral("%1 vs %2").arg(inPanel.x()).arg(l.x1())));
+            // And it is painted, 2 pixels wide on whole pixels: the theme's text colour just
+            // left of x, a little above the bottom of the plot.
+            const QColor painted = image.pixelColor(int(std::lround(l.x1())) - 1, int(l.y2()) - 3);
+            QCOMPARE(painted, panel.theme().text);
+        }
+        panel.setCursorTime(QDateTime());
+        QVERIFY(panel.cursorLine(Chart::Chips).isNull());
+        panel.setCursorTime(m_story.time(0).addSecs(-3600)); // before the axis
+        QVERIFY(panel.cursorLine(Chart::Chips).isNull());
+    }
+
+    // Hovering shows the entry nearest the mouse: its UTC time and the chart's values; a click
+    // asks the window to scrub there.
+    void hoverAndClick()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.show();
+        panel.refreshNow();
+        const int i = 45;
+        panel.setCursorTime(m_story.time(i));
+        const HistoryPoint &p = m_story.point(i);
+
+        const QLineF chips = panel.cursorLine(Chart::Chips);
+        const QString tip = panel.toolTipAt(chips.center().toPoint());
+        QVERIFY2(tip.contains(m_story.time(i).toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) + QStringLiteral(" UTC")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("v6e reserved</td><td align=\"right\">%1 chips").arg(p.generation(u"v6e")->counts.reservedChips)));
+
+        const QString pgTip = panel.toolTipAt(panel.cursorLine(Chart::PlacementGroups).center().toPoint());
+        QVERIFY2(pgTip.contains(QStringLiteral("oldest pending")), qPrintable(pgTip));
+        QVERIFY(pgTip.contains(p.placementGroups.oldestPendingId.left(12)));
+
+        const QString slicesTip = panel.toolTipAt(panel.cursorLine(Chart::Slices).center().toPoint());
+        QVERIFY(slicesTip.contains(QStringLiteral("ready</td><td align=\"right\">%1 slice").arg(p.fleet.ready)));
+
+        QVERIFY(panel.toolTipAt(QPoint(2, 2)).isEmpty()); // the picker bar
+
+        QSignalSpy requested(&panel, &HistoryChartsPanel::cursorTimeRequested);
+        auto *view = panel.findChild<QChartView *>(QStringLiteral("chart1"));
+        const QLineF slices = panel.cursorLine(Chart::Slices);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->viewport()->mapFrom(&panel, slices.center().toPoint()));
+        QCOMPARE(requested.count(), 1);
+        QCOMPARE(requested.first().first().toDateTime(), m_story.time(i));
+    }
+
+    // An hour of 2-second snapshots (1800 entries): decimation keeps every series under the cap
+    // without losing a peak, and the figures for redrawing it are printed.
+    void longHistory()
+    {
+        SnapshotHistory history;
+        QElapsedTimer clock;
+        clock.start();
+        recordStory(history, 1799, 10);
+        QCOMPARE(history.size(), 1800);
+        qInfo("recorded 1800 entries in %lld ms", clock.elapsed());
+
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&history);
+        panel.show();
+        panel.refreshNow();
+
+        int series = 0;
+        for (int c = 0; c < HistoryChartsPanel::kChartCount; ++c)
+            for (QAbstractSeries *s : panel.chart(Chart(c))->series()) {
+                QXYSeries *xy = qobject_cast<QXYSeries *>(s);
+                if (auto *area = qobject_cast<QAreaSeries *>(s))
+                    xy = area->upperSeries();
+                QVERIFY(xy->count() <= panel.maxPointsPerSeries());
+                QVERIFY(xy->count() >= 2);
+                ++series;
+            }
+        // Exact decimation: the line still passes through each entry's value (ages ramp linearly).
+        QXYSeries *v6e = line(panel, Chart::Chips, QStringLiteral("reserved:v6e"));
+        int maxReserved = 0;
+        for (int i = 0; i < history.size(); ++i)
+            maxReserved = std::max(maxReserved, history.point(i).generation(u"v6e")->counts.reservedChips);
+        double seriesMax = 0;
+        for (const QPointF &pt : v6e->points())
+            seriesMax = std::max(seriesMax, pt.y());
+        QCOMPARE(seriesMax, double(maxReserved));
+        QXYSeries *age = line(panel, Chart::PlacementGroups, QStringLiteral("pg:oldest-pending"));
+        QVERIFY(age->count() < 50); // a straight ramp needs its ends and its breaks only
+        auto *ageAxis = qobject_cast<QValueAxis *>(panel.chart(Chart::PlacementGroups)->axes(Qt::Vertical, age).first());
+        QVERIFY2(ageAxis->titleText().contains(QStringLiteral("(min)")), qPrintable(ageAxis->titleText()));
+
+        // The figures: a rebuild (read points, decimate, replace) and a full paint of the panel,
+        // decimated (default cap) and not (cap above 1800), side by side, 7 runs each.
+        bool painted = true;
+        auto measure = [&](int cap, const char *what) -> std::pair<double, double> {
+            panel.setMaxPointsPerSeries(cap);
+            panel.refreshNow();
+            QList<double> rebuild, paint;
+            for (int run = 0; run < 7; ++run) {
+                panel.refreshNow();
+                rebuild << panel.lastRefreshMs();
+                QElapsedTimer t;
+                t.start();
+                const QPixmap pixmap = panel.grab();
+                paint << double(t.nsecsElapsed()) / 1e6;
+                painted = painted && !pixmap.isNull();
+            }
+            int pts = 0;
+            for (int c = 0; c < HistoryChartsPanel::kChartCount; ++c)
+                for (QAbstractSeries *s : panel.chart(Chart(c))->series()) {
+                    QXYSeries *xy = qobject_cast<QXYSeries *>(s);
+                    if (auto *area = qobject_cast<QAreaSeries *>(s))
+                        xy = area->upperSeries();
+                    pts += int(xy->count());
+                }
+            const Figures r = figures(rebuild), p = figures(paint);
+            qInfo("1800 entries, %s: %d series, %d points; rebuild median %.1f ms (min %.1f, max %.1f); "
+                  "paint 1200x760 median %.1f ms (min %.1f, max %.1f)",
+                  what, series, pts, r.median, r.min, r.max, p.median, p.min, p.max);
+            return std::pair(r.median, p.median);
+        };
+        const auto decimated = measure(HistoryChartsPanel::kDefaultMaxPointsPerSeries, "decimated");
+        const auto full = measure(100000, "every entry");
+        QVERIFY(painted);
+        qInfo("ratio every entry / decimated: rebuild %.2f, paint %.2f", full.first / decimated.first, full.second / decimated.second);
+    }
+
+    void goldens_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("theme");
+        QTest::newRow("light") << QStringLiteral("history-charts") << QStringLiteral("light");
+        QTest::newRow("dark") << QStringLiteral("history-charts-dark") << QStringLiteral("dark");
+    }
+
+    // The panel over the story, the v5p worker group picked, the cursor at 01:30 into it.
+    void goldens()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, theme);
+        const Theme look = Theme::named(theme);
+        applyLook(*qApp, look);
+        HistoryChartsPanel panel;
+        panel.setTheme(look);
+        panel.setHistory(&m_story);
+        panel.resize(kGoldenSize);
+        panel.show();
+        panel.setWorkerGroup(kV5pGroup);
+        panel.setCursorTime(m_story.time(45));
+        panel.refreshNow();
+        const QImage actual = panel.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        applyLook(*qApp, Theme::light());
+        QCOMPARE(actual.size(), kGoldenSize);
+        checkGolden(name, actual);
+    }
+
+private:
+    void checkGolden(const QString &name, const QImage &actual)
+    {
+        const QString problem = slicescope::testing::checkGoldenImage(name, actual);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+};
+
+int main(int argc, char **argv)
+{
+    // A zone that is not UTC (a POSIX rule: no tzdata needed): the charts must still print UTC.
+    qputenv("TZ", "XST-5:30");
+    pinRenderingEnvironment(true);
+    QApplication app(argc, argv);
+    TestHistoryCharts test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_historycharts.moc"

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// How the fleet changed: four QtCharts charts over a SnapshotHistory (model/history.h).
+//  1. chips reserved vs free, per TPU generation (every generation, or the one picked);
+//  2. slices by use, stacked: ready, partly used, reserved, provisioning, degraded;
+//  3. placement groups by state, and on a second axis how long the oldest PENDING one has waited;
+//  4. worker groups: slices desired (spec replicas) vs ready, all groups summed or the one picked.
+// A vertical cursor line marks the time the window's scrubber is at; hovering a chart shows the
+// values of the entry nearest the mouse and its time.
+//
+// Responsiveness (STYLE.md 6 and 9): the history's signals only mark the panel dirty; a redraw
+// follows at most every refreshInterval() ms (bursts coalesce into one), rebuilds every series
+// from the history's points with one QXYSeries::replace() each, and waits while the panel is
+// hidden. Long histories are decimated exactly first (points on a straight line between their
+// neighbours are dropped: counts are mostly flat), then, only if still too many, by min/max
+// per time bucket, so a spike is never lost.
+//
+// Times are UTC on every machine (the axis labels, the hover text), so renders are reproducible
+// and agree with the window's status line. No animations.
+
+#include "look.h"
+
+#include <QDateTime>
+#include <QLineF>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+QT_END_NAMESPACE
+
+namespace slicescope {
+
+class SnapshotHistory;
+
+class HistoryChartsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class Chart { Chips, Slices, PlacementGroups, WorkerGroups };
+    Q_ENUM(Chart)
+    static constexpr int kChartCount = 4;
+    static constexpr int kDefaultRefreshIntervalMs = 250;
+    static constexpr int kDefaultMaxPointsPerSeries = 600;
+
+    explicit HistoryChartsPanel(QWidget *parent = nullptr);
+    ~HistoryChartsPanel() override;
+
+    // The history to chart; not owned, may be null (the charts empty). The panel follows its
+    // entryAdded/entriesEvicted/cleared signals and forgets it when it is destroyed.
+    void setHistory(const SnapshotHistory *history);
+    const SnapshotHistory *history() const;
+
+    void setTheme(const Theme &theme);
+    const Theme &theme() const;
+
+    // The scrubbed time: a vertical line on every chart. An invalid time (the window is live)
+    // hides the lines; a time outside the charted range hides them too.
+    void setCursorTime(const QDateTime &time);
+    QDateTime cursorTime() const;
+
+    // Chart 1's picker: the generations the history has seen ("v6e", ...; tpu::generations()
+    // order, "unknown" last) and the one shown, empty for every generation (the default).
+    QStringList generations() const;
+    void setGeneration(const QString &label);
+    QString generation() const;
+
+    // Chart 4's picker: the worker groups the history has seen ("ns/cluster/group", in the order
+    // they first appeared) and the one shown, empty for all groups summed (the default).
+    QStringList workerGroups() const;
+    void setWorkerGroup(const QString &qualifiedName);
+    QString workerGroup() const;
+
+    // At most one redraw per this many ms while entries keep arriving (>= 0; 0 redraws on the
+    // next event-loop turn, still coalescing a burst).
+    void setRefreshInterval(int ms);
+    int refreshInterval() const;
+    // Above this many entries a series is decimated (see the top of this file); >= 2.
+    void setMaxPointsPerSeries(int maxPoints);
+    int maxPointsPerSeries() const;
+
+    // Applies pending changes at once (screenshots, tests, before grab()).
+    void refreshNow();
+    // How many times the series were rebuilt (the throttling test hook), and how long the last
+    // rebuild took in ms (reading the points, decimating, replacing; painting is extra).
+    int refreshCount() const;
+    double lastRefreshMs() const;
+
+    // The chart behind each panel, for tests and screenshots; the panel owns it. Series carry
+    // object names: "reserved:v6e", "free:v6e", "slices:ready" (the stacked area; its upper
+    // line series is "slices:ready:upper"), "pg:PENDING", "pg:oldest-pending", "wg:desired",
+    // "wg:ready", "wg:slices".
+    QChart *chart(Chart which) const;
+    // A chart's cursor line in panel coordinates; a null line when it is hidden.
+    QLineF cursorLine(Chart which) const;
+    // What hovering shows at a panel position (HTML: the entry nearest in time, its UTC time and
+    // the chart's values there); empty when the position is not over a plot or there is no data.
+    QString toolTipAt(QPoint position) const;
+
+    // The x value the series use for a time: UTC wall-clock time, as QDateTimeAxis (which
+    // formats in local time) must see it to print UTC. Equal to toMSecsSinceEpoch() when the
+    // process runs in UTC.
+    static qreal axisValue(const QDateTime &time);
+    static QDateTime timeOfAxisValue(qreal value); // the inverse, in UTC
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    // A chart was clicked: the time under the mouse, for the window to scrub there.
+    void cursorTimeRequested(const QDateTime &time);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace slicescope
