@@ -7,6 +7,9 @@
 //    medians of the first and last few, and per tenth of the run (no slowdown as it fills);
 //  - rebuilding entries for the scrubber (SnapshotHistory::snapshot(i)), checked against
 //    fingerprints of the snapshots as they were added.
+// --without-history runs the same loop keeping only the newest snapshot: the process's memory
+// and parse times without any history, to compare with (the generator, the capture bodies and the
+// parser's buffers are a large share of the resident memory).
 
 #include "historybench.h"
 
@@ -243,6 +246,8 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
             rssByTenth.push_back(readRss().current);
     }
     const double ingestSeconds = std::chrono::duration<double>(Clock::now() - wall0).count();
+    // "rss_mb" is the process at the end of the hour; the checks below (rebuilding entries,
+    // inspect --json fingerprints, events) then use memory of their own.
     const Rss afterIngest = readRss();
     const HistoryMemory memory = history.memory();
     if (o.withoutHistory) {
@@ -279,11 +284,33 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
         SnapshotPtr snap = history.snapshot(index);
         rebuildMs.push_back(msBetween(t0, Clock::now()));
     }
+    // Events: the whole run walked once, a tenth at a time (as an events list pages through it);
+    // one entry's (what the scrubber shows beside the view); and "when did this slice stop being
+    // ready, and why" over the whole run.
     const auto e0 = Clock::now();
     int events = 0;
-    for (int index = 1; index < history.size(); ++index)
-        events += int(history.events(index).size());
+    const int page = std::max(1, history.size() / 10);
+    for (int first = 1; first < history.size(); first += page)
+        events += int(history.events(first, std::min(history.size() - 1, first + page - 1)).size());
     const double eventsMs = msBetween(e0, Clock::now());
+    std::vector<double> entryEventsMs;
+    for (int index = 1; index < history.size(); index += std::max(1, history.size() / 25)) {
+        const auto t0 = Clock::now();
+        (void)history.events(index);
+        entryEventsMs.push_back(msBetween(t0, Clock::now()));
+    }
+    // A slice whose status changed lately (the question is asked about a slice in trouble).
+    HistoryEventFilter sliceQuery;
+    sliceQuery.kinds = {HistoryEventKind::SliceStatusChanged};
+    for (int index = history.size() - 1; index > 0 && sliceQuery.slice.isEmpty(); --index)
+        for (const HistoryEvent &e : history.events(index))
+            if (e.kind == HistoryEventKind::SliceStatusChanged) {
+                sliceQuery.slice = e.selectSlice;
+                break;
+            }
+    const auto q0 = Clock::now();
+    const int sliceEvents = int(history.events(0, history.size() - 1, sliceQuery).size());
+    const double sliceQueryMs = msBetween(q0, Clock::now());
     const Rss end = readRss();
 
     const size_t k = std::min<size_t>(20, ingestMs.size());
@@ -311,7 +338,7 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     if (o.json) {
         std::snprintf(out, sizeof out,
             "{\"snapshots\": %d, \"rss_mb\": %.1f, \"first_ingest_ms\": %.2f, \"last_ingest_ms\": %.2f, "
-            "\"rss_peak_mb\": %.1f, \"rss_before_history_mb\": %.1f, \"rss_after_ingest_mb\": %.1f, "
+            "\"rss_peak_mb\": %.1f, \"rss_before_history_mb\": %.1f, \"rss_after_checks_mb\": %.1f, "
             "\"heap_in_use_mb\": %.1f, \"heap_in_use_before_history_mb\": %.1f, "
             "\"heap_generator_mb\": %.1f, \"heap_capture_mb\": %.1f, \"heap_parser_and_snapshot_mb\": %.1f, "
             "\"history_mb_estimate\": %.1f, \"history_kb_per_snapshot\": %.1f, "
@@ -321,12 +348,13 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
             "\"first_build_ms\": %.2f, \"last_build_ms\": %.2f, \"first_add_ms\": %.2f, \"last_add_ms\": %.2f, "
             "\"ingest_ms_by_tenth\": [%s], \"build_ms_by_tenth\": [%s], \"add_ms_by_tenth\": [%s], \"rss_mb_by_tenth\": [%s], "
             "\"reconstruct_ms\": %.2f, \"reconstruct_max_ms\": %.2f, \"reconstructs\": %zu, \"reconstructs_checked\": %d, "
-            "\"events\": %d, \"events_ms\": %.1f, \"changed_objects_per_snapshot\": %.1f, \"changed_percent\": %.2f, "
+            "\"events\": %d, \"events_ms\": %.1f, \"events_of_one_entry_ms\": %.2f, \"slice_query_ms\": %.1f, "
+            "\"slice_query_events\": %d, \"changed_objects_per_snapshot\": %.1f, \"changed_percent\": %.2f, "
             "\"generator_actions_per_step\": %.1f, "
             "\"ray_nodes\": %d, \"slices\": %d, \"placement_groups\": %d, \"worker_groups\": %d, "
             "\"interval_ms\": %d, \"change_percent\": %.2f, \"seed\": %u, \"seconds\": %.1f, \"build\": \"%s\"}\n",
-            entries, end.current, head(ingestMs), tail(ingestMs),
-            end.peak, baseline.current, afterIngest.current, end.heapInUse, baseline.heapInUse,
+            entries, afterIngest.current, head(ingestMs), tail(ingestMs),
+            afterIngest.peak, baseline.current, end.current, afterIngest.heapInUse, baseline.heapInUse,
             afterGenerator.heapInUse - atStart.heapInUse, afterCapture.heapInUse - afterGenerator.heapInUse,
             afterFirstBuild.heapInUse - afterCapture.heapInUse,
             memory.total() / mb, perEntryKb,
@@ -334,7 +362,7 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
             memory.texts / mb, memory.versionSlack / mb, (long long)memory.objectVersions, (long long)memory.plainVersions,
             head(buildMs), tail(buildMs), head(addMs), tail(addMs), decileText.c_str(), buildText.c_str(), addText.c_str(), rssText.c_str(),
             median(rebuildMs), rebuildMs.empty() ? 0.0 : *std::max_element(rebuildMs.begin(), rebuildMs.end()), rebuildMs.size(), checked,
-            events, eventsMs, changedPerSnapshot, changedPercent, o.snapshots > 1 ? double(changedPrimary) / (o.snapshots - 1) : 0.0,
+            events, eventsMs, median(entryEventsMs), sliceQueryMs, sliceEvents, changedPerSnapshot, changedPercent, o.snapshots > 1 ? double(changedPrimary) / (o.snapshots - 1) : 0.0,
             rayNodes, slices, placementGroups, workerGroups, o.intervalMs, o.changePercent, unsigned(o.generator.seed),
             ingestSeconds, build);
         std::fputs(out, stdout);
@@ -344,10 +372,11 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
                 "%.1f objects (%.2f%%) appeared, changed or went per snapshot (asked for %.2f%%), %s build, %.0f s\n\n",
                 entries, o.intervalMs, rayNodes, placementGroups, slices, workerGroups, changedPerSnapshot, changedPercent,
                 o.changePercent, build, ingestSeconds);
-    std::printf("resident memory: %.1f MB at the end (peak %.1f), %.1f MB before the history held anything\n",
-                end.current, end.peak, baseline.current);
-    std::printf("heap in use (malloc): %.1f MB at the end, %.1f MB before the history held anything\n",
-                end.heapInUse, baseline.heapInUse);
+    std::printf("resident memory: %.1f MB at the end of the run (peak %.1f; %.1f after the checks below), "
+                "%.1f MB before the history held anything\n",
+                afterIngest.current, afterIngest.peak, end.current, baseline.current);
+    std::printf("heap in use (malloc): %.1f MB at the end of the run, %.1f MB before the history held anything\n",
+                afterIngest.heapInUse, baseline.heapInUse);
     std::printf("before any history (heap MB): libraries and start %.1f, generator %.1f, one capture %.1f, "
                 "parser buffers and one snapshot %.1f\n",
                 atStart.heapInUse, afterGenerator.heapInUse - atStart.heapInUse, afterCapture.heapInUse - afterGenerator.heapInUse,
@@ -367,7 +396,9 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     std::printf("rebuilding an entry: median %.2f ms, worst %.2f ms over %zu (%d checked against the originals)\n",
                 median(rebuildMs), rebuildMs.empty() ? 0.0 : *std::max_element(rebuildMs.begin(), rebuildMs.end()),
                 rebuildMs.size(), checked);
-    std::printf("events: %d over the run, listed in %.1f ms\n", events, eventsMs);
+    std::printf("events: %d over the run, listed in %.1f ms (a tenth at a time); one entry's: %.2f ms (median);\n"
+                "one slice's status changes over the whole run: %d, found in %.1f ms\n",
+                events, eventsMs, median(entryEventsMs), sliceEvents, sliceQueryMs);
     return 0;
 }
 

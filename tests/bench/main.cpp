@@ -350,7 +350,7 @@ constexpr const char *kUsage =
     "       slicescope-bench render [--runs R] [--json] [--png PREFIX]\n"
     "       slicescope-bench poll [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--json]\n"
     "       slicescope-bench history [--nodes N] [--placement-groups N] [--snapshots N] [--interval-ms MS]\n"
-    "                                [--change-percent P] [--max-mb MB] [--seed S] [--json]\n"
+    "                                [--change-percent P] [--max-mb MB] [--seed S] [--without-history] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
     "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
