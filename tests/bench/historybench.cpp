@@ -15,12 +15,10 @@
 
 #include "clustergenerator.h"
 #include "history.h"
-#include "inspectjson.h"
 #include "snapshot.h"
 
 #include <QCryptographicHash>
 #include <QFile>
-#include <QJsonDocument>
 
 #include <algorithm>
 #include <charconv>
@@ -107,17 +105,73 @@ Rss readRss()
     return r;
 }
 
-// Everything inspect --json says about a snapshot, and the lists it does not cover.
+// A hash of every field of a snapshot, fed object by object (no big transient document, so the
+// checks do not show in the resident memory measured while ingesting).
+class Fingerprint
+{
+public:
+    void text(const QString &s)
+    {
+        const qint64 n = s.size();
+        m_h.addData(QByteArrayView(reinterpret_cast<const char *>(&n), sizeof n));
+        m_h.addData(QByteArrayView(reinterpret_cast<const char *>(s.constData()), s.size() * qsizetype(sizeof(QChar))));
+    }
+    template<typename N>
+    void number(N v) { m_h.addData(QByteArrayView(reinterpret_cast<const char *>(&v), sizeof v)); }
+    void texts(const QStringList &l)
+    {
+        number(l.size());
+        for (const QString &s : l)
+            text(s);
+    }
+    QByteArray result() { return m_h.result().toHex(); }
+
+private:
+    QCryptographicHash m_h{QCryptographicHash::Sha1};
+};
+
 QByteArray fingerprint(const ClusterSnapshot &s)
 {
-    QCryptographicHash h(QCryptographicHash::Sha1);
-    h.addData(QJsonDocument(inspectJson(s)).toJson(QJsonDocument::Compact));
-    for (const RayNode &n : s.rayNodes)
-        h.addData(QStringView(n.id + n.ip + n.stateMessage + QString::number(n.alive) + QString::number(n.endTimeMs)).toUtf8());
-    for (const PlacementGroup &g : s.placementGroups)
-        h.addData(QStringView(g.state + g.schedulingState + g.name).toUtf8());
-    h.addData(QStringView(s.warnings.join(u'\n') + s.capturedAt.toString(Qt::ISODateWithMs)).toUtf8());
-    return h.result().toHex();
+    Fingerprint f;
+    f.number(s.capturedAt.toMSecsSinceEpoch());
+    f.text(s.rayVersion); f.text(s.kubeContext); f.text(s.clusterStatusText); f.number(s.hasRay); f.number(s.hasKubernetes);
+    f.texts(s.errors); f.texts(s.warnings);
+    for (const RayNode &n : s.rayNodes) {
+        f.text(n.id); f.text(n.ip); f.text(n.name); f.number(n.isHead); f.number(n.alive); f.text(n.stateMessage); f.number(n.tpu);
+        f.number(n.cpu); f.number(n.hasSliceHeadResource); f.text(n.sliceName); f.text(n.podType); f.text(n.topology);
+        f.text(n.acceleratorType); f.text(n.nodeGroup); f.number(n.workerId); f.number(n.startTimeMs); f.number(n.endTimeMs);
+    }
+    for (const Slice &sl : s.slices) {
+        f.text(sl.name); f.text(sl.generation ? sl.generation->name : QString()); f.text(sl.topology.toString()); f.text(sl.podType);
+        f.number(sl.chipsPerHost); f.number(sl.layout.isValid()); f.number(int(sl.source)); f.text(sl.workerGroup);
+        f.number(sl.intact); f.number(sl.reservedChips); f.number(sl.headHeldBy); f.texts(sl.problems);
+        for (const Host &h : sl.hosts) {
+            f.number(h.workerId); f.number(int(h.state)); f.number(h.rayNode); f.number(h.pod); f.number(h.kubeNode); f.number(h.reportedChips);
+            for (const ChipUse &c : h.chips) {
+                f.number(c.placementGroup);
+                f.number(c.bundleIndex);
+            }
+        }
+    }
+    for (const PlacementGroup &g : s.placementGroups) {
+        f.text(g.id); f.text(g.name); f.text(g.state); f.text(g.creatorJobId); f.text(g.schedulingState); f.number(g.detached);
+        f.number(int(g.kind)); f.texts(g.slices);
+        for (const Bundle &b : g.bundles) {
+            f.number(b.index); f.text(b.nodeId); f.number(b.rayNode); f.number(b.slice); f.number(b.workerId); f.number(b.tpu);
+            f.number(b.cpu); f.text(b.selectorSlice); f.text(b.headResource);
+        }
+    }
+    for (const WorkerGroup &g : s.workerGroups) {
+        f.text(g.qualifiedName()); f.number(g.replicas); f.number(g.minReplicas); f.number(g.maxReplicas); f.number(g.numOfHosts);
+        f.text(g.accelerator); f.text(g.topology); f.number(g.chipsPerHost); f.texts(g.slices); f.number(g.specIndex);
+    }
+    for (const RayClusterInfo &c : s.rayClusters) {
+        f.text(c.ns); f.text(c.name); f.text(c.state); f.number(c.generation); f.text(c.resourceVersion);
+    }
+    f.number(s.pods.size());
+    f.number(s.kubeNodes.size());
+    f.number(s.jobs.size());
+    return f.result();
 }
 
 struct Options {
