@@ -39,6 +39,24 @@
 
 namespace slicescope::testing {
 
+// The value at a path of keys in a Kubernetes object (Null when any key is missing).
+inline QJsonValue jsonAt(const QJsonObject &o, const QStringList &path)
+{
+    QJsonValue v = o;
+    for (const QString &key : path)
+        v = v.toObject().value(key);
+    return v;
+}
+
+// True when status.conditions holds `type` with status "True" (Ready, PodScheduled...).
+inline bool hasTrueCondition(const QJsonObject &object, const QString &type)
+{
+    for (const QJsonValue &c : jsonAt(object, {QStringLiteral("status"), QStringLiteral("conditions")}).toArray())
+        if (c.toObject().value(QLatin1String("type")).toString() == type)
+            return c.toObject().value(QLatin1String("status")).toString() == QLatin1String("True");
+    return false;
+}
+
 namespace kube {
 
 using namespace Qt::StringLiterals;

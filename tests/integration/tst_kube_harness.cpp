@@ -23,29 +23,13 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QJsonValue at(const QJsonObject &o, const QStringList &path)
-{
-    QJsonValue v = o;
-    for (const QString &key : path)
-        v = v.toObject().value(key);
-    return v;
-}
-
 QString envOf(const QJsonObject &pod, const QString &name)
 {
-    const QJsonArray containers = at(pod, {u"spec"_s, u"containers"_s}).toArray();
+    const QJsonArray containers = jsonAt(pod, {u"spec"_s, u"containers"_s}).toArray();
     for (const QJsonValue &e : containers.at(0).toObject().value(u"env"_s).toArray())
         if (e.toObject().value(u"name"_s).toString() == name)
             return e.toObject().value(u"value"_s).toString();
     return {};
-}
-
-bool hasTrueCondition(const QJsonObject &object, const QString &type)
-{
-    for (const QJsonValue &c : at(object, {u"status"_s, u"conditions"_s}).toArray())
-        if (c.toObject().value(u"type"_s).toString() == type)
-            return c.toObject().value(u"status"_s).toString() == u"True"_s;
-    return false;
 }
 
 } // namespace
@@ -92,7 +76,7 @@ class TestKubeHarness : public QObject
     {
         const KubeResponse r = as.post(u"/apis/authentication.k8s.io/v1/selfsubjectreviews"_s,
                                        QJsonObject{{u"apiVersion"_s, u"authentication.k8s.io/v1"_s}, {u"kind"_s, u"SelfSubjectReview"_s}});
-        return r.ok() ? at(r.json(), {u"status"_s, u"userInfo"_s}).toObject() : QJsonObject{{u"error"_s, r.describe()}};
+        return r.ok() ? jsonAt(r.json(), {u"status"_s, u"userInfo"_s}).toObject() : QJsonObject{{u"error"_s, r.describe()}};
     }
 
 private slots:
@@ -176,23 +160,23 @@ private slots:
         QCOMPARE(nodeItems.size(), 2);
         for (const QJsonValue &v : nodeItems) {
             const QJsonObject node = v.toObject();
-            const QJsonObject labels = at(node, {u"metadata"_s, u"labels"_s}).toObject();
+            const QJsonObject labels = jsonAt(node, {u"metadata"_s, u"labels"_s}).toObject();
             QCOMPARE(labels.value(kube::labelAccelerator).toString(), u"tpu-v6e-slice"_s);
             QCOMPARE(labels.value(kube::labelTopology).toString(), u"2x4"_s);
-            QCOMPARE(at(node, {u"status"_s, u"capacity"_s, kube::resourceTpu}).toString(), u"4"_s);
-            QCOMPARE(at(node, {u"status"_s, u"allocatable"_s, kube::resourceTpu}).toString(), u"4"_s);
+            QCOMPARE(jsonAt(node, {u"status"_s, u"capacity"_s, kube::resourceTpu}).toString(), u"4"_s);
+            QCOMPARE(jsonAt(node, {u"status"_s, u"allocatable"_s, kube::resourceTpu}).toString(), u"4"_s);
             QVERIFY(hasTrueCondition(node, u"Ready"_s));
         }
 
         // The RayCluster as written.
         const KubeResponse rc = m_admin->get(kube::rayClusterPath(m_ns, cluster));
         QVERIFY2(rc.ok(), qPrintable(rc.describe()));
-        const QJsonObject wg = at(rc.json(), {u"spec"_s, u"workerGroupSpecs"_s}).toArray().at(0).toObject();
+        const QJsonObject wg = jsonAt(rc.json(), {u"spec"_s, u"workerGroupSpecs"_s}).toArray().at(0).toObject();
         QCOMPARE(wg.value(u"groupName"_s).toString(), group.name);
         QCOMPARE(wg.value(u"numOfHosts"_s).toInt(), 2);
         QCOMPARE(wg.value(u"replicas"_s).toInt(), 1);
-        QCOMPARE(at(wg, {u"template"_s, u"spec"_s, u"nodeSelector"_s, kube::labelTopology}).toString(), u"2x4"_s);
-        QCOMPARE(at(rc.json(), {u"metadata"_s, u"generation"_s}).toInt(), 1);
+        QCOMPARE(jsonAt(wg, {u"template"_s, u"spec"_s, u"nodeSelector"_s, kube::labelTopology}).toString(), u"2x4"_s);
+        QCOMPARE(jsonAt(rc.json(), {u"metadata"_s, u"generation"_s}).toInt(), 1);
 
         // The pods, found the way SliceScope watches them, one per host of the one slice.
         const KubeResponse podList = m_admin->get(kube::podsPath(m_ns) + u"?labelSelector="_s + kube::labelIsRayNode +
@@ -203,8 +187,8 @@ private slots:
         QSet<QString> replicaNames;
         for (const QJsonValue &v : podItems) {
             const QJsonObject pod = v.toObject();
-            const QString name = at(pod, {u"metadata"_s, u"name"_s}).toString();
-            const QJsonObject labels = at(pod, {u"metadata"_s, u"labels"_s}).toObject();
+            const QString name = jsonAt(pod, {u"metadata"_s, u"name"_s}).toString();
+            const QJsonObject labels = jsonAt(pod, {u"metadata"_s, u"labels"_s}).toObject();
             const int host = labels.value(kube::labelHostIndex).toString().toInt();
             QVERIFY2(name.startsWith(u"smoke-tpu-v6e-2x4-worker-"_s), qPrintable(name));
             QCOMPARE(pods.indexOf(name), host);
@@ -214,16 +198,16 @@ private slots:
             QCOMPARE(labels.value(kube::labelIsRayNode).toString(), u"yes"_s);
             QCOMPARE(labels.value(kube::labelReplicaIndex).toString(), u"0"_s);
             replicaNames << labels.value(kube::labelReplicaName).toString();
-            QCOMPARE(at(pod, {u"spec"_s, u"nodeName"_s}).toString(), nodes.at(host));
-            QCOMPARE(at(pod, {u"status"_s, u"phase"_s}).toString(), u"Running"_s);
-            QCOMPARE(at(pod, {u"status"_s, u"podIP"_s}).toString(), ips.at(host));
+            QCOMPARE(jsonAt(pod, {u"spec"_s, u"nodeName"_s}).toString(), nodes.at(host));
+            QCOMPARE(jsonAt(pod, {u"status"_s, u"phase"_s}).toString(), u"Running"_s);
+            QCOMPARE(jsonAt(pod, {u"status"_s, u"podIP"_s}).toString(), ips.at(host));
             QVERIFY(hasTrueCondition(pod, u"Ready"_s));
             QCOMPARE(envOf(pod, u"TPU_NAME"_s), u"tpu-v6e-2x4-0"_s);
             QCOMPARE(envOf(pod, u"TPU_WORKER_ID"_s), QString::number(host));
             QCOMPARE(envOf(pod, u"TPU_WORKER_HOSTNAMES"_s).split(u',').size(), 2);
             QCOMPARE(envOf(pod, u"TPU_ACCELERATOR_TYPE"_s), u"v6e-8"_s);
-            const QJsonObject resources = at(pod, {u"spec"_s, u"containers"_s}).toArray().at(0).toObject().value(u"resources"_s).toObject();
-            QCOMPARE(at(resources, {u"limits"_s, kube::resourceTpu}).toString(), u"4"_s);
+            const QJsonObject resources = jsonAt(pod, {u"spec"_s, u"containers"_s}).toArray().at(0).toObject().value(u"resources"_s).toObject();
+            QCOMPARE(jsonAt(resources, {u"limits"_s, kube::resourceTpu}).toString(), u"4"_s);
         }
         // Both hosts carry the same slice name, and it is not the TPU_NAME.
         QCOMPARE(replicaNames.size(), 1);
@@ -242,7 +226,7 @@ private slots:
         QVERIFY2(list.ok(), qPrintable(list.describe()));
         QStringList listed;
         for (const QJsonValue &v : list.json().value(u"items"_s).toArray())
-            listed << at(v.toObject(), {u"metadata"_s, u"name"_s}).toString();
+            listed << jsonAt(v.toObject(), {u"metadata"_s, u"name"_s}).toString();
         QVERIFY2(listed.contains(cluster), qPrintable(listed.join(u", "_s)));
         for (const QString &path : {u"/apis/ray.io/v1/rayclusters"_s, u"/api/v1/nodes"_s, kube::podsPath(m_ns),
                                     u"/api/v1/namespaces/"_s + m_ns + u"/events"_s}) {
@@ -266,7 +250,7 @@ private slots:
                                                                                          {u"namespace"_s, m_ns}}}}}});
             if (!r.ok())
                 return -r.status; // shows up in the QCOMPARE as the HTTP status
-            return at(r.json(), {u"status"_s, u"allowed"_s}).toBool() ? 1 : 0;
+            return jsonAt(r.json(), {u"status"_s, u"allowed"_s}).toBool() ? 1 : 0;
         };
         QCOMPARE(allowed(u"list"_s), 1);
         QCOMPARE(allowed(u"watch"_s), 1);
@@ -292,8 +276,8 @@ private slots:
         const KubeResponse refused = m_admin->jsonPatch(path, scaleTo(u"some-other-group"_s, 3));
         QVERIFY2(refused.status == 422, qPrintable(refused.describe()));
         const KubeResponse unchanged = m_admin->get(path);
-        QCOMPARE(at(unchanged.json(), {u"spec"_s, u"workerGroupSpecs"_s}).toArray().at(0).toObject().value(u"replicas"_s).toInt(), 1);
-        QCOMPARE(at(unchanged.json(), {u"metadata"_s, u"generation"_s}).toInt(), 1);
+        QCOMPARE(jsonAt(unchanged.json(), {u"spec"_s, u"workerGroupSpecs"_s}).toArray().at(0).toObject().value(u"replicas"_s).toInt(), 1);
+        QCOMPARE(jsonAt(unchanged.json(), {u"metadata"_s, u"generation"_s}).toInt(), 1);
 
         // A stale resourceVersion in a `test` is refused the same way.
         const QJsonArray stale{QJsonObject{{u"op"_s, u"test"_s}, {u"path"_s, u"/metadata/resourceVersion"_s}, {u"value"_s, u"1"_s}},
@@ -303,8 +287,8 @@ private slots:
 
         const KubeResponse applied = m_admin->jsonPatch(path, scaleTo(v6e2x4().name, 3));
         QVERIFY2(applied.ok(), qPrintable(applied.describe()));
-        QCOMPARE(at(applied.json(), {u"spec"_s, u"workerGroupSpecs"_s}).toArray().at(0).toObject().value(u"replicas"_s).toInt(), 3);
-        QCOMPARE(at(applied.json(), {u"metadata"_s, u"generation"_s}).toInt(), 2);
+        QCOMPARE(jsonAt(applied.json(), {u"spec"_s, u"workerGroupSpecs"_s}).toArray().at(0).toObject().value(u"replicas"_s).toInt(), 3);
+        QCOMPARE(jsonAt(applied.json(), {u"metadata"_s, u"generation"_s}).toInt(), 2);
     }
 
     // The harness's client certificates (an EC and an RSA key) authenticate through Qt's TLS, as the

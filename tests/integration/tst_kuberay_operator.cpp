@@ -27,22 +27,6 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QJsonValue at(const QJsonObject &o, const QStringList &path)
-{
-    QJsonValue v = o;
-    for (const QString &key : path)
-        v = v.toObject().value(key);
-    return v;
-}
-
-bool hasTrueCondition(const QJsonObject &object, const QString &type)
-{
-    for (const QJsonValue &c : at(object, {u"status"_s, u"conditions"_s}).toArray())
-        if (c.toObject().value(u"type"_s).toString() == type)
-            return c.toObject().value(u"status"_s).toString() == u"True"_s;
-    return false;
-}
-
 // One pod of the cluster as the checks need it.
 struct Pod {
     QString name;
@@ -112,15 +96,15 @@ class TestKubeRayOperator : public QObject
         }
         for (const QJsonValue &v : r.json().value(u"items"_s).toArray()) {
             const QJsonObject p = v.toObject();
-            const QJsonObject labels = at(p, {u"metadata"_s, u"labels"_s}).toObject();
+            const QJsonObject labels = jsonAt(p, {u"metadata"_s, u"labels"_s}).toObject();
             Pod pod;
-            pod.name = at(p, {u"metadata"_s, u"name"_s}).toString();
+            pod.name = jsonAt(p, {u"metadata"_s, u"name"_s}).toString();
             pod.nodeType = labels.value(kube::labelNodeType).toString();
-            pod.node = at(p, {u"spec"_s, u"nodeName"_s}).toString();
-            pod.phase = at(p, {u"status"_s, u"phase"_s}).toString();
-            pod.ip = at(p, {u"status"_s, u"podIP"_s}).toString();
+            pod.node = jsonAt(p, {u"spec"_s, u"nodeName"_s}).toString();
+            pod.phase = jsonAt(p, {u"status"_s, u"phase"_s}).toString();
+            pod.ip = jsonAt(p, {u"status"_s, u"podIP"_s}).toString();
             pod.ready = hasTrueCondition(p, u"Ready"_s);
-            pod.deleting = !at(p, {u"metadata"_s, u"deletionTimestamp"_s}).toString().isEmpty();
+            pod.deleting = !jsonAt(p, {u"metadata"_s, u"deletionTimestamp"_s}).toString().isEmpty();
             pod.replicaName = labels.value(kube::labelReplicaName).toString();
             pod.replicaIndex = labels.value(kube::labelReplicaIndex).toString();
             pod.hostIndex = labels.value(kube::labelHostIndex).toString();
@@ -172,11 +156,11 @@ class TestKubeRayOperator : public QObject
             QSet<QString> poolsOfSlice;
             for (const Pod &p : it.value()) {
                 const QJsonObject n = node(p.node);
-                const QJsonObject labels = at(n, {u"metadata"_s, u"labels"_s}).toObject();
+                const QJsonObject labels = jsonAt(n, {u"metadata"_s, u"labels"_s}).toObject();
                 QCOMPARE(labels.value(kube::labelAccelerator).toString(), kube::v6e);
                 QCOMPARE(labels.value(kube::labelTopology).toString(), u"2x4"_s);
-                QCOMPARE(at(n, {u"status"_s, u"capacity"_s, kube::resourceTpu}).toString(), u"4"_s);
-                QCOMPARE(at(n, {u"status"_s, u"allocatable"_s, kube::resourceTpu}).toString(), u"4"_s);
+                QCOMPARE(jsonAt(n, {u"status"_s, u"capacity"_s, kube::resourceTpu}).toString(), u"4"_s);
+                QCOMPARE(jsonAt(n, {u"status"_s, u"allocatable"_s, kube::resourceTpu}).toString(), u"4"_s);
                 QVERIFY(hasTrueCondition(n, u"Ready"_s));
                 poolsOfSlice << labels.value(kube::labelNodePool).toString();
             }
@@ -245,8 +229,8 @@ private slots:
         t.start();
         const KubeResponse created = m_admin->createRayCluster(m_ns, m_cluster, {v6e2x4()});
         QVERIFY2(created.ok(), qPrintable(created.describe()));
-        QVERIFY2(at(created.json(), {u"spec"_s, u"managedBy"_s}).toString().isEmpty()
-                     || at(created.json(), {u"spec"_s, u"managedBy"_s}).toString() == u"ray.io/kuberay-operator"_s,
+        QVERIFY2(jsonAt(created.json(), {u"spec"_s, u"managedBy"_s}).toString().isEmpty()
+                     || jsonAt(created.json(), {u"spec"_s, u"managedBy"_s}).toString() == u"ray.io/kuberay-operator"_s,
                  created.body.constData());
 
         QList<Pod> all;
@@ -270,7 +254,7 @@ private slots:
                 ++heads;
                 QVERIFY2(p.name.startsWith(m_cluster + u"-head-"_s), qPrintable(p.name));
                 const QJsonObject n = node(p.node);
-                QVERIFY2(!at(n, {u"metadata"_s, u"labels"_s}).toObject().contains(kube::labelAccelerator), qPrintable(p.node));
+                QVERIFY2(!jsonAt(n, {u"metadata"_s, u"labels"_s}).toObject().contains(kube::labelAccelerator), qPrintable(p.node));
             }
         }
         QCOMPARE(heads, 1);
@@ -298,16 +282,16 @@ private slots:
         QJsonObject rc;
         const qint64 ready = waitFor([&] {
             rc = rayCluster();
-            return at(rc, {u"status"_s, u"readyWorkerReplicas"_s}).toInt() == 2 && at(rc, {u"status"_s, u"state"_s}).toString() == u"ready"_s;
+            return jsonAt(rc, {u"status"_s, u"readyWorkerReplicas"_s}).toInt() == 2 && jsonAt(rc, {u"status"_s, u"state"_s}).toString() == u"ready"_s;
         }, timeoutMs);
         QVERIFY2(ready >= 0, QJsonDocument(rc.value(u"status"_s).toObject()).toJson().constData());
-        QCOMPARE(at(rc, {u"status"_s, u"desiredWorkerReplicas"_s}).toInt(), 2);
-        QCOMPARE(at(rc, {u"status"_s, u"desiredTPU"_s}).toString(), u"8"_s);
-        QCOMPARE(at(rc, {u"status"_s, u"head"_s, u"serviceName"_s}).toString(), m_cluster + u"-head-svc"_s);
+        QCOMPARE(jsonAt(rc, {u"status"_s, u"desiredWorkerReplicas"_s}).toInt(), 2);
+        QCOMPARE(jsonAt(rc, {u"status"_s, u"desiredTPU"_s}).toString(), u"8"_s);
+        QCOMPARE(jsonAt(rc, {u"status"_s, u"head"_s, u"serviceName"_s}).toString(), m_cluster + u"-head-svc"_s);
         QCOMPARE(m_admin->get(kube::servicePath(m_ns, m_cluster + u"-head-svc"_s)).status, 200);
         qInfo("status: state %s, readyWorkerReplicas %d, desiredTPU %s (%lld ms after all Running)",
-              qPrintable(at(rc, {u"status"_s, u"state"_s}).toString()), at(rc, {u"status"_s, u"readyWorkerReplicas"_s}).toInt(),
-              qPrintable(at(rc, {u"status"_s, u"desiredTPU"_s}).toString()), ready);
+              qPrintable(jsonAt(rc, {u"status"_s, u"state"_s}).toString()), jsonAt(rc, {u"status"_s, u"readyWorkerReplicas"_s}).toInt(),
+              qPrintable(jsonAt(rc, {u"status"_s, u"desiredTPU"_s}).toString()), ready);
     }
 
     // replicas 1 -> 2 by JSON Patch (with the `test` op SliceScope sends): a second whole slice, on a
@@ -316,7 +300,7 @@ private slots:
     {
         const QList<Pod> before = workers(pods());
         QCOMPARE(before.size(), 2);
-        const int generation = at(rayCluster(), {u"metadata"_s, u"generation"_s}).toInt();
+        const int generation = jsonAt(rayCluster(), {u"metadata"_s, u"generation"_s}).toInt();
 
         QElapsedTimer t;
         t.start();
@@ -324,14 +308,14 @@ private slots:
             m_path, QJsonArray{QJsonObject{{u"op"_s, u"test"_s}, {u"path"_s, u"/spec/workerGroupSpecs/0/groupName"_s}, {u"value"_s, u"tpu-v6e-2x4"_s}},
                                QJsonObject{{u"op"_s, u"replace"_s}, {u"path"_s, u"/spec/workerGroupSpecs/0/replicas"_s}, {u"value"_s, 2}}});
         QVERIFY2(patched.ok(), qPrintable(patched.describe()));
-        const int newGeneration = at(patched.json(), {u"metadata"_s, u"generation"_s}).toInt();
+        const int newGeneration = jsonAt(patched.json(), {u"metadata"_s, u"generation"_s}).toInt();
         QCOMPARE(newGeneration, generation + 1);
 
         // Times from the patch on.
         qint64 observed = -1, made = -1;
         QList<Pod> all;
         const qint64 running = waitFor([&] {
-            if (observed < 0 && at(rayCluster(), {u"status"_s, u"observedGeneration"_s}).toInt() >= newGeneration)
+            if (observed < 0 && jsonAt(rayCluster(), {u"status"_s, u"observedGeneration"_s}).toInt() >= newGeneration)
                 observed = t.elapsed();
             all = pods();
             const QList<Pod> w = workers(all);
@@ -401,8 +385,8 @@ private slots:
         QVERIFY2(waitFor([&] { return !nodeExists(going.at(0).node) && !nodeExists(going.at(1).node); }, timeoutMs) >= 0,
                  qPrintable(u"the slice's nodes are still there: "_s + going.at(0).node + u", "_s + going.at(1).node));
         const qint64 nodesGone = t.elapsed();
-        const int generation = at(patched.json(), {u"metadata"_s, u"generation"_s}).toInt();
-        QVERIFY2(waitFor([&] { return at(rayCluster(), {u"status"_s, u"observedGeneration"_s}).toInt() >= generation; }, timeoutMs) >= 0,
+        const int generation = jsonAt(patched.json(), {u"metadata"_s, u"generation"_s}).toInt();
+        QVERIFY2(waitFor([&] { return jsonAt(rayCluster(), {u"status"_s, u"observedGeneration"_s}).toInt() >= generation; }, timeoutMs) >= 0,
                  "status.observedGeneration never caught up with metadata.generation");
         qInfo("workersToDelete [%s] (times from the patch): slice %s's 2 pods gone after %lld ms, its 2 nodes after %lld ms, "
               "observedGeneration %d by %lld ms", qPrintable(named), qPrintable(victim), podsGone, nodesGone, generation, t.elapsed());
@@ -435,7 +419,7 @@ private slots:
         }
         const QJsonObject rc = rayCluster();
         qInfo("after clearing workersToDelete: metadata.generation %d, status.observedGeneration %d (1 s later)",
-              at(rc, {u"metadata"_s, u"generation"_s}).toInt(), at(rc, {u"status"_s, u"observedGeneration"_s}).toInt());
+              jsonAt(rc, {u"metadata"_s, u"generation"_s}).toInt(), jsonAt(rc, {u"status"_s, u"observedGeneration"_s}).toInt());
     }
 };
 
