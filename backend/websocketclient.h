@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The one small WebSocket client interface SliceScope needs (the relay's browser and desktop
+// clients). The desktop implements it with QtWebSockets (websocketclient.cpp); the browser build
+// with emscripten's <emscripten/websocket.h> (websocketclient_wasm.cpp), since Qt's WebSockets
+// module is not available for WebAssembly here. Both deliver their signals from Qt's event loop.
+
+#include <QObject>
+#include <QString>
+#include <QUrl>
+
+namespace slicescope {
+
+class WebSocketClient : public QObject
+{
+    Q_OBJECT
+public:
+    // The implementation this build has.
+    static WebSocketClient *create(QObject *parent = nullptr);
+
+    using QObject::QObject;
+    ~WebSocketClient() override = default;
+
+    // Opens a connection; connected() or failed() follows, from the event loop.
+    virtual void open(const QUrl &url) = 0;
+    // Closes it (no signal after this call returns).
+    virtual void close() = 0;
+    // Sends one text message; false when not connected.
+    virtual bool sendText(const QString &message) = 0;
+    virtual bool isConnected() const = 0;
+
+Q_SIGNALS:
+    void connected();
+    void textReceived(const QString &message);
+    // The connection ended or could not be made; `reason` names what failed ("closed by the
+    // relay (1008: wrong token)", "cannot connect to ws://...").
+    void disconnected(const QString &reason);
+};
+
+} // namespace slicescope
