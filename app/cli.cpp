@@ -9,6 +9,7 @@
 #include "inspectjson.h"
 #include "planner.h"
 #include "rayclient.h"
+#include "relaysource.h"
 #include "screenshot.h"
 #include "slicepgjob.h"
 #include "snapshot.h"
@@ -36,9 +37,9 @@ namespace {
 
 const QStringList kVerbs = {QStringLiteral("inspect"), QStringLiteral("plan"), QStringLiteral("screenshot"),
                             QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"), QStringLiteral("record"),
-                            QStringLiteral("scale")};
+                            QStringLiteral("scale"), QStringLiteral("serve")};
 // Verbs of the contract that later work adds; named here so the message is precise.
-const QStringList kPlannedVerbs = {QStringLiteral("serve")};
+const QStringList kPlannedVerbs = {};
 
 } // namespace
 
@@ -271,6 +272,9 @@ int screenshot(const QStringList &arguments)
                                                                                                              : QStringLiteral(" (namespace %1)").arg(spec.ns));
         else
             options.sourceDescription = QStringLiteral("Ray at %1").arg(spec.rayUrl.isEmpty() ? qEnvironmentVariable("RAY_ADDRESS") : spec.rayUrl);
+        break;
+    case SourceSpec::Kind::Relay:
+        options.sourceDescription = RelaySource(QUrl(spec.relayUrl)).description();
         break;
     case SourceSpec::Kind::None:
     case SourceSpec::Kind::Demo:
@@ -699,6 +703,8 @@ int record(const QStringList &arguments)
         }
         break;
     }
+    case SourceSpec::Kind::Relay:
+        return fail(BadUsage, QStringLiteral("record reads a cluster directly; run it where the relay runs, with the relay's SOURCE"));
     case SourceSpec::Kind::Live: {
         if (spec.rayUrl.isEmpty() || !spec.kubeconfig.isEmpty())
             return fail(Failed, spec.kubeconfig.isEmpty() ? QStringLiteral("--ray wants the dashboard's URL")
@@ -773,6 +779,10 @@ int run(const QStringList &arguments)
         return record(arguments);
     if (verb == QLatin1String("scale"))
         return scale(arguments);
+#ifndef Q_OS_WASM
+    if (verb == QLatin1String("serve"))
+        return serve(arguments);
+#endif
     if (kPlannedVerbs.contains(verb))
         return fail(Failed, QStringLiteral("the \"%1\" verb is not available in this build yet").arg(verb));
     return fail(BadUsage, QStringLiteral("unknown verb \"%1\" (verbs: %2)").arg(verb, kVerbs.join(QStringLiteral(", "))));

@@ -33,5 +33,6 @@ int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot);
 int runLoop(const std::function<void()> &begin);
 
 int scale(const QStringList &arguments);
+int serve(const QStringList &arguments); // cli_serve.cpp, native only
 
 } // namespace slicescope::cli

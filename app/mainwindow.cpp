@@ -3,20 +3,19 @@
 
 #include "capturefile.h"
 #include "democluster.h"
-#include "democlusteractions.h"
 #include "fleetoverview.h"
 #include "fleettables.h"
 #include "historycharts.h"
 #include "itemmodels.h"
 #include "joblogview.h"
-#include "kubeclusteractions.h"
 #include "kubesource.h"
 #include "livesource.h"
 #include "logtail.h"
-#include "rayclusteractions.h"
+#include "relaysource.h"
 #include "scaledialog.h"
 #include "slicecomposer.h"
 #include "source.h"
+#include "sourceoptions.h"
 #include "sliceview.h"
 #include "timeline.h"
 #include "workspace.h"
@@ -319,16 +318,9 @@ void MainWindow::chooseClusterActions()
     // The composer works against whatever executes actions for this source; a file is the past.
     m_composer->setActions(nullptr);
     m_actions.reset();
+    // The demo, live Ray, Kubernetes, or the relay a --relay source reads from (sourceoptions).
     QString reason;
-    if (auto *demo = qobject_cast<DemoSource *>(m_source.get())) {
-        m_actions = std::make_unique<DemoClusterActions>(demo);
-    } else if (auto *live = qobject_cast<LiveRaySource *>(m_source.get())) {
-        m_actions = std::make_unique<RayClusterActions>(live);
-    } else if (auto *kube = qobject_cast<KubeSource *>(m_source.get())) {
-        m_actions = std::make_unique<KubeClusterActions>(kube);
-    } else {
-        reason = m_source ? tr("%1 is a recording: it cannot be changed").arg(m_source->description()) : tr("no source");
-    }
+    m_actions = makeClusterActions(m_source.get(), &reason);
     m_composer->setActions(m_actions.get(), reason);
     m_actionsUnavailable = reason;
     if (m_scaleDialog)
@@ -424,6 +416,8 @@ void MainWindow::chooseJobLog()
     } else if (qobject_cast<KubeSource *>(m_source.get())) {
         m_jobLogUnavailable = tr("Job logs are not followed through the Kubernetes service proxy yet. "
                                  "Add --ray URL (a port-forward to the head's dashboard) to follow a job's log.");
+    } else if (qobject_cast<RelaySource *>(m_source.get())) {
+        m_jobLogUnavailable = tr("Job logs are not carried by the relay yet: follow them where the relay runs (--ray URL).");
     } else if (qobject_cast<DemoSource *>(m_source.get())) {
         m_jobLogUnavailable = tr("The demo cluster runs no Ray jobs, so there are no logs to follow. "
                                  "Connect to a live Ray (--ray URL) to follow a job's log.");

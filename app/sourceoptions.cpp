@@ -3,8 +3,12 @@
 
 #include "capturefile.h"
 #include "democluster.h"
+#include "democlusteractions.h"
+#include "kubeclusteractions.h"
 #include "kubesource.h"
 #include "livesource.h"
+#include "rayclusteractions.h"
+#include "relaysource.h"
 #include "source.h"
 
 #include <QCoreApplication>
@@ -82,6 +86,7 @@ void addSourceOptions(QCommandLineParser &parser)
         {{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Kubernetes namespace."), QStringLiteral("N")},
         {QStringLiteral("all-namespaces"), QStringLiteral("Watch every namespace.")},
         {QStringLiteral("in-cluster"), QStringLiteral("Use the pod's service account (inside a Kubernetes pod).")},
+        {QStringLiteral("relay"), QStringLiteral("A `slicescope serve` relay: the URL it printed, with its ?token=."), QStringLiteral("URL")},
     });
 }
 
@@ -110,8 +115,16 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         spec.kubernetes = spec.inCluster || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context"));
         ++chosen;
     }
+    if (parser.isSet(QStringLiteral("relay"))) {
+        spec.kind = SourceSpec::Kind::Relay;
+        spec.relayUrl = parser.value(QStringLiteral("relay"));
+        QString problem;
+        if (RelaySource::relayUrl(QUrl(spec.relayUrl, QUrl::StrictMode), &problem).isEmpty())
+            return problem;
+        ++chosen;
+    }
     if (chosen > 1)
-        return QStringLiteral("choose one source: --demo, --capture FILE, or --ray/--kubeconfig");
+        return QStringLiteral("choose one source: --demo, --capture FILE, --ray/--kubeconfig, or --relay URL");
     if (chosen == 0 && !rayAddressFromEnvironment().isEmpty()) {
         // Like Ray's own job CLI: RAY_ADDRESS=http://... names the cluster when nothing else does.
         spec.kind = SourceSpec::Kind::Live;
@@ -162,11 +175,15 @@ QString loadCapture(const SourceSpec &spec, Capture &capture)
         capture = result.captures.last();
         return {};
     }
-    case SourceSpec::Kind::Live: {
+    case SourceSpec::Kind::Live:
+    case SourceSpec::Kind::Relay: {
         QString error;
-        std::unique_ptr<Source> source = makeLiveSource(spec, &error);
+        std::unique_ptr<Source> source = spec.kind == SourceSpec::Kind::Relay ? makeSource(spec, &error) : makeLiveSource(spec, &error);
         if (!source)
             return error;
+        // One answer is wanted: a relay that is gone or refuses us fails now instead of retrying.
+        if (auto *relay = qobject_cast<RelaySource *>(source.get()))
+            QObject::connect(relay, &Source::failed, relay, &RelaySource::stop);
         // A live answer arrives on the event loop. The verbs call this from main() before any loop
         // runs, so this exec() is the application's one top-level loop, ended from the signal
         // handlers; from inside a running loop it would nest, which the house rules forbid.
@@ -200,8 +217,25 @@ std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error)
         return std::make_unique<CaptureFileSource>(spec.capturePath);
     case SourceSpec::Kind::Live:
         return makeLiveSource(spec, error);
+    case SourceSpec::Kind::Relay:
+        return std::make_unique<RelaySource>(QUrl(spec.relayUrl));
     }
     Q_UNREACHABLE();
+}
+
+std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reason)
+{
+    if (auto *demo = qobject_cast<DemoSource *>(source))
+        return std::make_unique<DemoClusterActions>(demo);
+    if (auto *live = qobject_cast<LiveRaySource *>(source))
+        return std::make_unique<RayClusterActions>(live);
+    if (auto *kube = qobject_cast<KubeSource *>(source))
+        return std::make_unique<KubeClusterActions>(kube);
+    if (auto *relay = qobject_cast<RelaySource *>(source))
+        return std::make_unique<RelayClusterActions>(relay);
+    if (reason)
+        *reason = source ? QStringLiteral("%1 is a recording: it cannot be changed").arg(source->description()) : QStringLiteral("no source");
+    return nullptr;
 }
 
 } // namespace slicescope

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The SOURCE options shared by the window and every verb: --demo, --capture FILE, and the live
-// --ray/--kubeconfig family.
+// The SOURCE options shared by the window and every verb: --demo, --capture FILE, the live
+// --ray/--kubeconfig family, and --relay URL (a `slicescope serve` relay).
 
 #include "capture.h"
 
@@ -14,14 +14,16 @@
 
 namespace slicescope {
 
+class ClusterActions;
 class Source;
 struct KubeConfig;
 struct KubeConfigContexts;
 
 struct SourceSpec {
-    enum class Kind { None, Demo, CaptureFile, Live };
+    enum class Kind { None, Demo, CaptureFile, Live, Relay };
     Kind kind = Kind::None;
     QString capturePath;
+    QString relayUrl;              // --relay: what `slicescope serve` printed, token included
     quint32 demoSeed = 42;
     qint64 demoAdvanceMs = 0;
     QString rayUrl, rayTokenFile, kubeconfig, context, ns;
@@ -48,5 +50,9 @@ QString resolveKubeConfig(const SourceSpec &spec, KubeConfig &config, KubeConfig
 
 // A Source object for the window. Live: a LiveRaySource polling --ray with the resolved token.
 std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error);
+
+// What carries out actions for `source`: the demo simulator, Ray jobs, Kubernetes patches, or the
+// relay the source reads from. Null for a capture file, with `reason` saying why.
+std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reason);
 
 } // namespace slicescope

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "relayserver.h"
+
+#include "clusteractions.h"
+#include "relayprotocol.h"
+#include "scaleplan.h"
+#include "source.h"
+
+#include <QAbstractHttpServer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTextStream>
+#include <QTimer>
+#include <QUrlQuery>
+#include <QWebSocket>
+
+namespace slicescope {
+
+namespace {
+
+constexpr int kRecentSnapshots = 32;      // scale plans are re-derived from one of these
+constexpr int kDescribedGroupsMax = 500;  // release texts sent up front for at most this many groups
+constexpr qint64 kMaxStaticFileBytes = qint64(256) << 20;
+
+QByteArray mimeType(const QString &path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    static const QHash<QString, QByteArray> types = {
+        {QStringLiteral("html"), "text/html; charset=utf-8"},
+        {QStringLiteral("htm"), "text/html; charset=utf-8"},
+        {QStringLiteral("js"), "text/javascript; charset=utf-8"},
+        {QStringLiteral("mjs"), "text/javascript; charset=utf-8"},
+        {QStringLiteral("wasm"), "application/wasm"},
+        {QStringLiteral("css"), "text/css; charset=utf-8"},
+        {QStringLiteral("json"), "application/json"},
+        {QStringLiteral("svg"), "image/svg+xml"},
+        {QStringLiteral("png"), "image/png"},
+        {QStringLiteral("ico"), "image/x-icon"},
+        {QStringLiteral("txt"), "text/plain; charset=utf-8"},
+        {QStringLiteral("map"), "application/json"},
+    };
+    return types.value(suffix, "application/octet-stream");
+}
+
+QString hostForUrl(const QHostAddress &address)
+{
+    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
+        return QStringLiteral("127.0.0.1");
+    if (address == QHostAddress::AnyIPv6)
+        return QStringLiteral("[::1]");
+    if (address.protocol() == QAbstractSocket::IPv6Protocol)
+        return u'[' + address.toString() + u']';
+    return address.toString();
+}
+
+} // namespace
+
+// QAbstractHttpServer with our one handler. Qt 6.4 asks handleRequest() about a WebSocket upgrade
+// too: true lets its internal QWebSocketServer answer the handshake (newWebSocketConnection),
+// false calls missingHandler() and drops the connection. So a browser from another origin or a
+// rebinding name never gets a WebSocket (403 before the handshake); a wrong token does get one,
+// closed at once with 1008 and the reason, which a page can read and show (a failed handshake
+// reaches JavaScript only as "error").
+class RelayHttpFront : public QAbstractHttpServer
+{
+public:
+    explicit RelayHttpFront(RelayServer *server) : QAbstractHttpServer(server), m_server(server) {}
+    static QHttpServerResponder responder(const QHttpServerRequest &request, QTcpSocket *socket) { return makeResponder(request, socket); }
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
+    {
+        m_answered = nullptr;
+        if (m_server->handleHttp(request, socket))
+            return true;
+        m_answered = socket; // refused upgrade, already answered
+        return false;
+    }
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override
+    {
+        if (socket != m_answered)
+            makeResponder(request, socket).write(QHttpServerResponder::StatusCode::NotFound);
+        m_answered = nullptr;
+    }
+
+private:
+    RelayServer *m_server;
+    QTcpSocket *m_answered = nullptr;
+};
+
+RelayServer::RelayServer(Source *source, ClusterActions *actions, QString actionsUnavailable, RelayServerOptions options, QObject *parent)
+    : QObject(parent), m_source(source), m_actions(actions), m_actionsUnavailable(std::move(actionsUnavailable)), m_options(std::move(options))
+{
+    m_log = [](const QString &line) { QTextStream(stderr) << "slicescope: relay: " << line << Qt::endl; };
+    connect(m_source, &Source::captureReceived, this, &RelayServer::onCapture);
+    connect(m_source, &Source::failed, this, &RelayServer::onSourceFailed);
+    if (m_actions) {
+        connect(m_actions, &ClusterActions::actionProgress, this, [this](const QString &id, const QString &text) {
+            reply(id, {{QStringLiteral("type"), relay::type::Progress}, {QStringLiteral("text"), text}});
+        });
+        connect(m_actions, &ClusterActions::actionJobSubmitted, this, [this](const QString &id, const QString &submissionId) {
+            reply(id, {{QStringLiteral("type"), relay::type::JobSubmitted}, {QStringLiteral("submissionId"), submissionId}});
+        });
+        connect(m_actions, &ClusterActions::actionFinished, this, [this](const QString &id, bool ok, const QString &message) {
+            log(tr("action %1 finished (%2): %3").arg(id, ok ? QStringLiteral("ok") : QStringLiteral("failed"), message));
+            reply(id, {{QStringLiteral("type"), relay::type::Finished}, {QStringLiteral("ok"), ok}, {QStringLiteral("message"), message}});
+            m_actionsInFlight.remove(id);
+        });
+        connect(m_actions, &ClusterActions::actionConflict, this, [this](const QString &id, const QStringList &changes, const QString &message) {
+            log(tr("action %1 conflicted: %2").arg(id, message));
+            reply(id, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("changes"), QJsonArray::fromStringList(changes)},
+                       {QStringLiteral("message"), message}});
+            m_actionsInFlight.remove(id);
+        });
+        connect(m_actions, &ClusterActions::availabilityChanged, this, [this] { sendActionsState(); });
+    }
+}
+
+RelayServer::~RelayServer()
+{
+    for (Client &c : m_clients) {
+        c.socket->disconnect(this);
+        c.socket->close(QWebSocketProtocol::CloseCodeGoingAway, tr("the relay stops"));
+    }
+}
+
+QByteArray RelayServer::newToken()
+{
+    quint32 words[8];
+    QRandomGenerator::system()->fillRange(words);
+    return QByteArray(reinterpret_cast<const char *>(words), sizeof(words)).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+}
+
+bool RelayServer::isLoopbackAddress(const QHostAddress &address)
+{
+    if (address.isLoopback())
+        return true;
+    bool mapped = false;
+    const quint32 v4 = address.toIPv4Address(&mapped); // ::ffff:127.0.0.1
+    return mapped && QHostAddress(v4).isLoopback();
+}
+
+QString RelayServer::start()
+{
+    if (m_options.token.size() < 16)
+        return tr("the access token is too short (at least 16 characters)");
+    if (!m_options.allowRemote && !isLoopbackAddress(m_options.address))
+        return tr("refusing to listen on %1, which is not a loopback address: other machines could reach the relay; "
+                  "pass --allow-remote to mean it").arg(m_options.address.toString());
+    if (!m_options.webRoot.isEmpty() && !QFileInfo(m_options.webRoot).isDir())
+        return tr("--web-root %1 is not a directory").arg(m_options.webRoot);
+    m_http = new RelayHttpFront(this);
+    m_tcp = new QTcpServer(this);
+    if (!m_tcp->listen(m_options.address, m_options.port))
+        return tr("cannot listen on %1:%2: %3").arg(m_options.address.toString()).arg(m_options.port).arg(m_tcp->errorString());
+    m_http->bind(m_tcp);
+    connect(m_http, &QAbstractHttpServer::newWebSocketConnection, this, &RelayServer::acceptWebSockets);
+    QTimer::singleShot(0, m_source, &Source::start);
+    return {};
+}
+
+quint16 RelayServer::port() const
+{
+    return m_tcp ? m_tcp->serverPort() : 0;
+}
+
+QUrl RelayServer::openUrl() const
+{
+    QUrl url(QStringLiteral("http://%1:%2/").arg(hostForUrl(m_options.address)).arg(port()));
+    url.setQuery(QStringLiteral("%1=%2").arg(relay::kTokenQuery, QString::fromLatin1(m_options.token)));
+    return url;
+}
+
+void RelayServer::log(const QString &line) const
+{
+    if (m_log)
+        m_log(line);
+}
+
+// ---- access checks ---------------------------------------------------------------------------
+
+QString RelayServer::checkPeer(const QHostAddress &peer) const
+{
+    if (m_options.allowRemote || isLoopbackAddress(peer))
+        return {};
+    return tr("not a loopback client (start the relay with --allow-remote to accept others)");
+}
+
+QString RelayServer::checkHost(const QByteArray &host) const
+{
+    if (m_options.allowRemote)
+        return {}; // reached through a Service, an ingress or a port-forward under any name: the token guards it
+    const QString port = QString::number(this->port());
+    const QString given = QString::fromLatin1(host).toLower();
+    for (const QString &name : {QStringLiteral("127.0.0.1"), QStringLiteral("localhost"), QStringLiteral("[::1]"), hostForUrl(m_options.address)})
+        if (given == name + u':' + port)
+            return {};
+    // A page from another name (DNS rebinding) resolving to us carries its own name here.
+    return tr("Host \"%1\" is not this relay's address").arg(given.left(100));
+}
+
+QString RelayServer::checkOrigin(const QByteArray &origin, const QByteArray &host) const
+{
+    if (origin.isEmpty())
+        return {}; // not a browser (RelaySource on the desktop, curl): the token is what counts
+    const QUrl url(QString::fromLatin1(origin));
+    if (url.isValid() && url.authority().compare(QString::fromLatin1(host), Qt::CaseInsensitive) == 0)
+        return {};
+    return tr("Origin \"%1\" is not this relay's page").arg(QString::fromLatin1(origin).left(100));
+}
+
+bool RelayServer::tokenMatches(const QByteArray &candidate) const
+{
+    const QByteArray &token = m_options.token;
+    // Constant time in the content: every byte is looked at whatever matches.
+    unsigned diff = unsigned(candidate.size() ^ token.size());
+    for (qsizetype i = 0; i < token.size(); ++i)
+        diff |= unsigned(uchar(token[i]) ^ uchar(i < candidate.size() ? candidate[i] : 0));
+    return diff == 0;
+}
+
+QByteArray RelayServer::cookieValue(const QByteArray &cookieHeader, const QByteArray &name)
+{
+    for (const QByteArray &part : cookieHeader.split(';')) {
+        const QByteArray item = part.trimmed();
+        if (item.startsWith(name + '='))
+            return item.mid(name.size() + 1);
+    }
+    return {};
+}
+
+// ---- HTTP ------------------------------------------------------------------------------------
+
+namespace {
+
+using Headers = QList<QPair<QByteArray, QByteArray>>;
+
+// Answers the request; true (it was answered), for handleHttp()'s returns.
+bool respond(QHttpServerResponder &&responder, QHttpServerResponder::StatusCode status, const QByteArray &type, const QByteArray &body,
+             bool head, const Headers &extra = {})
+{
+    responder.writeStatusLine(status);
+    responder.writeHeader("Content-Type", type);
+    responder.writeHeader("Content-Length", QByteArray::number(body.size()));
+    responder.writeHeader("X-Content-Type-Options", "nosniff");
+    responder.writeHeader("Referrer-Policy", "no-referrer"); // the token in the URL goes nowhere else
+    responder.writeHeader("Cache-Control", "no-store");
+    responder.writeHeader("X-Frame-Options", "DENY");
+    for (const auto &h : extra)
+        responder.writeHeader(h.first, h.second);
+    responder.writeBody(head ? QByteArray() : body);
+    return true;
+}
+
+QByteArray textBody(const QString &text)
+{
+    return text.toUtf8() + '\n';
+}
+
+} // namespace
+
+bool RelayServer::handleHttp(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    using Status = QHttpServerResponder::StatusCode;
+    QHttpServerResponder responder = RelayHttpFront::responder(request, socket);
+    const bool head = request.method() == QHttpServerRequest::Method::Head;
+    const QString path = request.url().path(QUrl::FullyDecoded);
+    const QString peer = request.remoteAddress().toString();
+    auto refuse = [&](Status status, const QString &why) {
+        log(tr("refused %1 %2 from %3: %4").arg(head ? QStringLiteral("HEAD") : QStringLiteral("GET"), path.left(200), peer, why));
+        return respond(std::move(responder), status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why), head);
+    };
+    const bool upgrade = request.value("Upgrade").compare("websocket", Qt::CaseInsensitive) == 0;
+    const QByteArray host = request.value("Host");
+    QString why = checkPeer(request.remoteAddress());
+    if (why.isEmpty())
+        why = checkHost(host);
+    if (why.isEmpty())
+        why = checkOrigin(request.value("Origin"), host);
+    if (!why.isEmpty() && upgrade) {
+        refuse(Status::Forbidden, why);
+        return false; // no handshake
+    }
+    if (!why.isEmpty())
+        return refuse(Status::Forbidden, why);
+    if (upgrade)
+        return true; // the handshake; admit() checks the token and the path
+
+    const QByteArray queryToken = QUrlQuery(request.url()).queryItemValue(relay::kTokenQuery, QUrl::FullyDecoded).toLatin1();
+    const QByteArray cookieToken = cookieValue(request.value("Cookie"), QByteArray(relay::kTokenCookie.latin1()));
+    const bool byQuery = !queryToken.isEmpty() && tokenMatches(queryToken);
+    if (!byQuery && !(!cookieToken.isEmpty() && tokenMatches(cookieToken)))
+        return refuse(Status::Forbidden, tr("a valid access token is required: open the URL `slicescope serve` printed"));
+    if (request.method() != QHttpServerRequest::Method::Get && !head)
+        return refuse(Status::MethodNotAllowed, tr("only GET and HEAD"));
+    Headers extra;
+    if (byQuery) // later requests (the .js, the .wasm, the WebSocket) carry it as a cookie
+        extra.append({"Set-Cookie", QByteArray(relay::kTokenCookie.latin1()) + '=' + m_options.token + "; Path=/; HttpOnly; SameSite=Strict"});
+    if (path == relay::kPath)
+        return respond(std::move(responder), Status::UpgradeRequired, "text/plain; charset=utf-8", textBody(tr("the relay speaks WebSocket here")), head, extra);
+
+    // The static bundle. No listing, no dot segments or dotfiles, nothing outside the web root.
+    const QString raw = request.url().path(QUrl::FullyEncoded);
+    const QStringList segments = path.split(u'/', Qt::SkipEmptyParts);
+    for (const QString &s : segments)
+        if (s.startsWith(u'.') || s.contains(u'\\') || s.contains(QChar(0)))
+            return refuse(Status::Forbidden, tr("no such path"));
+    if (raw.contains(QLatin1String("/..")) || raw.contains(QLatin1String("%2e"), Qt::CaseInsensitive))
+        return refuse(Status::Forbidden, tr("no such path"));
+    if (m_options.webRoot.isEmpty()) {
+        if (path == QLatin1String("/") || path == QLatin1String("/index.html"))
+            return respond(std::move(responder), Status::Ok, "text/html; charset=utf-8",
+                           QByteArrayLiteral("<!doctype html><meta charset=utf-8><title>SliceScope relay</title>"
+                                             "<p>This SliceScope relay serves no web bundle: start it with <code>--web-root DIR</code> "
+                                             "(the output of <code>installer/web/build.sh</code>). The relay itself is at <code>/relay</code>.</p>\n"),
+                           head, extra);
+        return respond(std::move(responder), Status::NotFound, "text/plain; charset=utf-8", textBody(tr("not found")), head, extra);
+    }
+    const QString root = QFileInfo(m_options.webRoot).canonicalFilePath();
+    const QString wanted = segments.isEmpty() ? QStringLiteral("index.html") : segments.join(u'/');
+    const QFileInfo file(root + u'/' + wanted);
+    const QString real = file.canonicalFilePath();
+    if (real.isEmpty() || !real.startsWith(root + u'/') || !file.isFile())
+        return respond(std::move(responder), Status::NotFound, "text/plain; charset=utf-8", textBody(tr("not found")), head, extra);
+    QFile f(real);
+    if (f.size() > kMaxStaticFileBytes || !f.open(QIODevice::ReadOnly))
+        return respond(std::move(responder), Status::InternalServerError, "text/plain; charset=utf-8", textBody(tr("cannot read this file")), head, extra);
+    respond(std::move(responder), Status::Ok, mimeType(real), f.readAll(), head, extra);
+    return true;
+}
+
+// ---- WebSocket -------------------------------------------------------------------------------
+
+void RelayServer::acceptWebSockets()
+{
+    while (m_http->hasPendingWebSocketConnections()) {
+        QWebSocket *socket = m_http->nextPendingWebSocketConnection().release();
+        socket->setParent(this);
+        admit(socket);
+    }
+}
+
+void RelayServer::admit(QWebSocket *socket)
+{
+    const QNetworkRequest request = socket->request();
+    const QByteArray host = request.rawHeader("Host");
+    const QByteArray origin = socket->origin().toLatin1();
+    const QByteArray queryToken = QUrlQuery(socket->requestUrl()).queryItemValue(relay::kTokenQuery, QUrl::FullyDecoded).toLatin1();
+    const QByteArray cookieToken = cookieValue(request.rawHeader("Cookie"), QByteArray(relay::kTokenCookie.latin1()));
+    QString why, reason;
+    if (why = checkPeer(socket->peerAddress()); !why.isEmpty())
+        reason = QStringLiteral("not a loopback client");
+    else if (why = checkHost(host); !why.isEmpty())
+        reason = QStringLiteral("Host not allowed");
+    else if (why = checkOrigin(origin, host); !why.isEmpty())
+        reason = QStringLiteral("Origin not allowed");
+    else if (!(!queryToken.isEmpty() && tokenMatches(queryToken)) && !(!cookieToken.isEmpty() && tokenMatches(cookieToken)))
+        why = reason = QStringLiteral("wrong token");
+    else if (socket->requestUrl().path() != relay::kPath)
+        why = reason = QStringLiteral("unknown path");
+    if (!reason.isEmpty()) {
+        log(tr("refused a WebSocket from %1: %2").arg(socket->peerAddress().toString(), why));
+        connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);
+        socket->close(QWebSocketProtocol::CloseCodePolicyViolated, reason);
+        QTimer::singleShot(5000, socket, &QObject::deleteLater); // a peer that never answers the close
+        return;
+    }
+    socket->setMaxAllowedIncomingMessageSize(quint64(relay::kMaxClientMessageBytes));
+    socket->setMaxAllowedIncomingFrameSize(quint64(relay::kMaxClientMessageBytes));
+    Client c;
+    c.socket = socket;
+    c.id = m_nextClientId++;
+    m_clients.append(c);
+    log(tr("client %1 connected from %2 (%3 connected)").arg(c.id).arg(socket->peerAddress().toString()).arg(m_clients.size()));
+    connect(socket, &QWebSocket::textMessageReceived, this, [this, socket](const QString &text) { onClientMessage(socket, text); });
+    connect(socket, &QWebSocket::binaryMessageReceived, this, [this, socket] {
+        send(socket, {{QStringLiteral("type"), relay::type::Error}, {QStringLiteral("message"), tr("the relay takes text messages only")}});
+    });
+    connect(socket, &QWebSocket::bytesWritten, this, [this, socket] {
+        if (Client *c = client(socket); c && c->capturePending && socket->bytesToWrite() == 0)
+            sendCaptureTo(*c);
+    });
+    connect(socket, &QWebSocket::disconnected, this, [this, socket] {
+        for (qsizetype i = 0; i < m_clients.size(); ++i)
+            if (m_clients[i].socket == socket) {
+                log(tr("client %1 left (%2 connected)").arg(m_clients[i].id).arg(m_clients.size() - 1));
+                m_clients.removeAt(i);
+                break;
+            }
+        for (Action &a : m_actionsInFlight)
+            if (a.socket == socket)
+                a.socket = nullptr; // the action goes on; its replies have nowhere to go
+        socket->deleteLater();
+    });
+    send(socket, {{QStringLiteral("type"), relay::type::Hello}, {QStringLiteral("protocol"), relay::kProtocol},
+                  {QStringLiteral("source"), m_source->description()}, {QStringLiteral("version"), QStringLiteral(SLICESCOPE_VERSION)}});
+    sendActionsState(socket);
+    if (!m_captureMessage.isEmpty())
+        sendCaptureTo(m_clients.last());
+    if (!m_sourceFailure.isEmpty())
+        send(socket, {{QStringLiteral("type"), relay::type::SourceFailed}, {QStringLiteral("message"), m_sourceFailure}});
+}
+
+RelayServer::Client *RelayServer::client(QWebSocket *socket)
+{
+    for (Client &c : m_clients)
+        if (c.socket == socket)
+            return &c;
+    return nullptr;
+}
+
+void RelayServer::send(QWebSocket *socket, const QJsonObject &message)
+{
+    if (socket)
+        socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
+}
+
+void RelayServer::sendCaptureTo(Client &c)
+{
+    // A client still receiving the previous capture gets only the newest one once it is done:
+    // a slow browser skips captures instead of queueing them without bound.
+    if (c.socket->bytesToWrite() > 0) {
+        c.capturePending = true;
+        return;
+    }
+    c.capturePending = false;
+    c.socket->sendTextMessage(QString::fromUtf8(m_captureMessage));
+}
+
+void RelayServer::onCapture(const Capture &capture)
+{
+    m_sourceFailure.clear();
+    m_captureMessage = relay::captureMessage(++m_seq, capture);
+    m_recent.push_front(buildSnapshot(capture));
+    while (m_recent.size() > kRecentSnapshots)
+        m_recent.pop_back();
+    for (Client &c : m_clients)
+        sendCaptureTo(c);
+    sendActionsState();
+}
+
+void RelayServer::onSourceFailed(const QString &message)
+{
+    m_sourceFailure = message;
+    log(tr("source failed: %1").arg(message));
+    for (Client &c : m_clients)
+        send(c.socket, {{QStringLiteral("type"), relay::type::SourceFailed}, {QStringLiteral("message"), message}});
+}
+
+QJsonObject RelayServer::actionsState() const
+{
+    QJsonObject state{{QStringLiteral("type"), relay::type::Actions}};
+    if (!m_actions) {
+        state.insert(QStringLiteral("unavailableReason"), m_actionsUnavailable);
+        return state;
+    }
+    state.insert(QStringLiteral("unavailableReason"), m_actions->unavailableReason());
+    if (m_recent.empty())
+        return state;
+    const ClusterSnapshot &snap = *m_recent.front();
+    QJsonObject scale;
+    for (const WorkerGroup &g : snap.workerGroups)
+        scale.insert(g.qualifiedName(), m_actions->scaleUnavailableReason(g));
+    state.insert(QStringLiteral("scale"), scale);
+    QJsonObject releases;
+    for (const PlacementGroup &g : snap.placementGroups) {
+        if (releases.size() >= kDescribedGroupsMax)
+            break;
+        releases.insert(g.id, QJsonObject{{QStringLiteral("describe"), m_actions->describeRelease(snap, g)},
+                                          {QStringLiteral("createdBySliceScope"), m_actions->createdBySliceScope(snap, g)}});
+    }
+    state.insert(QStringLiteral("releases"), releases);
+    return state;
+}
+
+void RelayServer::sendActionsState(QWebSocket *only)
+{
+    if (m_clients.isEmpty())
+        return;
+    const QJsonObject state = actionsState();
+    if (only)
+        return send(only, state);
+    for (Client &c : m_clients)
+        send(c.socket, state);
+}
+
+void RelayServer::reply(const QString &actionId, const QJsonObject &message)
+{
+    const auto it = m_actionsInFlight.constFind(actionId);
+    if (it == m_actionsInFlight.cend() || !it->socket)
+        return;
+    QJsonObject out = message;
+    out.insert(QStringLiteral("id"), it->clientId);
+    send(it->socket, out);
+}
+
+void RelayServer::refuseAction(QWebSocket *socket, const QString &clientId, const QString &why)
+{
+    log(tr("refused an action: %1").arg(why));
+    send(socket, {{QStringLiteral("type"), relay::type::Finished}, {QStringLiteral("id"), clientId}, {QStringLiteral("ok"), false},
+                  {QStringLiteral("message"), why}});
+}
+
+void RelayServer::onClientMessage(QWebSocket *socket, const QString &text)
+{
+    const relay::Message m = relay::parseMessage(text.toUtf8());
+    if (!m.error.isEmpty() || m.type == relay::type::Capture) {
+        send(socket, {{QStringLiteral("type"), relay::type::Error}, {QStringLiteral("message"), m.error.isEmpty() ? tr("clients send actions, not captures") : m.error}});
+        return;
+    }
+    const QJsonValue idValue = m.object.value(QLatin1String("id"));
+    const QString clientId = idValue.toString();
+    if (m.type != relay::type::Submit && m.type != relay::type::Release && m.type != relay::type::Scale) {
+        send(socket, {{QStringLiteral("type"), relay::type::Error}, {QStringLiteral("id"), clientId},
+                      {QStringLiteral("message"), tr("unknown message type \"%1\"").arg(m.type.left(40))}});
+        return;
+    }
+    if (!idValue.isString() || clientId.isEmpty() || clientId.size() > 128) {
+        send(socket, {{QStringLiteral("type"), relay::type::Error}, {QStringLiteral("message"), tr("an action needs an \"id\" (a string of 1 to 128 characters)")}});
+        return;
+    }
+    // The page sets this only after the operator confirmed in the same dialog as the desktop's.
+    if (m.object.value(QLatin1String("confirmed")) != QJsonValue(true))
+        return refuseAction(socket, clientId, tr("the action was not confirmed (\"confirmed\": true is set only after the operator confirms)"));
+    if (!m_actions)
+        return refuseAction(socket, clientId, m_actionsUnavailable);
+    if (const QString why = m_actions->unavailableReason(); !why.isEmpty())
+        return refuseAction(socket, clientId, why);
+    for (const Action &a : std::as_const(m_actionsInFlight))
+        if (a.socket == socket && a.clientId == clientId)
+            return refuseAction(socket, clientId, tr("an action with id \"%1\" is already running").arg(clientId));
+
+    const QString internalId = QStringLiteral("relay-%1-%2").arg(client(socket) ? client(socket)->id : 0).arg(m_nextAction++);
+    if (m.type == relay::type::Submit) {
+        SlicePlacementRequest request;
+        if (const QString why = relay::fromJson(m.object.value(QLatin1String("request")).toObject(), request); !why.isEmpty())
+            return refuseAction(socket, clientId, why);
+        m_actionsInFlight.insert(internalId, Action{socket, clientId});
+        log(tr("action %1: submit slice placement group %2 (%3 %4 x%5)").arg(internalId, request.name, request.accelerator, request.topology).arg(request.numSlices));
+        m_actions->submitSlicePlacementGroup(internalId, request);
+    } else if (m.type == relay::type::Release) {
+        const QString nameOrId = m.object.value(QLatin1String("nameOrId")).toString();
+        if (nameOrId.isEmpty())
+            return refuseAction(socket, clientId, tr("release needs \"nameOrId\""));
+        m_actionsInFlight.insert(internalId, Action{socket, clientId});
+        const bool force = m.object.value(QLatin1String("force")).toBool();
+        log(tr("action %1: release placement group %2%3").arg(internalId, nameOrId, force ? QStringLiteral(" (forced)") : QString()));
+        m_actions->releasePlacementGroup(internalId, nameOrId, force);
+    } else {
+        startScale(socket, internalId, m.object);
+    }
+}
+
+void RelayServer::startScale(QWebSocket *socket, const QString &internalId, const QJsonObject &message)
+{
+    const QString clientId = message.value(QLatin1String("id")).toString();
+    const QString groupName = message.value(QLatin1String("workerGroup")).toString();
+    const QByteArray patch = message.value(QLatin1String("patch")).toString().toUtf8();
+    QList<ScaleRequest> candidates;
+    ScaleRequest r;
+    r.workerGroup = groupName;
+    r.mode = ScaleRequest::Mode::Replicas;
+    r.replicas = message.value(QLatin1String("toReplicas")).toInt(-1);
+    candidates << r;
+    r.mode = ScaleRequest::Mode::Bounds;
+    r.minReplicas = message.value(QLatin1String("toMin")).toInt(-1);
+    r.maxReplicas = message.value(QLatin1String("toMax")).toInt(-1);
+    candidates << r;
+    r.mode = ScaleRequest::Mode::RemoveSlice;
+    for (const QJsonValue &s : message.value(QLatin1String("slicesRemoved")).toArray()) {
+        r.slice = s.toString();
+        candidates << r;
+    }
+    // Only a change SliceScope's own rules derive from a view this relay served is carried out,
+    // and only when its patch is byte for byte the one the operator reviewed. Its test ops then
+    // make a stale view conflict at the API server instead of writing.
+    bool groupSeen = false;
+    for (const SnapshotPtr &snap : m_recent) {
+        if (snap->workerGroupIndex(groupName) < 0)
+            continue;
+        groupSeen = true;
+        for (const ScaleRequest &candidate : std::as_const(candidates)) {
+            const ScalePlan plan = planScale(*snap, candidate);
+            if (plan.allowed && !plan.noChange && plan.jsonPatch() == patch) {
+                m_actionsInFlight.insert(internalId, Action{socket, clientId});
+                log(tr("action %1: scale %2").arg(internalId, plan.summary));
+                m_actions->scaleWorkerGroup(internalId, plan);
+                return;
+            }
+        }
+    }
+    if (!groupSeen)
+        return refuseAction(socket, clientId, tr("the relay has no worker group %1 in its recent views").arg(groupName));
+    log(tr("action %1: scale %2 conflicts with the relay's recent views").arg(internalId, groupName));
+    send(socket, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("id"), clientId},
+                  {QStringLiteral("changes"), QJsonArray{tr("the plan no longer matches %1 as the relay sees it").arg(groupName)}},
+                  {QStringLiteral("message"), tr("nothing was written: re-plan on the newest snapshot and confirm again")}});
+}
+
+} // namespace slicescope
