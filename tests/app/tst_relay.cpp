@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The relay end to end: `slicescope serve --demo` in a process on 127.0.0.1:0, reached through
+// RelaySource / RelayClusterActions (the browser build's own client code), raw HTTP and raw TCP.
+// Plus the relay's snapshot latency, measured in process (a figure, printed, not a pass/fail).
+
+#include "capturefile.h"
+#include "democluster.h"
+#include "inspectjson.h"
+#include "relayprotocol.h"
+#include "relayserver.h"
+#include "relaysource.h"
+#include "snapshot.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkInterface>
+#include <QNetworkReply>
+#include <QJsonArray>
+#include <QProcess>
+#include <QTcpServer>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace slicescope;
+
+namespace {
+
+// A `slicescope serve` process and the URL it printed.
+struct Relay {
+    std::unique_ptr<QProcess> process;
+    QUrl url;
+    QByteArray token;
+    quint16 port = 0;
+    QByteArray err; // everything it wrote on stderr so far
+
+    QByteArray readErr()
+    {
+        err += process->readAllStandardError();
+        return err;
+    }
+    ~Relay()
+    {
+        if (process && process->state() != QProcess::NotRunning) {
+            process->terminate();
+            process->waitForFinished(5000);
+        }
+    }
+};
+
+QProcessEnvironment cleanEnvironment()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *name : {"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS", "DISPLAY", "KUBECONFIG"})
+        env.remove(QLatin1String(name));
+    return env;
+}
+
+bool startRelay(Relay &relay, const QStringList &extra = {})
+{
+    relay.process = std::make_unique<QProcess>();
+    relay.process->setProcessEnvironment(cleanEnvironment());
+    relay.process->start(QStringLiteral(SLICESCOPE_BINARY), QStringList{QStringLiteral("serve"), QStringLiteral("--demo"),
+                                                                        QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")} + extra);
+    static const QRegularExpression line(QStringLiteral(R"(at (http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]{43}))\s*$)"),
+                                         QRegularExpression::MultilineOption);
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < 20000) {
+        relay.process->waitForReadyRead(200);
+        const QRegularExpressionMatch m = line.match(QString::fromUtf8(relay.readErr()));
+        if (m.hasMatch()) {
+            relay.url = QUrl(m.captured(1));
+            relay.port = quint16(m.captured(2).toUInt());
+            relay.token = m.captured(3).toLatin1();
+            return true;
+        }
+        if (relay.process->state() == QProcess::NotRunning)
+            break;
+    }
+    qWarning() << "serve printed no URL line:" << relay.readErr();
+    return false;
+}
+
+struct HttpAnswer {
+    int status = 0;
+    QByteArray contentType;
+    QByteArray body;
+};
+
+HttpAnswer httpGet(const QUrl &url)
+{
+    QNetworkAccessManager nam;
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("slicescope-test"));
+    QNetworkReply *reply = nam.get(request);
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    done.wait(10000);
+    HttpAnswer a;
+    a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    a.contentType = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
+    a.body = reply->readAll();
+    reply->deleteLater();
+    return a;
+}
+
+// A raw request line, so no client library normalises the path first.
+QByteArray rawGet(quint16 port, const QByteArray &target, const QByteArray &token)
+{
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, port);
+    if (!socket.waitForConnected(5000))
+        return {};
+    socket.write("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port) + "\r\nCookie: slicescope_token=" + token
+                 + "\r\nConnection: close\r\n\r\n");
+    QByteArray answer;
+    while (socket.waitForReadyRead(3000))
+        answer += socket.readAll();
+    return answer;
+}
+
+// A source whose captures the test emits, to time the relay alone.
+class ManualSource : public Source
+{
+public:
+    QString description() const override { return QStringLiteral("manual"); }
+    void start() override {}
+    void emitCapture(const Capture &c) { Q_EMIT captureReceived(c); }
+};
+
+} // namespace
+
+class TestRelay : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(startRelay(m_relay));
+        QCOMPARE(m_relay.url.host(), QStringLiteral("127.0.0.1"));
+        QVERIFY(m_relay.port > 0);
+    }
+
+    void capturesMatchTheDemo()
+    {
+        RelaySource source(m_relay.url);
+        QSignalSpy captures(&source, &Source::captureReceived);
+        source.start();
+        QVERIFY(captures.wait(10000));
+        const Capture relayed = captures.first().first().value<Capture>();
+        QVERIFY(source.description().contains(QLatin1String("demo cluster")));
+        QVERIFY(!source.description().contains(QString::fromLatin1(m_relay.token)));
+        // The relay's demo runs in real time: build the demo at the same simulated moment.
+        DemoCluster demo(42);
+        const qint64 advancedMs = demo.capture().capturedAt.msecsTo(relayed.capturedAt);
+        QVERIFY(advancedMs >= 0);
+        demo.advance(advancedMs);
+        const Capture local = demo.capture();
+        const SnapshotPtr a = buildSnapshot(relayed), b = buildSnapshot(local);
+        QVERIFY(a->errors.isEmpty());
+        QCOMPARE(QJsonDocument(inspectJson(*a)).toJson(), QJsonDocument(inspectJson(*b)).toJson());
+        // The bodies themselves arrive verbatim.
+        QCOMPARE(relayed.rayNodes, local.rayNodes);
+        QCOMPARE(relayed.kubeRayClusters, local.kubeRayClusters);
+        QVERIFY(!inspectJson(*a).value(QLatin1String("slices")).toArray().isEmpty());
+    }
+
+    void actionRoundTrip()
+    {
+        RelaySource source(m_relay.url);
+        RelayClusterActions actions(&source);
+        source.start();
+        QTRY_VERIFY_WITH_TIMEOUT(actions.unavailableReason().isEmpty(), 10000);
+        QVERIFY(actions.describeSubmission({QStringLiteral("v6e"), QStringLiteral("4x4"), 1, QStringLiteral("relay-test")}).contains(QLatin1String("relay-test")));
+
+        QSignalSpy finished(&actions, &ClusterActions::actionFinished);
+        QSignalSpy progress(&actions, &ClusterActions::actionProgress);
+        SlicePlacementRequest request;
+        request.accelerator = QStringLiteral("v6e");
+        request.topology = QStringLiteral("4x4");
+        request.name = QStringLiteral("relay-test");
+        actions.submitSlicePlacementGroup(QStringLiteral("a1"), request);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QCOMPARE(finished.first().at(0).toString(), QStringLiteral("a1"));
+        QVERIFY2(finished.first().at(1).toBool(), qPrintable(finished.first().at(2).toString()));
+        QVERIFY(!progress.isEmpty());
+        // The next relayed capture shows it.
+        auto created = [&] {
+            const SnapshotPtr s = buildSnapshot(source.lastCapture());
+            const int i = s->placementGroupIndex(u"relay-test");
+            return i >= 0 && s->placementGroups[i].state == QLatin1String("CREATED");
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(created(), 10000);
+        const SnapshotPtr snap = buildSnapshot(source.lastCapture());
+        const PlacementGroup group = snap->placementGroups[snap->placementGroupIndex(u"relay-test")];
+        QTRY_VERIFY_WITH_TIMEOUT(actions.createdBySliceScope(*snap, group), 5000);
+        QVERIFY(!actions.describeRelease(*snap, group).isEmpty());
+
+        finished.clear();
+        actions.releasePlacementGroup(QStringLiteral("a2"), QStringLiteral("relay-test"), false);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QVERIFY2(finished.first().at(1).toBool(), qPrintable(finished.first().at(2).toString()));
+        auto gone = [&] {
+            const SnapshotPtr s = buildSnapshot(source.lastCapture());
+            const int i = s->placementGroupIndex(u"relay-test");
+            return i < 0 || s->placementGroups[i].state == QLatin1String("REMOVED");
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(gone(), 10000);
+    }
+
+    void actionsNeedConfirmation()
+    {
+        // What a page that skipped the confirmation would send: refused, nothing happens.
+        RelaySource source(m_relay.url);
+        QSignalSpy messages(&source, &RelaySource::messageReceived);
+        source.start();
+        QTRY_VERIFY_WITH_TIMEOUT(source.isConnected(), 10000);
+        QVERIFY(source.send({{QStringLiteral("type"), QStringLiteral("release")}, {QStringLiteral("id"), QStringLiteral("x")},
+                             {QStringLiteral("nameOrId"), QStringLiteral("anything")}}));
+        auto refused = [&] {
+            for (const QList<QVariant> &m : messages) {
+                const QJsonObject o = m.first().toJsonObject();
+                if (o.value(QLatin1String("type")) == QLatin1String("finished") && o.value(QLatin1String("id")) == QLatin1String("x"))
+                    return !o.value(QLatin1String("ok")).toBool() && o.value(QLatin1String("message")).toString().contains(QLatin1String("confirmed"));
+            }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(refused(), 10000);
+    }
+
+    void wrongTokenRefused()
+    {
+        QUrl wrong = m_relay.url;
+        wrong.setQuery(QStringLiteral("token=wrong-token-wrong-token-wrong-token-xyz1"));
+        QCOMPARE(httpGet(wrong).status, 403);
+        QUrl none = m_relay.url;
+        none.setQuery(QString());
+        QCOMPARE(httpGet(none).status, 403);
+        QCOMPARE(httpGet(m_relay.url).status, 200);
+
+        RelaySource source(wrong);
+        QSignalSpy failed(&source, &Source::failed);
+        QSignalSpy captures(&source, &Source::captureReceived);
+        source.start();
+        QVERIFY(failed.wait(10000));
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains(QLatin1String("refused the access token")) && message.contains(QLatin1String("1008")), qPrintable(message));
+        QVERIFY(!message.contains(QString::fromLatin1(m_relay.token)));
+        QTest::qWait(1500); // no retry after a refusal, and no capture ever
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(captures.size(), 0);
+    }
+
+    void relayGoneIsNamed()
+    {
+        // A port nobody listens on: the relay is gone; RelaySource says so and retries.
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        const quint16 port = probe.serverPort();
+        probe.close();
+        RelaySource source(QUrl(QStringLiteral("http://127.0.0.1:%1/?token=abc").arg(port)));
+        source.setBackoff(100, 200);
+        QSignalSpy failed(&source, &Source::failed);
+        source.start();
+        QTRY_VERIFY_WITH_TIMEOUT(failed.size() >= 2, 10000); // it retried
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains(QLatin1String("is gone")) && message.contains(QLatin1String("retrying")), qPrintable(message));
+        QVERIFY(!message.contains(QLatin1String("abc")));
+    }
+
+    void nonLoopbackRefused()
+    {
+        // Listening on 0.0.0.0 without --allow-remote is refused with a clear message.
+        QProcess p;
+        p.setProcessEnvironment(cleanEnvironment());
+        p.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("serve"), QStringLiteral("--demo"), QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0")});
+        QVERIFY(p.waitForFinished(20000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(p.readAllStandardError().contains("--allow-remote"));
+
+        // Bound to 127.0.0.1, the machine's other addresses do not reach it at all.
+        QHostAddress external;
+        for (const QHostAddress &a : QNetworkInterface::allAddresses())
+            if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback() && !a.isLinkLocal()) {
+                external = a;
+                break;
+            }
+        if (external.isNull())
+            QSKIP("LOUD SKIP: this machine has no non-loopback IPv4 address to try the relay from");
+        QTcpSocket socket;
+        socket.connectToHost(external, m_relay.port);
+        QVERIFY(!socket.waitForConnected(3000));
+        QCOMPARE(socket.error(), QAbstractSocket::ConnectionRefusedError);
+    }
+
+    void staticFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("web/assets")));
+        auto write = [&](const QString &name, const QByteArray &bytes) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        };
+        write(QStringLiteral("web/index.html"), "<!doctype html><title>t</title>");
+        write(QStringLiteral("web/slicescope.js"), "console.log(1)");
+        write(QStringLiteral("web/slicescope.wasm"), QByteArray("\0asm\1\0\0\0", 8));
+        write(QStringLiteral("web/.hidden"), "hidden");
+        write(QStringLiteral("secret.txt"), "TOP-SECRET");
+        Relay relay;
+        QVERIFY(startRelay(relay, {QStringLiteral("--web-root"), dir.filePath(QStringLiteral("web"))}));
+        auto at = [&](const QString &path) {
+            QUrl u = relay.url;
+            u.setPath(path);
+            return u;
+        };
+        HttpAnswer index = httpGet(relay.url);
+        QCOMPARE(index.status, 200);
+        QVERIFY(index.contentType.startsWith("text/html"));
+        QCOMPARE(index.body, QByteArray("<!doctype html><title>t</title>"));
+        HttpAnswer js = httpGet(at(QStringLiteral("/slicescope.js")));
+        QCOMPARE(js.status, 200);
+        QVERIFY(js.contentType.startsWith("text/javascript"));
+        HttpAnswer wasm = httpGet(at(QStringLiteral("/slicescope.wasm")));
+        QCOMPARE(wasm.status, 200);
+        QCOMPARE(wasm.contentType, QByteArray("application/wasm"));
+        QCOMPARE(httpGet(at(QStringLiteral("/assets/"))).status, 404);   // no listing
+        QCOMPARE(httpGet(at(QStringLiteral("/missing.js"))).status, 404);
+        QCOMPARE(httpGet(at(QStringLiteral("/.hidden"))).status, 403);
+        for (const QByteArray &target : {QByteArray("/../secret.txt"), QByteArray("/assets/../../secret.txt"), QByteArray("/%2e%2e/secret.txt"),
+                                         QByteArray("/..%2fsecret.txt"), QByteArray("/%2E%2E%2Fsecret.txt")}) {
+            const QByteArray answer = rawGet(relay.port, target, relay.token);
+            QVERIFY2(!answer.startsWith("HTTP/1.1 200"), target.constData());
+            QVERIFY2(!answer.contains("TOP-SECRET"), target.constData());
+        }
+        // The cookie the first load set is enough afterwards (what the .js and .wasm loads carry).
+        const QByteArray viaCookie = rawGet(relay.port, "/slicescope.js", relay.token);
+        QVERIFY(viaCookie.startsWith("HTTP/1.1 200"));
+        QVERIFY(rawGet(relay.port, "/slicescope.js", "not-the-token").startsWith("HTTP/1.1 403"));
+    }
+
+    void tokenOnlyInTheUrlLine()
+    {
+        QTest::qWait(300);
+        const QList<QByteArray> lines = m_relay.readErr().split('\n');
+        int withToken = 0;
+        for (const QByteArray &l : lines)
+            if (l.contains(m_relay.token)) {
+                ++withToken;
+                QVERIFY(l.contains("serving demo cluster at http://127.0.0.1:"));
+            }
+        QCOMPARE(withToken, 1);
+        QVERIFY(lines.size() > 3); // it did log the clients, refusals and actions above
+    }
+
+    void snapshotLatency()
+    {
+        // In process: a capture emitted by the source -> the same capture at a RelaySource (the
+        // relay serialises, frames and sends it; the client parses it). The demo's capture and
+        // one with 20 times its Ray nodes; median, min and max over 40 captures each.
+        ManualSource source;
+        RelayServerOptions options;
+        options.port = 0;
+        options.token = RelayServer::newToken();
+        RelayServer server(&source, nullptr, QStringLiteral("test"), options);
+        server.setLogger({});
+        QCOMPARE(server.start(), QString());
+        RelaySource client(server.openUrl());
+        QSignalSpy captures(&client, &Source::captureReceived);
+        client.start();
+        QTRY_VERIFY_WITH_TIMEOUT(client.isConnected(), 10000);
+        DemoCluster demo(42);
+        Capture big = demo.capture();
+        // A larger cluster's nodes list: the same nodes body, 20 times over.
+        {
+            const QJsonObject nodes = QJsonDocument::fromJson(big.rayNodes).object();
+            QJsonArray all;
+            const QJsonArray one = nodes.value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject().value(QLatin1String("result")).toArray();
+            for (int i = 0; i < 20; ++i)
+                for (const QJsonValue &v : one)
+                    all.append(v);
+            QJsonObject result = nodes.value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject();
+            result.insert(QStringLiteral("result"), all);
+            QJsonObject data = nodes.value(QLatin1String("data")).toObject();
+            data.insert(QStringLiteral("result"), result);
+            QJsonObject top = nodes;
+            top.insert(QStringLiteral("data"), data);
+            big.rayNodes = QJsonDocument(top).toJson(QJsonDocument::Compact);
+        }
+        for (const Capture &shape : {demo.capture(), big}) {
+            QList<double> ms;
+            for (int i = 0; i < 40; ++i) {
+                Capture c = shape;
+                c.capturedAt = QDateTime::currentDateTimeUtc().addMSecs(i);
+                captures.clear();
+                QElapsedTimer clock;
+                qint64 receivedNs = -1;
+                const auto stamp = connect(&client, &Source::captureReceived, this, [&] { receivedNs = clock.nsecsElapsed(); });
+                clock.start();
+                source.emitCapture(c);
+                QTRY_VERIFY_WITH_TIMEOUT(receivedNs >= 0, 5000);
+                disconnect(stamp);
+                ms << double(receivedNs) / 1e6;
+                QCOMPARE(captures.first().first().value<Capture>().rayNodes, c.rayNodes);
+            }
+            std::sort(ms.begin(), ms.end());
+            qInfo("relay snapshot latency, capture of %lld bytes: median %.2f ms, min %.2f ms, max %.2f ms (40 captures, loopback, in process)",
+                  static_cast<long long>(shape.byteSize()), ms[ms.size() / 2], ms.first(), ms.last());
+        }
+    }
+
+private:
+    Relay m_relay;
+};
+
+QTEST_GUILESS_MAIN(TestRelay)
+#include "tst_relay.moc"
