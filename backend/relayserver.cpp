@@ -532,7 +532,9 @@ void RelayServer::onClientMessage(QWebSocket *socket, const QString &text)
         return refuseAction(socket, clientId, tr("the action was not confirmed (\"confirmed\": true is set only after the operator confirms)"));
     if (!m_actions)
         return refuseAction(socket, clientId, m_actionsUnavailable);
-    if (const QString why = m_actions->unavailableReason(); !why.isEmpty())
+    // Placement groups need what unavailableReason() speaks of (Ray); scaling has its own answer,
+    // which scaleWorkerGroup() checks itself.
+    if (const QString why = m_actions->unavailableReason(); !why.isEmpty() && m.type != relay::type::Scale)
         return refuseAction(socket, clientId, why);
     for (const Action &a : std::as_const(m_actionsInFlight))
         if (a.socket == socket && a.clientId == clientId)
