@@ -8,6 +8,7 @@
 
 #include <QAbstractHttpServer>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QHttpServerRequest>
@@ -28,6 +29,7 @@ namespace {
 
 constexpr int kRecentSnapshots = 32;      // scale plans are re-derived from one of these
 constexpr int kDescribedGroupsMax = 500;  // release texts sent up front for at most this many groups
+constexpr qint64 kDescribeBudgetMs = 50;  // and for at most this long per change of groups or jobs
 constexpr qint64 kMaxStaticFileBytes = qint64(256) << 20;
 
 QByteArray mimeType(const QString &path)
@@ -439,6 +441,7 @@ void RelayServer::onCapture(const Capture &capture)
 {
     m_sourceFailure.clear();
     m_captureMessage = relay::captureMessage(++m_seq, capture);
+    m_lastCapture = capture;
     m_recent.push_front(buildSnapshot(capture));
     while (m_recent.size() > kRecentSnapshots)
         m_recent.pop_back();
@@ -455,7 +458,7 @@ void RelayServer::onSourceFailed(const QString &message)
         send(c.socket, {{QStringLiteral("type"), relay::type::SourceFailed}, {QStringLiteral("message"), message}});
 }
 
-QJsonObject RelayServer::actionsState() const
+QJsonObject RelayServer::actionsState()
 {
     QJsonObject state{{QStringLiteral("type"), relay::type::Actions}};
     if (!m_actions) {
@@ -470,14 +473,22 @@ QJsonObject RelayServer::actionsState() const
     for (const WorkerGroup &g : snap.workerGroups)
         scale.insert(g.qualifiedName(), m_actions->scaleUnavailableReason(g));
     state.insert(QStringLiteral("scale"), scale);
-    QJsonObject releases;
-    for (const PlacementGroup &g : snap.placementGroups) {
-        if (releases.size() >= kDescribedGroupsMax)
-            break;
-        releases.insert(g.id, QJsonObject{{QStringLiteral("describe"), m_actions->describeRelease(snap, g)},
-                                          {QStringLiteral("createdBySliceScope"), m_actions->createdBySliceScope(snap, g)}});
+    // The release texts read the capture's groups and jobs (a parse each): redone only when those
+    // bodies change, within a time budget; a group left out gets the client's generic text.
+    const size_t key = qHash(m_lastCapture.rayPlacementGroups) ^ (qHash(m_lastCapture.rayJobs) << 1);
+    if (key != m_releasesKey) {
+        m_releasesKey = key;
+        m_releases = {};
+        QElapsedTimer budget;
+        budget.start();
+        for (const PlacementGroup &g : snap.placementGroups) {
+            if (m_releases.size() >= kDescribedGroupsMax || budget.elapsed() > kDescribeBudgetMs)
+                break;
+            m_releases.insert(g.id, QJsonObject{{QStringLiteral("describe"), m_actions->describeRelease(snap, g)},
+                                                {QStringLiteral("createdBySliceScope"), m_actions->createdBySliceScope(snap, g)}});
+        }
     }
-    state.insert(QStringLiteral("releases"), releases);
+    state.insert(QStringLiteral("releases"), m_releases);
     return state;
 }
 
@@ -488,6 +499,9 @@ void RelayServer::sendActionsState(QWebSocket *only)
     const QJsonObject state = actionsState();
     if (only)
         return send(only, state);
+    if (state == m_lastState)
+        return; // every client has this one already
+    m_lastState = state;
     for (Client &c : m_clients)
         send(c.socket, state);
 }

@@ -18,6 +18,7 @@
 #include <QByteArray>
 #include <QHash>
 #include <QHostAddress>
+#include <QJsonObject>
 #include <QObject>
 #include <QString>
 #include <QUrl>
@@ -96,7 +97,7 @@ private:
     void onClientMessage(QWebSocket *socket, const QString &text);
     void sendCaptureTo(Client &client);
     void sendActionsState(QWebSocket *only = nullptr);
-    QJsonObject actionsState() const;
+    QJsonObject actionsState();
     void send(QWebSocket *socket, const QJsonObject &message);
     void reply(const QString &actionId, const QJsonObject &message);
     void refuseAction(QWebSocket *socket, const QString &clientId, const QString &why);
@@ -115,6 +116,10 @@ private:
     qint64 m_nextAction = 1;
     QHash<QString, Action> m_actionsInFlight; // by internal id
     QByteArray m_captureMessage; // the latest capture, as sent
+    Capture m_lastCapture;
+    QJsonObject m_releases;      // release texts for the groups and jobs of m_releasesKey
+    size_t m_releasesKey = 0;
+    QJsonObject m_lastState;     // the actions state every client has
     qint64 m_seq = 0;
     std::deque<SnapshotPtr> m_recent; // the snapshots of the latest captures (scale plans are checked against them)
     QString m_sourceFailure;

@@ -87,11 +87,15 @@ void RelaySource::stop()
 {
     m_stopped = true;
     m_retry->stop();
+    const bool wasConnected = isConnected();
     if (m_socket) {
+        m_socket->disconnect(this);
         m_socket->close();
         m_socket->deleteLater();
         m_socket = nullptr;
     }
+    if (wasConnected)
+        Q_EMIT connectionChanged(false);
 }
 
 bool RelaySource::isConnected() const
@@ -108,8 +112,11 @@ void RelaySource::connectNow()
 {
     if (m_stopped)
         return;
-    if (m_socket)
+    if (m_socket) { // a connection that is being replaced says nothing more
+        m_socket->disconnect(this);
+        m_socket->close();
         m_socket->deleteLater();
+    }
     m_socket = WebSocketClient::create(this);
     connect(m_socket, &WebSocketClient::connected, this, [this] {
         m_backoffMs = m_firstBackoffMs;
@@ -151,10 +158,10 @@ void RelaySource::onText(const QString &text)
 
 void RelaySource::onDisconnected(const QString &reason)
 {
-    if (m_socket) {
-        m_socket->deleteLater();
-        m_socket = nullptr;
-    }
+    if (sender() != m_socket)
+        return; // a connection already replaced
+    m_socket->deleteLater();
+    m_socket = nullptr;
     Q_EMIT connectionChanged(false);
     if (m_stopped)
         return;

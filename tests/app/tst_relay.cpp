@@ -3,6 +3,7 @@
 // RelaySource / RelayClusterActions (the browser build's own client code), raw HTTP and raw TCP.
 // Plus the relay's snapshot latency, measured in process (a figure, printed, not a pass/fail).
 
+#include "../common/relayprocess.h"
 #include "capturefile.h"
 #include "democluster.h"
 #include "inspectjson.h"
@@ -33,27 +34,7 @@ using namespace slicescope;
 
 namespace {
 
-// A `slicescope serve` process and the URL it printed.
-struct Relay {
-    std::unique_ptr<QProcess> process;
-    QUrl url;
-    QByteArray token;
-    quint16 port = 0;
-    QByteArray err; // everything it wrote on stderr so far
-
-    QByteArray readErr()
-    {
-        err += process->readAllStandardError();
-        return err;
-    }
-    ~Relay()
-    {
-        if (process && process->state() != QProcess::NotRunning) {
-            process->terminate();
-            process->waitForFinished(5000);
-        }
-    }
-};
+using Relay = slicescope::testing::RelayProcess;
 
 QProcessEnvironment cleanEnvironment()
 {
@@ -65,26 +46,8 @@ QProcessEnvironment cleanEnvironment()
 
 bool startRelay(Relay &relay, const QStringList &extra = {})
 {
-    relay.process = std::make_unique<QProcess>();
-    relay.process->setProcessEnvironment(cleanEnvironment());
-    relay.process->start(QStringLiteral(SLICESCOPE_BINARY), QStringList{QStringLiteral("serve"), QStringLiteral("--demo"),
-                                                                        QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")} + extra);
-    static const QRegularExpression line(QStringLiteral(R"(at (http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]{43}))\s*$)"),
-                                         QRegularExpression::MultilineOption);
-    QElapsedTimer clock;
-    clock.start();
-    while (clock.elapsed() < 20000) {
-        relay.process->waitForReadyRead(200);
-        const QRegularExpressionMatch m = line.match(QString::fromUtf8(relay.readErr()));
-        if (m.hasMatch()) {
-            relay.url = QUrl(m.captured(1));
-            relay.port = quint16(m.captured(2).toUInt());
-            relay.token = m.captured(3).toLatin1();
-            return true;
-        }
-        if (relay.process->state() == QProcess::NotRunning)
-            break;
-    }
+    if (relay.start(QStringList{QStringLiteral("--demo")} + extra))
+        return true;
     qWarning() << "serve printed no URL line:" << relay.readErr();
     return false;
 }

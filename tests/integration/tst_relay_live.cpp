@@ -6,14 +6,13 @@
 
 #include "../common/kubefixture.h"
 #include "../common/kubeharness.h"
+#include "../common/relayprocess.h"
 #include "relaysource.h"
 #include "scaleplan.h"
 #include "snapshot.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
-#include <QProcess>
-#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -42,30 +41,15 @@ private Q_SLOTS:
         m_group.maxReplicas = 2;
         QVERIFY(m_fx->createRayCluster(m_ns, QStringLiteral("ray"), {m_group}, false, kMulti).ok());
 
-        m_serve.setProcessChannelMode(QProcess::SeparateChannels);
-        m_serve.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("serve"), QStringLiteral("--kubeconfig"), m_harness.kubeconfig,
-                                                           QStringLiteral("-n"), m_ns, QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
-        static const QRegularExpression line(QStringLiteral(R"(at (http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]+))"));
-        QElapsedTimer clock;
-        clock.start();
-        while (m_url.isEmpty() && clock.elapsed() < 20000 && m_serve.state() != QProcess::NotRunning) {
-            m_serve.waitForReadyRead(200);
-            m_err += m_serve.readAllStandardError();
-            if (const auto m = line.match(QString::fromUtf8(m_err)); m.hasMatch())
-                m_url = QUrl(m.captured(1));
-        }
-        QVERIFY2(!m_url.isEmpty(), m_err.constData());
+        QVERIFY2(m_serve.start({QStringLiteral("--kubeconfig"), m_harness.kubeconfig, QStringLiteral("-n"), m_ns}), m_serve.readErr().constData());
+        m_url = m_serve.url;
     }
 
     void cleanupTestCase()
     {
-        if (m_serve.state() != QProcess::NotRunning) {
-            m_serve.terminate();
-            m_serve.waitForFinished(5000);
-        }
-        // What the relay logged (its log never holds the token: the URL line is dropped here anyway).
-        m_err += m_serve.readAllStandardError();
-        for (const QByteArray &line : m_err.split('\n'))
+        m_serve.stop();
+        // What the relay logged (its log never holds the token; the URL line is left out here anyway).
+        for (const QByteArray &line : m_serve.err.split('\n'))
             if (!line.contains("token=") && !line.isEmpty())
                 qInfo("relay: %s", line.constData());
         if (m_fx && !m_ns.isEmpty())
@@ -190,9 +174,8 @@ private:
     std::unique_ptr<KubeFixture> m_fx;
     kube::WorkerGroup m_group;
     QString m_ns;
-    QProcess m_serve;
+    RelayProcess m_serve;
     QUrl m_url;
-    QByteArray m_err;
 };
 
 QTEST_GUILESS_MAIN(TestRelayLive)
