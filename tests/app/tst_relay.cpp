@@ -264,6 +264,52 @@ private Q_SLOTS:
         QCOMPARE(socket.error(), QAbstractSocket::ConnectionRefusedError);
     }
 
+    void tokenFileAndAllowRemote()
+    {
+        // What the Kubernetes Deployment runs: a token from a file, on every address, remote peers
+        // allowed. The URL line names the file, never the token; the token works from another address.
+        QTemporaryDir dir;
+        const QByteArray token = "team-token-from-a-secret-0123456789";
+        QFile file(dir.filePath(QStringLiteral("token")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(token + '\n');
+        file.close();
+        QProcess p;
+        p.setProcessEnvironment(cleanEnvironment());
+        p.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("serve"), QStringLiteral("--demo"), QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0"),
+                                                     QStringLiteral("--allow-remote"), QStringLiteral("--token-file"), file.fileName()});
+        static const QRegularExpression line(QStringLiteral(R"(at http://127\.0\.0\.1:(\d+)/\?token=<the token in [^>]+>)"));
+        QByteArray err;
+        QRegularExpressionMatch m;
+        QElapsedTimer clock;
+        clock.start();
+        while (!m.hasMatch() && clock.elapsed() < 20000 && p.state() != QProcess::NotRunning) {
+            p.waitForReadyRead(200);
+            err += p.readAllStandardError();
+            m = line.match(QString::fromUtf8(err));
+        }
+        QVERIFY2(m.hasMatch(), err.constData());
+        const quint16 port = quint16(m.captured(1).toUInt());
+        QUrl url(QStringLiteral("http://127.0.0.1:%1/?token=%2").arg(port).arg(QString::fromLatin1(token)));
+        QCOMPARE(httpGet(url).status, 200);
+        url.setQuery(QStringLiteral("token=not-the-team-token-at-all"));
+        QCOMPARE(httpGet(url).status, 403);
+        QHostAddress external;
+        for (const QHostAddress &a : QNetworkInterface::allAddresses())
+            if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback() && !a.isLinkLocal())
+                external = a;
+        if (!external.isNull()) { // reached from another address, under another Host name: the token decides
+            QCOMPARE(httpGet(QUrl(QStringLiteral("http://%1:%2/?token=%3").arg(external.toString()).arg(port).arg(QString::fromLatin1(token)))).status, 200);
+            QCOMPARE(httpGet(QUrl(QStringLiteral("http://%1:%2/").arg(external.toString()).arg(port))).status, 403);
+        } else {
+            qWarning("LOUD NOTE: no non-loopback IPv4 address here: --allow-remote tried from loopback only");
+        }
+        p.terminate();
+        p.waitForFinished(5000);
+        err += p.readAllStandardError();
+        QVERIFY(!err.contains(token));
+    }
+
     void staticFiles()
     {
         QTemporaryDir dir;
