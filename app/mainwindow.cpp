@@ -8,8 +8,10 @@
 #include "historycharts.h"
 #include "itemmodels.h"
 #include "joblogview.h"
+#ifndef Q_OS_WASM // the browser cannot reach Ray or Kubernetes itself (backend/CMakeLists.txt)
 #include "kubesource.h"
 #include "livesource.h"
+#endif
 #include "logtail.h"
 #include "relaysource.h"
 #include "scaledialog.h"
@@ -25,9 +27,12 @@
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -44,7 +49,9 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#ifndef Q_OS_WASM
 #include <QSvgGenerator>
+#endif
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
@@ -192,7 +199,9 @@ void MainWindow::buildMenus()
     file->addAction(tr("Save &history as recording..."), this, &MainWindow::saveHistoryRecording)->setObjectName(QStringLiteral("saveHistoryAction"));
     file->addSeparator();
     file->addAction(tr("Export slice view as &PNG..."), this, [this] { exportSliceView(false); });
+#ifndef Q_OS_WASM // no Qt Svg in the browser build
     file->addAction(tr("Export slice view as S&VG..."), this, [this] { exportSliceView(true); });
+#endif
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -209,7 +218,7 @@ void MainWindow::buildMenus()
         a->setCheckable(true);
         a->setChecked(m_workspace->colorMode() == mode);
         m_colorGroup->addAction(a);
-        connect(a, &QAction::triggered, this, [this, mode] { m_workspace->setColorMode(mode); });
+        connect(a, &QAction::triggered, this, [this, mode = mode] { m_workspace->setColorMode(mode); }); // init-capture: clang 14 (wasm)
     }
     QMenu *theme = view->addMenu(tr("T&heme"));
     m_themeGroup = new QActionGroup(this);
@@ -219,7 +228,7 @@ void MainWindow::buildMenus()
         a->setData(name);
         a->setChecked(name == QLatin1String("light"));
         m_themeGroup->addAction(a);
-        connect(a, &QAction::triggered, this, [this, name] { setTheme(Theme::named(name)); });
+        connect(a, &QAction::triggered, this, [this, name = name] { setTheme(Theme::named(name)); });
     }
     view->addSeparator();
     view->addAction(findChild<QDockWidget *>(QStringLiteral("problemsDock"))->toggleViewAction());
@@ -383,6 +392,7 @@ void MainWindow::buildJobLogDock()
             followJob(picked.first()->text(0));
     });
     // The view only asks; the tail of the moment (if any) answers.
+#ifndef Q_OS_WASM // the browser build has no log tail (m_logTail stays null)
     connect(m_jobLog, &JobLogView::pauseRequested, this, [this](bool paused) {
         if (m_logTail)
             m_logTail->setPaused(paused);
@@ -391,6 +401,7 @@ void MainWindow::buildJobLogDock()
         if (m_logTail)
             m_logTail->fetchFullLog();
     });
+#endif
     chooseJobLog();
 }
 
@@ -400,6 +411,7 @@ void MainWindow::chooseJobLog()
     m_followedJob.clear();
     m_jobLog->clear();
     m_jobLogUnavailable.clear();
+#ifndef Q_OS_WASM // live Ray and Kubernetes sources are desktop-only
     if (auto *live = qobject_cast<LiveRaySource *>(m_source.get())) {
         m_logTail = std::make_unique<JobLogTail>(live->client());
         JobLogTail *tail = m_logTail.get();
@@ -416,7 +428,9 @@ void MainWindow::chooseJobLog()
     } else if (qobject_cast<KubeSource *>(m_source.get())) {
         m_jobLogUnavailable = tr("Job logs are not followed through the Kubernetes service proxy yet. "
                                  "Add --ray URL (a port-forward to the head's dashboard) to follow a job's log.");
-    } else if (qobject_cast<RelaySource *>(m_source.get())) {
+    } else
+#endif
+    if (qobject_cast<RelaySource *>(m_source.get())) {
         m_jobLogUnavailable = tr("Job logs are not carried by the relay yet: follow them where the relay runs (--ray URL).");
     } else if (qobject_cast<DemoSource *>(m_source.get())) {
         m_jobLogUnavailable = tr("The demo cluster runs no Ray jobs, so there are no logs to follow. "
@@ -434,6 +448,7 @@ void MainWindow::chooseJobLog()
 
 void MainWindow::followJob(const QString &submissionId)
 {
+#ifndef Q_OS_WASM
     if (!m_logTail || submissionId.isEmpty())
         return;
     // Picking the job already followed again keeps its log; picking it after its tail stopped
@@ -445,6 +460,9 @@ void MainWindow::followJob(const QString &submissionId)
         m_logTail->setPaused(m_jobLog->isPaused());
         m_logTail->start(submissionId);
     }
+#else
+    Q_UNUSED(submissionId);
+#endif
     updateJobList(); // selects its row when the snapshot lists it
 }
 
@@ -760,16 +778,36 @@ QString MainWindow::saveHistoryAsRecording(const QString &path, int *written) co
     return m_spool->writeRecording(path, serials, written);
 }
 
+void MainWindow::chooseSaveFile(const QString &title, const QString &suggestedName, const QString &filter,
+                                std::function<void(const QString &path)> save)
+{
+#ifdef Q_OS_WASM
+    // The page has no file system to save to: write into its memory, then the browser offers the
+    // file as a download.
+    Q_UNUSED(title);
+    Q_UNUSED(filter);
+    const QString path = QDir::tempPath() + u'/' + suggestedName;
+    QFile::remove(path);
+    save(path);
+    QFile file(path);
+    if (file.open(QIODevice::ReadOnly))
+        QFileDialog::saveFileContent(file.readAll(), suggestedName);
+#else
+    // open(), not exec(): no nested event loop.
+    auto *dialog = new QFileDialog(this, title, suggestedName, filter);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    connect(dialog, &QFileDialog::fileSelected, this, std::move(save));
+    dialog->open();
+#endif
+}
+
 void MainWindow::saveHistoryRecording()
 {
     if (m_history->isEmpty())
         return;
-    // open(), not exec(): no nested event loop.
-    auto *dialog = new QFileDialog(this, tr("Save history as recording"), QStringLiteral("history.slicescope.jsonl"),
-                                   tr("SliceScope recordings (*.slicescope.jsonl)"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptSave);
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+    chooseSaveFile(tr("Save history as recording"), QStringLiteral("history.slicescope.jsonl"),
+                   tr("SliceScope recordings (*.slicescope.jsonl)"), [this](const QString &path) {
         int written = 0;
         if (const QString error = saveHistoryAsRecording(path, &written); !error.isEmpty()) {
             onSourceFailed(error);
@@ -780,7 +818,6 @@ void MainWindow::saveHistoryRecording()
                                              : tr("Saved %n capture(s) to %1", nullptr, written).arg(path),
                                  15000);
     });
-    dialog->open();
 }
 
 void MainWindow::onSourceFailed(const QString &message)
@@ -854,34 +891,48 @@ void MainWindow::updateStatus()
 
 void MainWindow::openCapture()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), QString(),
-                                                      tr("SliceScope captures (*.slicescope.json *.slicescope.jsonl *.json *.jsonl)"));
+    const QString filter = tr("SliceScope captures (*.slicescope.json *.slicescope.jsonl *.json *.jsonl)");
+#ifdef Q_OS_WASM
+    // The browser's own file picker; the file is copied into the page's memory and read from there
+    // like any capture file, entirely in the page.
+    QFileDialog::getOpenFileContent(filter, [this](const QString &name, const QByteArray &bytes) {
+        if (name.isEmpty())
+            return; // cancelled
+        const QString path = QDir::tempPath() + u'/' + QFileInfo(name).fileName();
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size()) {
+            onSourceFailed(tr("%1: could not be read into the page").arg(name));
+            return;
+        }
+        file.close();
+        setSource(std::make_unique<CaptureFileSource>(path));
+    });
+#else
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), QString(), filter);
     if (!path.isEmpty())
         setSource(std::make_unique<CaptureFileSource>(path));
+#endif
 }
 
 void MainWindow::saveCapture()
 {
     if (!m_snapshot)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save capture"), QStringLiteral("cluster.slicescope.json"),
-                                                      tr("SliceScope captures (*.slicescope.json)"));
-    if (path.isEmpty())
-        return;
-    if (const QString error = writeCaptureFile(path, m_lastCapture); !error.isEmpty())
-        onSourceFailed(error);
+    chooseSaveFile(tr("Save capture"), QStringLiteral("cluster.slicescope.json"), tr("SliceScope captures (*.slicescope.json)"),
+                   [this, capture = m_lastCapture](const QString &path) {
+                       if (const QString error = writeCaptureFile(path, capture); !error.isEmpty())
+                           onSourceFailed(error);
+                   });
 }
 
 void MainWindow::exportSliceView(bool svg)
 {
     const QString base = (m_workspace->currentSlice().isEmpty() ? QStringLiteral("slice") : m_workspace->currentSlice());
-    const QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export as SVG") : tr("Export as PNG"),
-                                                      base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")),
-                                                      svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
-    if (path.isEmpty())
-        return;
-    if (const QString error = exportSliceViewTo(path); !error.isEmpty())
-        onSourceFailed(error);
+    chooseSaveFile(svg ? tr("Export as SVG") : tr("Export as PNG"), base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")),
+                   svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"), [this](const QString &path) {
+                       if (const QString error = exportSliceViewTo(path); !error.isEmpty())
+                           onSourceFailed(error);
+                   });
 }
 
 QString MainWindow::exportSliceViewTo(const QString &path, QSize size)
@@ -892,6 +943,9 @@ QString MainWindow::exportSliceViewTo(const QString &path, QSize size)
     if (size.isEmpty())
         size = view->size().isEmpty() ? QSize(1280, 800) : view->size();
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+#ifdef Q_OS_WASM
+        return tr("SVG export is not in the browser build; export a PNG");
+#else
         QSvgGenerator generator;
         generator.setFileName(path);
         generator.setSize(size);
@@ -902,6 +956,7 @@ QString MainWindow::exportSliceViewTo(const QString &path, QSize size)
             return tr("%1: could not write the SVG").arg(path);
         view->render(painter, size);
         return {};
+#endif
     }
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     {

@@ -116,6 +116,10 @@ private:
     void onEventActivated(const HistoryEvent &event);
     bool selectPlacementGroupInTables(const QString &id);
     void saveHistoryRecording();
+    // Asks where to save (without a nested event loop) and calls `save` with the path chosen; in
+    // the browser, saves into the page's memory and offers the file as a download.
+    void chooseSaveFile(const QString &title, const QString &suggestedName, const QString &filter,
+                        std::function<void(const QString &path)> save);
     void onSourceFailed(const QString &message);
     void openCapture();
     void saveCapture();

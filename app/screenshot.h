@@ -11,7 +11,12 @@
 #include <QSize>
 #include <QString>
 
+#include <memory>
+
 namespace slicescope {
+
+class MainWindow;
+class Source;
 
 struct ScreenshotOptions {
     QString view = QStringLiteral("overview"); // "overview", "tables", or "slice:NAME"
@@ -26,5 +31,11 @@ struct ScreenshotOptions {
 // Renders the main window on `capture`. Needs a QApplication (offscreen is fine) with applyLook().
 // Returns a null image and sets *error when the view names no slice of the capture.
 QImage renderScreenshot(const Capture &capture, const ScreenshotOptions &options, QString *error);
+
+// Puts `window` (a MainWindow::Mode::Screenshot, made after applyLook()) into the state a screenshot
+// shows: theme, size, `source` started, colour mode and view. renderScreenshot() grabs the result;
+// the browser build shows it, which is why its first frame matches the desktop's goldens. Returns
+// false and sets *error when the view names no slice of the source's first capture.
+bool setUpScreenshotWindow(MainWindow &window, std::unique_ptr<Source> source, const ScreenshotOptions &options, QString *error);
 
 } // namespace slicescope

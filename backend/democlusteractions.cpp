@@ -2,7 +2,7 @@
 #include "democlusteractions.h"
 
 #include "democluster.h"
-#include "kubescaler.h"
+#include "scaleplan.h"
 #include "sliceactions.h"
 #include "tpu.h"
 

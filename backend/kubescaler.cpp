@@ -11,17 +11,6 @@ namespace slicescope {
 
 namespace {
 
-QJsonObject groupAt(const QJsonObject &rayCluster, int index)
-{
-    return rayCluster.value(QLatin1String("spec")).toObject().value(QLatin1String("workerGroupSpecs")).toArray().at(index).toObject();
-}
-
-int intOr(const QJsonObject &o, const char *key, int fallback)
-{
-    const QJsonValue v = o.value(QLatin1String(key));
-    return v.isDouble() ? v.toInt() : fallback;
-}
-
 QString resultName(ScaleOutcome::Result r)
 {
     switch (r) {
@@ -51,37 +40,6 @@ QJsonObject ScaleOutcome::toJson() const
         {QStringLiteral("workersToDeleteCleared"), workersToDeleteCleared},
         {QStringLiteral("elapsedMs"), elapsedMs},
     };
-}
-
-QStringList changedSincePlan(const ScalePlan &plan, const QJsonObject &rayCluster)
-{
-    QStringList changes;
-    const WorkerGroup &g = plan.group;
-    const QJsonObject spec = groupAt(rayCluster, g.specIndex);
-    const QString name = spec.value(QLatin1String("groupName")).toString();
-    if (name != g.group) {
-        changes << (name.isEmpty() ? QStringLiteral("the RayCluster has no worker group at index %1 any more").arg(g.specIndex)
-                                   : QStringLiteral("the worker group at index %1 is now \"%2\", not \"%3\"").arg(g.specIndex).arg(name, g.group));
-        return changes;
-    }
-    const int min = intOr(spec, "minReplicas", 0);
-    const int max = intOr(spec, "maxReplicas", std::numeric_limits<int>::max());
-    const int replicas = intOr(spec, "replicas", min);
-    if (replicas != plan.fromReplicas)
-        changes << QStringLiteral("replicas %1 -> %2").arg(plan.fromReplicas).arg(replicas);
-    if (min != plan.fromMin)
-        changes << QStringLiteral("minReplicas %1 -> %2").arg(plan.fromMin).arg(min);
-    if (max != plan.fromMax)
-        changes << QStringLiteral("maxReplicas %1 -> %2").arg(plan.fromMax).arg(max);
-    const bool autoscaling = rayCluster.value(QLatin1String("spec")).toObject().value(QLatin1String("enableInTreeAutoscaling")).toBool();
-    if (autoscaling != g.autoscaling)
-        changes << QStringLiteral("enableInTreeAutoscaling %1 -> %2").arg(g.autoscaling ? QLatin1String("true") : QLatin1String("false"), autoscaling ? QLatin1String("true") : QLatin1String("false"));
-    QStringList workers;
-    for (const QJsonValue &v : spec.value(QLatin1String("scaleStrategy")).toObject().value(QLatin1String("workersToDelete")).toArray())
-        workers << v.toString();
-    if (workers != g.workersToDelete)
-        changes << QStringLiteral("workersToDelete [%1] -> [%2]").arg(g.workersToDelete.join(QStringLiteral(", ")), workers.join(QStringLiteral(", ")));
-    return changes;
 }
 
 KubeScaler::KubeScaler(KubeClient *client, QObject *parent)

@@ -80,9 +80,7 @@ private:
     QString m_lastProgress;
 };
 
-// What differs between the group a plan saw and the group in a RayCluster JSON just read ("replicas
-// 2 -> 3", "the group at index 1 is now \"cpu\""); empty when nothing that matters changed.
-QStringList changedSincePlan(const ScalePlan &plan, const QJsonObject &rayCluster);
+// changedSincePlan(), the conflict check, is in scaleplan.h (the demo uses it too).
 
 } // namespace slicescope
 

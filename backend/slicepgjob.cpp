@@ -85,6 +85,7 @@ QByteArray storedZip(const QList<QPair<QString, QByteArray>> &files)
         const QByteArray fileName = name.toUtf8();
         const quint32 offset = quint32(out.size());
         const quint32 crc = crc32(content);
+        const quint32 size = quint32(content.size()); // lambdas may not capture structured bindings in clang 14 (wasm)
         auto header = [&](QByteArray &to, bool centralEntry) {
             put32(to, centralEntry ? 0x02014b50u : 0x04034b50u);
             if (centralEntry)
@@ -95,8 +96,8 @@ QByteArray storedZip(const QList<QPair<QString, QByteArray>> &files)
             put16(to, kDosTime);
             put16(to, kDosDate);
             put32(to, crc);
-            put32(to, quint32(content.size()));
-            put32(to, quint32(content.size()));
+            put32(to, size);
+            put32(to, size);
             put16(to, quint16(fileName.size()));
             put16(to, 0); // extra field length
             if (centralEntry) {

@@ -13,6 +13,8 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <cstdlib>
+#include <string>
 #include <string_view>
 
 namespace slicescope::json {
@@ -72,8 +74,17 @@ inline bool parseNumberText(std::string_view s, double *out)
 {
     while (!s.empty() && s.front() == ' ')
         s.remove_prefix(1);
+#if defined(__cpp_lib_to_chars)
     auto res = std::from_chars(s.data(), s.data() + s.size(), *out);
     return res.ec == std::errc() && res.ptr != s.data();
+#else
+    // The browser build's libc++ (emscripten 3.1.6) has no floating-point from_chars; strtod
+    // reads the same numbers there (the "C" locale is the only one).
+    const std::string text(s);
+    char *end = nullptr;
+    *out = std::strtod(text.c_str(), &end);
+    return end != text.c_str();
+#endif
 }
 
 inline double toDouble(od::value v, double fallback = 0)

@@ -10,6 +10,7 @@
 #include "snapshot.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -56,5 +57,9 @@ QString describeReplicas(int replicas, int hostsPerSlice, int chipsPerHost);
 // provisioning or degraded slices first, then ready ones, then reserved ones (whose placement
 // groups are named as displaced), each time the highest replica first.
 ScalePlan planScale(const ClusterSnapshot &snapshot, const ScaleRequest &request);
+
+// What differs between the group a plan saw and the group in a RayCluster JSON just read ("replicas
+// 2 -> 3", "the group at index 1 is now \"cpu\""); empty when nothing that matters changed.
+QStringList changedSincePlan(const ScalePlan &plan, const QJsonObject &rayCluster);
 
 } // namespace slicescope

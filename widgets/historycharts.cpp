@@ -695,8 +695,10 @@ void HistoryChartsPanel::Private::fill(ChartState &c, int n, const QList<double>
         c.lines[k]->setPointsVisible(n == 1); // one entry: a dot, not an invisible zero-length line
         // The marker size also sets how long a legend line is (too short to show dashes): only the
         // lone dots change it, and the series are made anew when a second entry arrives.
+#ifndef Q_OS_WASM // the browser's Qt Charts is 5.15's (installer/web/toolchain.sh): no QXYSeries::setMarkerSize
         if (n == 1)
             c.lines[k]->setMarkerSize(7);
+#endif
         if (c.stacked) {
             if (c.lowers[k])
                 c.lowers[k]->replace(previous);

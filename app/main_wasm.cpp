@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// slicescope in the browser (the WebAssembly build; installer/web/build.sh): the main window,
+// full-page, on
+//   - the demo cluster, by default;
+//   - the relay that served the page, when its URL carries ?token=... (`slicescope serve`);
+//   - a capture file or recording the user opens (File > Open: the browser's file picker) or drops
+//     on the page, read entirely in the page.
+// The window starts in the state `slicescope screenshot` renders (setUpScreenshotWindow()), so its
+// first frame is the desktop's golden image. The page's console gets two lines tests wait for:
+// "slicescope: first frame" once the overview has been drawn on real data, and
+// "slicescope: showing slice NAME" whenever the slice view shows another slice.
+
+#include "look.h"
+#include "mainwindow.h"
+#include "democluster.h"
+#include "relaysource.h"
+#include "screenshot.h"
+#include "sliceview.h"
+#include "source.h"
+#include "workspace.h"
+#include "fleetoverview.h"
+
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QScreen>
+#include <QUrl>
+#include <QUrlQuery>
+
+#include <emscripten.h>
+#include <emscripten/val.h>
+
+using namespace slicescope;
+
+namespace {
+
+// console.log, after the browser has presented the frame being drawn now: Qt paints into its
+// backing store and the canvas is updated on the next animation frame, so wait two of them.
+void logAfterNextFrame(const QString &line)
+{
+    const QByteArray utf8 = line.toUtf8();
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdollar-in-identifier-extension" // EM_ASM's $0
+    EM_ASM({
+        const line = UTF8ToString($0);
+        requestAnimationFrame(() => requestAnimationFrame(() => console.log(line)));
+    }, utf8.constData());
+#pragma clang diagnostic pop
+}
+
+// Watches the window's views and says on the console what a test (or a person) may wait for.
+class PageSignals : public QObject
+{
+public:
+    explicit PageSignals(MainWindow *window) : QObject(window), m_window(window)
+    {
+        m_window->workspace()->overview()->installEventFilter(this);
+        m_window->workspace()->sliceView()->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() != QEvent::Paint)
+            return false;
+        Workspace *ws = m_window->workspace();
+        if (watched == ws->overview() && !m_firstFrame && ws->snapshot()) {
+            m_firstFrame = true;
+            logAfterNextFrame(QStringLiteral("slicescope: first frame"));
+        } else if (watched == ws->sliceView()) {
+            const QString name = ws->sliceView()->sliceName();
+            if (!name.isEmpty() && name != m_shownSlice) {
+                m_shownSlice = name;
+                logAfterNextFrame(QStringLiteral("slicescope: showing slice %1").arg(name));
+            }
+        }
+        return false;
+    }
+
+private:
+    MainWindow *m_window;
+    bool m_firstFrame = false;
+    QString m_shownSlice;
+};
+
+// Files dropped on the page: Qt writes them into the page's in-memory file system and delivers
+// their local URLs; they are read like any capture file.
+class DropOpener : public QObject
+{
+public:
+    explicit DropOpener(MainWindow *window) : QObject(window), m_window(window)
+    {
+        window->setAcceptDrops(true);
+        window->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        if (event->type() == QEvent::DragEnter || event->type() == QEvent::DragMove) {
+            auto *drag = static_cast<QDropEvent *>(event);
+            if (firstLocalFile(drag->mimeData()).isEmpty())
+                return false;
+            drag->acceptProposedAction();
+            return true;
+        }
+        if (event->type() == QEvent::Drop) {
+            auto *drop = static_cast<QDropEvent *>(event);
+            const QString path = firstLocalFile(drop->mimeData());
+            if (path.isEmpty())
+                return false;
+            drop->acceptProposedAction();
+            m_window->setSource(std::make_unique<CaptureFileSource>(path));
+            return true;
+        }
+        return false;
+    }
+
+private:
+    static QString firstLocalFile(const QMimeData *data)
+    {
+        if (data)
+            for (const QUrl &url : data->urls())
+                if (url.isLocalFile())
+                    return url.toLocalFile();
+        return {};
+    }
+
+    MainWindow *m_window;
+};
+
+QUrl pageUrl()
+{
+    const std::string href = emscripten::val::global("location")["href"].as<std::string>();
+    return QUrl(QString::fromStdString(href));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    pinRenderingEnvironment(false); // font DPI, scaling, hash seed: as the goldens were rendered
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("SliceScope"));
+    QCoreApplication::setApplicationName(QStringLiteral("slicescope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SLICESCOPE_VERSION));
+
+    ScreenshotOptions options; // the overview, coloured by bundle, light: the desktop's defaults
+    applyLook(app, Theme::named(options.theme));
+    options.size = app.primaryScreen()->size(); // the canvas, i.e. the page
+
+    // A relay when the page came from `slicescope serve` (same origin: ws(s)://host/relay?token=),
+    // else the demo. Nothing secret is read or kept: the token only goes back to the relay.
+    const QUrl url = pageUrl();
+    std::unique_ptr<Source> source;
+    if (QUrlQuery(url).hasQueryItem(QStringLiteral("token")))
+        source = std::make_unique<RelaySource>(url);
+    else
+        source = std::make_unique<DemoSource>();
+
+    // Screenshot mode: deterministic, and nothing stored in the browser.
+    auto *window = new MainWindow(MainWindow::Mode::Screenshot);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    new PageSignals(window);
+    new DropOpener(window);
+    QString error;
+    if (!setUpScreenshotWindow(*window, std::move(source), options, &error))
+        qWarning("slicescope: %s", qPrintable(error));
+    window->showFullScreen(); // fills the canvas, no decoration
+    return app.exec();
+}
