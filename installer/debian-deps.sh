@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev libsimdjson-dev
   fonts-dejavu-core xvfb
   procps  # ps, for the integration harness (tests/integration/ray-harness.sh)
+  chromium  # headless, for the browser tier (tests/browser); the wasm toolchain: installer/web/toolchain.sh
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Every test tier, from a fresh Debian 12 machine: install dependencies, build with warnings as
-# errors, start a real Ray (tests/integration/ray-harness.sh) and a real Kubernetes API server
+# errors, build the WebAssembly bundle for the browser tier (installer/web/build.sh), start a real
+# Ray (tests/integration/ray-harness.sh) and a real Kubernetes API server
 # (tests/integration/kube-harness.sh), run ctest, and always stop both again.
 # The README's test command and CI's .ci/run both run exactly this.
 set -euo pipefail
@@ -27,7 +28,13 @@ phase "Ray environment ready: $ray_venv"
 kube_env="$(tests/integration/kube-env.sh)"
 phase "Kubernetes environment ready: $kube_env"
 
-cmake --preset ci
+# The browser tier's WebAssembly bundle: the wasm toolchain is built once and cached outside the
+# clone (installer/web/toolchain.sh), then the app is built for the browser.
+web_bundle="$PWD/build/ci/web"
+SLICESCOPE_WASM_BUILD_DIR="$PWD/build/ci/wasm" installer/web/build.sh "$web_bundle"
+phase "web bundle built: $web_bundle"
+
+cmake --preset ci -DSLICESCOPE_WEB_BUNDLE="$web_bundle"
 cmake --build --preset ci
 phase "built"
 

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The browser tier: the WebAssembly bundle (installer/web/build.sh), served by `slicescope serve
+// --demo`, loaded in Debian's headless Chromium driven over the DevTools protocol (FACTS.md 5).
+// The page's first frame must match the desktop's golden `demo-overview` (the same comparison and
+// tolerance as tests/widgets); a click on a slice tile must open that slice in the slice view.
+// The app prints "slicescope: first frame" and "slicescope: showing slice NAME" on the console
+// (app/main_wasm.cpp); this test waits for those lines, never for a fixed time.
+//
+// Needs SLICESCOPE_WEB_BUNDLE (the bundle folder) and Chromium (SLICESCOPE_CHROMIUM, default
+// /usr/bin/chromium); tests/CMakeLists.txt adds this tier only when given a bundle.
+
+#include "democluster.h"
+#include "fleetoverview.h"
+#include "../common/golden.h"
+#include "look.h"
+#include "mainwindow.h"
+#include "screenshot.h"
+#include "source.h"
+#include "workspace.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrlQuery>
+#include <QWebSocket>
+
+#include <memory>
+
+using namespace slicescope;
+using namespace slicescope::testing;
+
+namespace {
+
+constexpr int kStartMs = 60000;      // Chromium, the relay
+constexpr int kFirstFrameMs = 120000; // download, compile and start 14 MB of wasm on a slow CI core
+
+// A DevTools protocol session with one page target over a WebSocket.
+class DevTools : public QObject
+{
+public:
+    bool open(const QUrl &webSocketUrl)
+    {
+        connect(&m_socket, &QWebSocket::textMessageReceived, this, &DevTools::onMessage);
+        m_socket.open(webSocketUrl);
+        return QTest::qWaitFor([this] { return m_socket.state() == QAbstractSocket::ConnectedState; }, kStartMs);
+    }
+
+    // Sends a command and waits for its reply; the reply's "result", or an empty object with
+    // *error set.
+    QJsonObject call(const QString &method, const QJsonObject &params = {}, QString *error = nullptr, int timeoutMs = 30000)
+    {
+        const int id = ++m_lastId;
+        m_socket.sendTextMessage(QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("id"), id}, {QStringLiteral("method"), method},
+                                                                             {QStringLiteral("params"), params}})
+                                                       .toJson(QJsonDocument::Compact)));
+        if (!QTest::qWaitFor([&] { return m_replies.contains(id); }, timeoutMs)) {
+            if (error)
+                *error = QStringLiteral("%1: no reply in %2 ms").arg(method).arg(timeoutMs);
+            return {};
+        }
+        const QJsonObject reply = m_replies.take(id);
+        if (reply.contains(QLatin1String("error"))) {
+            if (error)
+                *error = QStringLiteral("%1: %2").arg(method, QString::fromUtf8(QJsonDocument(reply.value(QLatin1String("error")).toObject()).toJson(QJsonDocument::Compact)));
+            return {};
+        }
+        return reply.value(QLatin1String("result")).toObject();
+    }
+
+    // The console lines so far (console.log and friends, first argument), in order.
+    const QStringList &consoleLines() const { return m_console; }
+    bool waitForConsoleLine(const QString &line, int timeoutMs)
+    {
+        return QTest::qWaitFor([&] { return m_console.contains(line); }, timeoutMs);
+    }
+
+private:
+    void onMessage(const QString &text)
+    {
+        const QJsonObject message = QJsonDocument::fromJson(text.toUtf8()).object();
+        if (message.contains(QLatin1String("id"))) {
+            m_replies.insert(message.value(QLatin1String("id")).toInt(), message);
+            return;
+        }
+        const QString method = message.value(QLatin1String("method")).toString();
+        const QJsonObject params = message.value(QLatin1String("params")).toObject();
+        if (method == QLatin1String("Runtime.consoleAPICalled")) {
+            const QJsonArray args = params.value(QLatin1String("args")).toArray();
+            const QString line = args.isEmpty() ? QString() : args.first().toObject().value(QLatin1String("value")).toVariant().toString();
+            m_console << line;
+            if (line.startsWith(QLatin1String("slicescope:")))
+                qInfo("page console: %s", qPrintable(line));
+        } else if (method == QLatin1String("Runtime.exceptionThrown")) {
+            const QString what = params.value(QLatin1String("exceptionDetails")).toObject().value(QLatin1String("text")).toString();
+            m_console << QStringLiteral("exception: ") + what;
+            qWarning("page exception: %s", qPrintable(what));
+        }
+    }
+
+    QWebSocket m_socket;
+    int m_lastId = 0;
+    QHash<int, QJsonObject> m_replies;
+    QStringList m_console;
+};
+
+QJsonDocument getJson(const QUrl &url)
+{
+    QNetworkAccessManager manager;
+    std::unique_ptr<QNetworkReply> reply(manager.get(QNetworkRequest(url)));
+    if (!QTest::qWaitFor([&] { return reply->isFinished(); }, kStartMs))
+        return {};
+    return QJsonDocument::fromJson(reply->readAll());
+}
+
+void stop(QProcess &process)
+{
+    if (process.state() == QProcess::NotRunning)
+        return;
+    process.terminate();
+    if (!process.waitForFinished(10000)) {
+        process.kill();
+        process.waitForFinished(5000);
+    }
+}
+
+} // namespace
+
+class TestBrowser : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_bundle = qEnvironmentVariable("SLICESCOPE_WEB_BUNDLE");
+        QVERIFY2(QFile::exists(m_bundle + QStringLiteral("/slicescope.wasm")),
+                 qPrintable(QStringLiteral("SLICESCOPE_WEB_BUNDLE=%1 holds no slicescope.wasm: build it with installer/web/build.sh").arg(m_bundle)));
+        const QString chromium = qEnvironmentVariable("SLICESCOPE_CHROMIUM", QStringLiteral("/usr/bin/chromium"));
+        QVERIFY2(QFile::exists(chromium), qPrintable(chromium + QStringLiteral(" is missing: apt-get install chromium")));
+
+        // The relay serves the bundle (and, on the same origin, the WebSocket relay).
+        m_serve.setProgram(QStringLiteral(SLICESCOPE_BINARY));
+        m_serve.setArguments({QStringLiteral("serve"), QStringLiteral("--demo"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                              QStringLiteral("--web-root"), m_bundle});
+        m_serve.start();
+        QVERIFY2(m_serve.waitForStarted(kStartMs), qPrintable(m_serve.errorString()));
+        const QRegularExpression urlPattern(QStringLiteral("(http://127\\.0\\.0\\.1:\\d+/\\S*token=\\S+)"));
+        QByteArray said;
+        QVERIFY2(QTest::qWaitFor([&] {
+                     said += m_serve.readAllStandardError();
+                     const QRegularExpressionMatch m = urlPattern.match(QString::fromUtf8(said));
+                     if (m.hasMatch())
+                         m_relayUrl = QUrl(m.captured(1));
+                     return m_relayUrl.isValid() || m_serve.state() == QProcess::NotRunning;
+                 }, kStartMs) && m_relayUrl.isValid(),
+                 qPrintable(QStringLiteral("`slicescope serve` printed no URL: ") + QString::fromUtf8(said)));
+
+        QVERIFY(m_profile.isValid());
+        m_chromium.setProgram(chromium);
+        m_chromium.setArguments({QStringLiteral("--headless"), QStringLiteral("--no-sandbox"), QStringLiteral("--disable-gpu"),
+                                 QStringLiteral("--disable-quic"), QStringLiteral("--no-first-run"),
+                                 QStringLiteral("--disable-background-networking"), QStringLiteral("--disable-component-update"),
+                                 QStringLiteral("--disable-sync"), QStringLiteral("--enable-unsafe-swiftshader"),
+                                 QStringLiteral("--user-data-dir=") + m_profile.path(), QStringLiteral("--remote-debugging-port=0"),
+                                 QStringLiteral("--window-size=1280,800"), QStringLiteral("--force-device-scale-factor=1"),
+                                 QStringLiteral("about:blank")});
+        // Chromium's own chatter (D-Bus, GPU stalls) goes to a file in the working folder, not the test log.
+        m_chromium.setStandardOutputFile(QProcess::nullDevice());
+        m_chromium.setStandardErrorFile(QStringLiteral("chromium.log"));
+        m_chromium.start();
+        QVERIFY2(m_chromium.waitForStarted(kStartMs), qPrintable(m_chromium.errorString()));
+        // Chromium writes the port it picked (and the browser target's path) into the profile.
+        int port = 0;
+        QVERIFY2(QTest::qWaitFor([&] {
+                     QFile file(m_profile.filePath(QStringLiteral("DevToolsActivePort")));
+                     if (file.open(QIODevice::ReadOnly))
+                         port = file.readLine().trimmed().toInt();
+                     return port > 0 || m_chromium.state() == QProcess::NotRunning;
+                 }, kStartMs) && port > 0,
+                 "Chromium wrote no DevToolsActivePort");
+        const QJsonArray targets = getJson(QUrl(QStringLiteral("http://127.0.0.1:%1/json/list").arg(port))).array();
+        QUrl pageSocket;
+        for (const QJsonValue &t : targets)
+            if (t.toObject().value(QLatin1String("type")).toString() == QLatin1String("page"))
+                pageSocket = QUrl(t.toObject().value(QLatin1String("webSocketDebuggerUrl")).toString());
+        QVERIFY2(pageSocket.isValid(), "no page target in Chromium's /json/list");
+        QVERIFY(m_devtools.open(pageSocket));
+        QString error;
+        for (const char *method : {"Runtime.enable", "Page.enable", "Network.enable"}) {
+            m_devtools.call(QLatin1String(method), {}, &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+        }
+        m_devtools.call(QStringLiteral("Emulation.setDeviceMetricsOverride"),
+                        {{QStringLiteral("width"), 1280}, {QStringLiteral("height"), 800}, {QStringLiteral("deviceScaleFactor"), 1},
+                         {QStringLiteral("mobile"), false}},
+                        &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
+
+    void cleanupTestCase()
+    {
+        stop(m_chromium);
+        stop(m_serve);
+    }
+
+    // The demo runs in the page itself: the relay's token goes in as its cookie (as after a first
+    // visit to the printed URL), so the page's own URL carries none and the app opens its demo.
+    void demoFirstFrameMatchesTheDesktopGolden()
+    {
+        QString error;
+        const QString token = QUrlQuery(m_relayUrl).queryItemValue(QStringLiteral("token"));
+        QUrl page = m_relayUrl;
+        page.setQuery(QString());
+        m_devtools.call(QStringLiteral("Network.setCookie"),
+                        {{QStringLiteral("name"), QStringLiteral("slicescope_token")}, {QStringLiteral("value"), token},
+                         {QStringLiteral("url"), page.toString()}},
+                        &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+
+        QElapsedTimer clock;
+        clock.start();
+        m_devtools.call(QStringLiteral("Page.navigate"), {{QStringLiteral("url"), page.toString()}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: first frame"), kFirstFrameMs),
+                 qPrintable(QStringLiteral("no first frame; the console said: ") + m_devtools.consoleLines().join(QStringLiteral(" | "))));
+        const qint64 firstFrameMs = clock.elapsed();
+        qInfo("browser: first frame %lld ms after navigation", firstFrameMs);
+
+        const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QImage actual = QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG")
+                                  .convertToFormat(QImage::Format_RGB32);
+        const QImage golden = QImage(goldenDir() + QStringLiteral("/demo-overview.png")).convertToFormat(QImage::Format_RGB32);
+        QVERIFY(!golden.isNull());
+        QImage diff;
+        const GoldenComparison c = compareToGolden(actual, golden, &diff);
+        qInfo("browser: against demo-overview.png: %s", qPrintable(c.message));
+        actual.save(QStringLiteral("browser-demo-overview.png")); // what the page showed, to look at
+        if (!c.same) {
+            if (!diff.isNull())
+                diff.save(QStringLiteral("browser-demo-overview.diff.png"));
+        }
+        QVERIFY2(c.same, qPrintable(c.message + QStringLiteral(" (wrote browser-demo-overview.png and .diff.png)")));
+    }
+
+    // A click on a slice's tile in the overview opens it in the slice view. Where the tile is comes
+    // from the desktop's own layout of the same window (the page is pixel-identical to it).
+    void clickingATileShowsItsSlice()
+    {
+        const Capture demo = DemoCluster().capture();
+        applyLook(*qApp, Theme::light());
+        MainWindow window(MainWindow::Mode::Screenshot);
+        ScreenshotOptions options;
+        QString error;
+        QVERIFY2(setUpScreenshotWindow(window, std::make_unique<StaticSource>(demo, options.sourceDescription), options, &error), qPrintable(error));
+        window.grab(); // lays the window out at its size, as renderScreenshot() does
+        FleetOverview *overview = window.workspace()->overview();
+        QVERIFY(window.snapshot() && !window.snapshot()->slices.isEmpty());
+        const QString slice = window.snapshot()->slices.first().name;
+        const QRect tile = overview->tileRect(slice);
+        QVERIFY2(tile.isValid(), qPrintable(slice));
+        const QPoint at = overview->mapTo(&window, tile.center());
+        qInfo("browser: clicking %s's tile at %d,%d", qPrintable(slice), at.x(), at.y());
+
+        for (const char *type : {"mouseMoved", "mousePressed", "mouseReleased"}) {
+            QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("x"), at.x()}, {QStringLiteral("y"), at.y()}};
+            if (qstrcmp(type, "mouseMoved") != 0) {
+                event.insert(QStringLiteral("button"), QStringLiteral("left"));
+                event.insert(QStringLiteral("clickCount"), 1);
+            }
+            m_devtools.call(QStringLiteral("Input.dispatchMouseEvent"), event, &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+        }
+        QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: showing slice %1").arg(slice), 30000),
+                 qPrintable(QStringLiteral("the slice view did not show %1; the console said: %2").arg(slice, m_devtools.consoleLines().join(QStringLiteral(" | ")))));
+    }
+
+private:
+    QString m_bundle;
+    QProcess m_serve;
+    QProcess m_chromium;
+    QTemporaryDir m_profile;
+    QUrl m_relayUrl;
+    DevTools m_devtools;
+};
+
+int main(int argc, char **argv)
+{
+    pinRenderingEnvironment(true);
+    QApplication app(argc, argv);
+    TestBrowser test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_browser.moc"
