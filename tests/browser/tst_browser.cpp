@@ -78,9 +78,10 @@ public:
 
     // The console lines so far (console.log and friends, first argument), in order.
     const QStringList &consoleLines() const { return m_console; }
-    bool waitForConsoleLine(const QString &line, int timeoutMs)
+    // Waits for `line` among the console lines from index `from` on (a new page load starts later).
+    bool waitForConsoleLine(const QString &line, int timeoutMs, qsizetype from = 0)
     {
-        return QTest::qWaitFor([&] { return m_console.contains(line); }, timeoutMs);
+        return QTest::qWaitFor([&] { return m_console.indexOf(line, from) >= 0; }, timeoutMs);
     }
 
 private:
@@ -281,6 +282,35 @@ private Q_SLOTS:
         }
         QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: showing slice %1").arg(slice), 30000),
                  qPrintable(QStringLiteral("the slice view did not show %1; the console said: %2").arg(slice, m_devtools.consoleLines().join(QStringLiteral(" | ")))));
+    }
+
+    // The page opened at the URL `serve` printed reads the relay (same origin, the token in its
+    // URL) instead of running its own demo: its first frame comes from the relayed snapshots and
+    // shows the same overview (the status line names the relay, so it is left out of the check).
+    void relayPageShowsTheRelayedDemo()
+    {
+        QString error;
+        const qsizetype from = m_devtools.consoleLines().size();
+        QElapsedTimer clock;
+        clock.start();
+        m_devtools.call(QStringLiteral("Page.navigate"), {{QStringLiteral("url"), m_relayUrl.toString(QUrl::FullyEncoded)}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: first frame"), kFirstFrameMs, from),
+                 qPrintable(QStringLiteral("no first frame through the relay; the console said: ") + m_devtools.consoleLines().mid(from).join(QStringLiteral(" | "))));
+        qInfo("browser: first frame through the relay %lld ms after navigation", clock.elapsed());
+
+        const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QImage actual = QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG")
+                                  .convertToFormat(QImage::Format_RGB32);
+        actual.save(QStringLiteral("browser-relay-overview.png"));
+        const QImage golden = QImage(goldenDir() + QStringLiteral("/demo-overview.png")).convertToFormat(QImage::Format_RGB32);
+        constexpr int kStatusLine = 30; // the bottom rows: "Source: relay ...", the relay demo's own clock
+        const QRect above(0, 0, golden.width(), golden.height() - kStatusLine);
+        QImage diff;
+        const GoldenComparison c = compareToGolden(actual.copy(above), golden.copy(above), &diff);
+        qInfo("browser: relayed page against demo-overview.png above the status line: %s", qPrintable(c.message));
+        QVERIFY2(c.same, qPrintable(c.message + QStringLiteral(" (wrote browser-relay-overview.png)")));
     }
 
 private:
