@@ -26,6 +26,7 @@ FleetTables::FleetTables(QWidget *parent)
     QTableView *hosts = addTable(new HostTableModel(this), tr("Hosts"));
     addTable(new PlacementGroupTableModel(this), tr("Placement groups"));
     addTable(new WorkerGroupTableModel(this), tr("Worker groups"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, &FleetTables::refreshVisible);
     for (QTableView *view : {slices, hosts})
         connect(view, &QTableView::activated, this, [this](const QModelIndex &index) {
             const QString key = index.data(SnapshotTableModel::KeyRole).toString();
@@ -54,16 +55,44 @@ QTableView *FleetTables::addTable(SnapshotTableModel *model, const QString &titl
     view->horizontalHeader()->setStretchLastSection(true);
     m_tabs->addTab(view, title);
     m_models.append(model);
+    m_stale.append(false);
+    m_sized.append(false);
     return view;
 }
 
 void FleetTables::setSnapshot(const SnapshotPtr &snapshot)
 {
-    for (SnapshotTableModel *model : std::as_const(m_models))
-        model->setSnapshot(snapshot);
-    for (int i = 0; i < m_tabs->count(); ++i)
-        if (auto *view = qobject_cast<QTableView *>(m_tabs->widget(i)))
-            view->resizeColumnsToContents();
+    // Only the table in sight is refilled now; the others when they come into sight. Scrubbing
+    // the timeline or a poll of a 10k-host cluster then pays for one table, and none while the
+    // tables page is hidden.
+    m_snapshot = snapshot;
+    m_stale.fill(true, m_models.size());
+    refreshVisible();
+}
+
+void FleetTables::refreshVisible()
+{
+    // In sight, or would be when its window is shown (a window rendered without being shown).
+    if (!isVisibleTo(window()))
+        return;
+    const int i = m_tabs->currentIndex();
+    if (i < 0 || i >= m_models.size() || !m_stale[i])
+        return;
+    m_stale[i] = false;
+    m_models[i]->setSnapshot(m_snapshot);
+    // Columns are sized to their contents once, when the table first has rows: sizing them again
+    // on every snapshot would walk the rows each time and make the columns jump under the reader.
+    auto *view = qobject_cast<QTableView *>(m_tabs->widget(i));
+    if (view && !m_sized[i] && m_models[i]->rowCount() > 0) {
+        m_sized[i] = true;
+        view->resizeColumnsToContents();
+    }
+}
+
+void FleetTables::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    refreshVisible();
 }
 
 } // namespace slicescope

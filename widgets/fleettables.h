@@ -21,13 +21,18 @@ class FleetTables : public QWidget
 public:
     explicit FleetTables(QWidget *parent = nullptr);
 
-    // Replaces what every table shows, in one step.
+    // Replaces what every table shows, in one step (each table refills when it is next in sight).
     void setSnapshot(const SnapshotPtr &snapshot);
     QTabWidget *tabs() const { return m_tabs; }
+    // Fills the table in sight if the snapshot changed since (setSnapshot() and showing it do this).
+    void refreshVisible();
 
 Q_SIGNALS:
     // The user picked a slice (in the slice or host table).
     void sliceActivated(const QString &sliceName);
+
+protected:
+    void showEvent(QShowEvent *event) override;
 
 private:
     QTableView *addTable(SnapshotTableModel *model, const QString &title);
@@ -35,6 +40,9 @@ private:
     QLineEdit *m_filter = nullptr;
     QTabWidget *m_tabs = nullptr;
     QList<SnapshotTableModel *> m_models;
+    SnapshotPtr m_snapshot;
+    QList<bool> m_stale; // per table: the snapshot changed since it was filled
+    QList<bool> m_sized; // per table: columns sized to their contents once
 };
 
 } // namespace slicescope

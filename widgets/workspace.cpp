@@ -185,12 +185,19 @@ void Workspace::setSnapshot(const SnapshotPtr &snapshot)
     m_snapshot = snapshot;
     m_overview->setSnapshot(snapshot);
     m_tables->setSnapshot(snapshot);
-    {
+    // The slice picker is refilled only when the slices themselves changed (most snapshots keep
+    // them all; refilling thousands of items on every poll or scrub step costs tens of ms).
+    QStringList names;
+    if (snapshot) {
+        names.reserve(snapshot->slices.size());
+        for (const Slice &s : snapshot->slices)
+            names.append(s.name);
+    }
+    if (names != m_sliceNames) {
         const QSignalBlocker blocker(m_sliceCombo);
         m_sliceCombo->clear();
-        if (snapshot)
-            for (const Slice &s : snapshot->slices)
-                m_sliceCombo->addItem(s.name);
+        m_sliceCombo->addItems(names);
+        m_sliceNames = names;
     }
     // Keep showing the same slice in the newer snapshot; else the first one.
     QString slice = m_slice;
@@ -206,6 +213,8 @@ void Workspace::setSnapshot(const SnapshotPtr &snapshot)
 void Workspace::showPage(Page page)
 {
     m_pages->setCurrentIndex(int(page));
+    if (page == Page::Tables)
+        m_tables->refreshVisible(); // also when the window is not shown (screenshots)
 }
 
 Workspace::Page Workspace::page() const

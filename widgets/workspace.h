@@ -77,6 +77,7 @@ private:
     FleetTables *m_tables = nullptr;
     DetailsPanel *m_details = nullptr;
     QComboBox *m_sliceCombo = nullptr;
+    QStringList m_sliceNames; // what m_sliceCombo lists
     QComboBox *m_colorCombo = nullptr;
     QSlider *m_explode = nullptr;
     QSpinBox *m_zFirst = nullptr;

@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -42,6 +44,15 @@ using Clock = std::chrono::steady_clock;
 double msBetween(Clock::time_point a, Clock::time_point b)
 {
     return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// CPU time of this thread, ms: unlike wall time, not inflated when other processes share the cores
+// (the history's own cost, not the machine's load, is what "no slowdown as it fills" is about).
+double threadCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
 double median(std::vector<double> v)
@@ -246,8 +257,9 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
         if (i >= 0 && i < o.snapshots - 1)
             samples.emplace(i, QByteArray());
 
-    std::vector<double> buildMs, addMs, ingestMs, rssByTenth;
-    SnapshotPtr newest;
+    std::vector<double> buildMs, addMs, ingestMs, rssByTenth, captureKb, objectCounts;
+    std::vector<double> buildCpuMs, addCpuMs, ingestCpuMs;
+    SnapshotPtr newest, beforeLast, last; // the last two snapshots, for the side-by-side below
     buildMs.reserve(size_t(o.snapshots));
     Rss baseline;
     qint64 changedPrimary = 0;
@@ -257,14 +269,18 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
             changedPrimary += sim.step(o.changePercent / 100.0, o.intervalMs).total();
         SnapshotPtr snap;
         Clock::time_point t0, t1;
+        double c0 = 0, c1 = 0;
         {
             // The capture is not needed once parsed (a source drops it too).
             const Capture capture = sim.capture();
+            captureKb.push_back(double(capture.byteSize()) / 1024.0);
             if (i == 0)
                 afterCapture = readRss();
+            c0 = threadCpuMs();
             t0 = Clock::now();
             snap = buildSnapshot(capture);
             t1 = Clock::now();
+            c1 = threadCpuMs();
             if (i == 0)
                 afterFirstBuild = readRss();
         }
@@ -278,7 +294,13 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
         else
             history.add(snap);
         const auto t2 = Clock::now();
+        const double c2 = threadCpuMs();
         previous.reset();
+        if (i >= o.snapshots - 2)
+            (i == o.snapshots - 2 ? beforeLast : last) = snap;
+        buildCpuMs.push_back(c1 - c0);
+        addCpuMs.push_back(c2 - c1);
+        ingestCpuMs.push_back(c2 - c0);
         buildMs.push_back(msBetween(t0, t1));
         addMs.push_back(msBetween(t1, t2));
         ingestMs.push_back(msBetween(t0, t2));
@@ -290,6 +312,8 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
         if (snap->rayNodes.size() != expected.rayNodes || snap->slices.size() != expected.slices
             || snap->placementGroups.size() != expected.placementGroups - expected.removedPlacementGroups)
             return fail("snapshot " + std::to_string(i) + " does not hold what the generator made");
+        objectCounts.push_back(double(snap->rayNodes.size() + snap->placementGroups.size() + snap->slices.size()
+                                      + snap->pods.size() + snap->kubeNodes.size()));
         rayNodes = int(snap->rayNodes.size());
         slices = int(snap->slices.size());
         placementGroups = int(snap->placementGroups.size());
@@ -310,8 +334,10 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
         for (size_t t = 0; t < rssByTenth.size(); ++t)
             rssTenths += (t ? ", " : "") + std::to_string(int(rssByTenth[t] + 0.5));
         std::printf("{\"snapshots\": %d, \"without_history\": true, \"rss_mb\": %.1f, \"rss_peak_mb\": %.1f, \"heap_in_use_mb\": %.1f, "
-                    "\"rss_mb_by_tenth\": [%s], \"build_ms\": %.2f, \"build_ms_by_tenth\": [%s]}\n",
-                    o.snapshots, end.current, end.peak, end.heapInUse, rssTenths.c_str(), median(buildMs), listText(tenths(buildMs)).c_str());
+                    "\"rss_mb_by_tenth\": [%s], \"build_ms\": %.2f, \"build_ms_by_tenth\": [%s], "
+                    "\"build_cpu_ms_by_tenth\": [%s], \"capture_kb_by_tenth\": [%s], \"objects_by_tenth\": [%s]}\n",
+                    o.snapshots, end.current, end.peak, end.heapInUse, rssTenths.c_str(), median(buildMs), listText(tenths(buildMs)).c_str(),
+                    listText(tenths(buildCpuMs)).c_str(), listText(tenths(captureKb)).c_str(), listText(tenths(objectCounts)).c_str());
         return 0;
     }
     if (history.size() != o.snapshots && o.maxMb == 0)
@@ -367,6 +393,27 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     const double sliceQueryMs = msBetween(q0, Clock::now());
     const Rss end = readRss();
 
+    // "No slowdown as the history fills", side by side: the same add() into the full history and
+    // into a history holding only the same newest entry, interleaved so that whatever else the
+    // machine does slows both alike. The two alternate between the last two snapshots (each add
+    // then has a real delta, ~1% of the objects).
+    std::vector<double> addFullMs, addEmptyMs, addRatio;
+    if (beforeLast && last) {
+        SnapshotHistory fresh(policy);
+        fresh.add(beforeLast);
+        fresh.add(last);
+        for (int r = 0; r < 24; ++r) {
+            const SnapshotPtr &next = r % 2 ? last : beforeLast;
+            double c = threadCpuMs();
+            history.add(next);
+            addFullMs.push_back(threadCpuMs() - c);
+            c = threadCpuMs();
+            fresh.add(next);
+            addEmptyMs.push_back(threadCpuMs() - c);
+            addRatio.push_back(addFullMs.back() / std::max(1e-6, addEmptyMs.back()));
+        }
+    }
+
     const size_t k = std::min<size_t>(20, ingestMs.size());
     auto head = [&](const std::vector<double> &v) { return median(std::vector<double>(v.begin(), v.begin() + long(k))); };
     auto tail = [&](const std::vector<double> &v) { return median(std::vector<double>(v.end() - long(k), v.end())); };
@@ -388,10 +435,13 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     std::string rssText;
     for (size_t t = 0; t < rssByTenth.size(); ++t)
         rssText += (t ? ", " : "") + std::to_string(int(rssByTenth[t] + 0.5));
-    char out[4096];
+    char out[8192];
     if (o.json) {
         std::snprintf(out, sizeof out,
             "{\"snapshots\": %d, \"rss_mb\": %.1f, \"first_ingest_ms\": %.2f, \"last_ingest_ms\": %.2f, "
+            "\"first_ingest_cpu_ms\": %.2f, \"last_ingest_cpu_ms\": %.2f, \"ingest_cpu_ms_by_tenth\": [%s], "
+            "\"build_cpu_ms_by_tenth\": [%s], \"add_cpu_ms_by_tenth\": [%s], \"capture_kb_by_tenth\": [%s], "
+            "\"add_full_history_cpu_ms\": %.2f, \"add_fresh_history_cpu_ms\": %.2f, \"add_full_vs_fresh_ratio\": %.2f, "
             "\"rss_peak_mb\": %.1f, \"rss_before_history_mb\": %.1f, \"rss_after_checks_mb\": %.1f, "
             "\"heap_in_use_mb\": %.1f, \"heap_in_use_before_history_mb\": %.1f, "
             "\"heap_generator_mb\": %.1f, \"heap_capture_mb\": %.1f, \"heap_parser_and_snapshot_mb\": %.1f, "
@@ -408,6 +458,9 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
             "\"ray_nodes\": %d, \"slices\": %d, \"placement_groups\": %d, \"worker_groups\": %d, "
             "\"interval_ms\": %d, \"change_percent\": %.2f, \"seed\": %u, \"seconds\": %.1f, \"build\": \"%s\"}\n",
             entries, afterIngest.current, head(ingestMs), tail(ingestMs),
+            head(ingestCpuMs), tail(ingestCpuMs), listText(tenths(ingestCpuMs)).c_str(), listText(tenths(buildCpuMs)).c_str(),
+            listText(tenths(addCpuMs)).c_str(), listText(tenths(captureKb)).c_str(),
+            median(addFullMs), median(addEmptyMs), median(addRatio),
             afterIngest.peak, baseline.current, end.current, afterIngest.heapInUse, baseline.heapInUse,
             afterGenerator.heapInUse - atStart.heapInUse, afterCapture.heapInUse - afterGenerator.heapInUse,
             afterFirstBuild.heapInUse - afterCapture.heapInUse,
@@ -446,7 +499,14 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
                 head(buildMs), tail(buildMs), head(addMs), tail(addMs));
     std::printf("ingest median per tenth of the run: %s ms\n  of which buildSnapshot: %s ms\n  and add: %s ms\n",
                 decileText.c_str(), buildText.c_str(), addText.c_str());
+    std::printf("ingest CPU time of this thread (not inflated by other processes), medians of the first and last %zu: "
+                "%.2f ms -> %.2f ms\n  per tenth: %s ms\n  of which buildSnapshot: %s ms\n  and add: %s ms\n",
+                k, head(ingestCpuMs), tail(ingestCpuMs), listText(tenths(ingestCpuMs)).c_str(),
+                listText(tenths(buildCpuMs)).c_str(), listText(tenths(addCpuMs)).c_str());
     std::printf("resident memory at each tenth of the run: %s MB\n", rssText.c_str());
+    std::printf("side by side, add() of the same snapshots into the full history and into a fresh one (CPU, interleaved): "
+                "%.2f ms vs %.2f ms, ratio %.2f (median of %zu pairs)\n",
+                median(addFullMs), median(addEmptyMs), median(addRatio), addRatio.size());
     std::printf("rebuilding an entry: median %.2f ms, worst %.2f ms over %zu (%d checked against the originals)\n",
                 median(rebuildMs), rebuildMs.empty() ? 0.0 : *std::max_element(rebuildMs.begin(), rebuildMs.end()),
                 rebuildMs.size(), checked);

@@ -9,5 +9,7 @@ namespace slicescope::bench {
 // `slicescope-bench history [options]`: argv[first..] are the options. usageError prints the
 // message and the usage and returns the exit status.
 int runHistoryBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+// `slicescope-bench scrub [options]` (scrubbench.cpp): the scrubber's cost on a large cluster.
+int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 
 } // namespace slicescope::bench

@@ -351,6 +351,7 @@ constexpr const char *kUsage =
     "       slicescope-bench poll [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--json]\n"
     "       slicescope-bench history [--nodes N] [--placement-groups N] [--snapshots N] [--interval-ms MS]\n"
     "                                [--change-percent P] [--max-mb MB] [--seed S] [--without-history] [--json]\n"
+    "       slicescope-bench scrub [--nodes N] [--placement-groups N] [--snapshots N] [--scrubs N] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
     "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
@@ -359,7 +360,9 @@ constexpr const char *kUsage =
     "           --png writes the frames measured as PREFIX-<slice>-{sprites,naive}.png, to look at\n"
     "  history  an hour of 2-second snapshots (default 1800) of a generated 10000-node, 10000-group\n"
     "           cluster changing ~1% per snapshot, kept in a SnapshotHistory: memory, ingest time at\n"
-    "           the start and the end, rebuilding entries for the scrubber\n";
+    "           the start and the end, rebuilding entries for the scrubber\n"
+    "  scrub    the timeline's scrubber on that cluster: rebuild an entry, show it and paint the\n"
+    "           workspace (overview, slice, tables) at 1280x800, against parsing its capture again\n";
 
 int usageError(const std::string &message)
 {
@@ -959,5 +962,7 @@ int main(int argc, char **argv)
         return runPoll(argc, argv);
     if (command == "history")
         return bench::runHistoryBenchmark(argc, argv, 2, usageError);
+    if (command == "scrub")
+        return bench::runScrubBenchmark(argc, argv, 2, usageError);
     return usageError("unknown benchmark '" + std::string(command) + "'");
 }
