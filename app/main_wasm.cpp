@@ -65,6 +65,14 @@ protected:
         if (event->type() != QEvent::Paint)
             return false;
         Workspace *ws = m_window->workspace();
+        if (ws->snapshot()) {
+            // The status line's first part names the source ("Source: capture foo.slicescope.json").
+            const QString source = m_window->statusText().section(QStringLiteral("  ·  "), 0, 0);
+            if (source != m_source) {
+                m_source = source;
+                logAfterNextFrame(QStringLiteral("slicescope: source: %1").arg(source.section(QStringLiteral(": "), 1)));
+            }
+        }
         if (watched == ws->overview() && !m_firstFrame && ws->snapshot()) {
             m_firstFrame = true;
             logAfterNextFrame(QStringLiteral("slicescope: first frame"));
@@ -82,6 +90,7 @@ private:
     MainWindow *m_window;
     bool m_firstFrame = false;
     QString m_shownSlice;
+    QString m_source;
 };
 
 // Files dropped on the page: Qt writes them into the page's in-memory file system and delivers

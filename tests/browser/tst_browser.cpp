@@ -9,6 +9,7 @@
 // Needs SLICESCOPE_WEB_BUNDLE (the bundle folder) and Chromium (SLICESCOPE_CHROMIUM, default
 // /usr/bin/chromium); tests/CMakeLists.txt adds this tier only when given a bundle.
 
+#include "capturefile.h"
 #include "democluster.h"
 #include "fleetoverview.h"
 #include "../common/golden.h"
@@ -84,6 +85,20 @@ public:
         return QTest::qWaitFor([&] { return m_console.indexOf(line, from) >= 0; }, timeoutMs);
     }
 
+    // The parameters of the first event `method` from index `from` on of all events.
+    qsizetype eventCount() const { return m_events.size(); }
+    bool waitForEvent(const QString &method, QJsonObject *params, int timeoutMs, qsizetype from)
+    {
+        return QTest::qWaitFor([&] {
+            for (qsizetype i = from; i < m_events.size(); ++i)
+                if (m_events[i].first == method) {
+                    *params = m_events[i].second;
+                    return true;
+                }
+            return false;
+        }, timeoutMs);
+    }
+
 private:
     void onMessage(const QString &text)
     {
@@ -94,6 +109,7 @@ private:
         }
         const QString method = message.value(QLatin1String("method")).toString();
         const QJsonObject params = message.value(QLatin1String("params")).toObject();
+        m_events.append({method, params});
         if (method == QLatin1String("Runtime.consoleAPICalled")) {
             const QJsonArray args = params.value(QLatin1String("args")).toArray();
             const QString line = args.isEmpty() ? QString() : args.first().toObject().value(QLatin1String("value")).toVariant().toString();
@@ -111,6 +127,7 @@ private:
     int m_lastId = 0;
     QHash<int, QJsonObject> m_replies;
     QStringList m_console;
+    QList<QPair<QString, QJsonObject>> m_events;
 };
 
 QJsonDocument getJson(const QUrl &url)
@@ -311,6 +328,66 @@ private Q_SLOTS:
         const GoldenComparison c = compareToGolden(actual.copy(above), golden.copy(above), &diff);
         qInfo("browser: relayed page against demo-overview.png above the status line: %s", qPrintable(c.message));
         QVERIFY2(c.same, qPrintable(c.message + QStringLiteral(" (wrote browser-relay-overview.png)")));
+    }
+
+    // File > Open (Ctrl+O) opens the browser's file picker; the capture picked is read in the page
+    // and drawn exactly as the desktop draws it.
+    void openingACaptureFileReadsItInThePage()
+    {
+        QString error;
+        QUrl page = m_relayUrl;
+        page.setQuery(QString()); // the demo page (the token is in its cookie since the first test)
+        qsizetype from = m_devtools.consoleLines().size();
+        m_devtools.call(QStringLiteral("Page.navigate"), {{QStringLiteral("url"), page.toString()}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: first frame"), kFirstFrameMs, from));
+
+        m_devtools.call(QStringLiteral("Page.setInterceptFileChooserDialog"), {{QStringLiteral("enabled"), true}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        // A click on the status line gives the canvas the keyboard focus; then Ctrl+O.
+        for (const char *type : {"mousePressed", "mouseReleased"})
+            m_devtools.call(QStringLiteral("Input.dispatchMouseEvent"),
+                            {{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("x"), 1100}, {QStringLiteral("y"), 790},
+                             {QStringLiteral("button"), QStringLiteral("left")}, {QStringLiteral("clickCount"), 1}},
+                            &error);
+        const qsizetype events = m_devtools.eventCount();
+        for (const char *type : {"rawKeyDown", "keyUp"}) {
+            m_devtools.call(QStringLiteral("Input.dispatchKeyEvent"),
+                            {{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("modifiers"), 2 /* Ctrl */},
+                             {QStringLiteral("key"), QStringLiteral("o")}, {QStringLiteral("code"), QStringLiteral("KeyO")},
+                             {QStringLiteral("windowsVirtualKeyCode"), 79}},
+                            &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+        }
+        QJsonObject chooser;
+        QVERIFY2(m_devtools.waitForEvent(QStringLiteral("Page.fileChooserOpened"), &chooser, 30000, events), "Ctrl+O opened no file picker");
+        const QString name = QStringLiteral("mixed-ray-kube.slicescope.json");
+        const QString path = QStringLiteral(SLICESCOPE_TEST_DATA "/captures/") + name;
+        from = m_devtools.consoleLines().size();
+        m_devtools.call(QStringLiteral("DOM.setFileInputFiles"),
+                        {{QStringLiteral("files"), QJsonArray{path}}, {QStringLiteral("backendNodeId"), chooser.value(QLatin1String("backendNodeId"))}},
+                        &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: source: capture ") + name, 30000, from),
+                 qPrintable(QStringLiteral("the page did not show the capture; the console said: ") + m_devtools.consoleLines().mid(from).join(QStringLiteral(" | "))));
+
+        const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QImage actual = QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG")
+                                  .convertToFormat(QImage::Format_RGB32);
+        actual.save(QStringLiteral("browser-capture.png"));
+        const CaptureReadResult read = readCaptureFile(path);
+        QVERIFY2(read.ok(), qPrintable(read.error));
+        ScreenshotOptions options;
+        options.sourceDescription = QStringLiteral("capture ") + name;
+        const QImage desktop = renderScreenshot(read.captures.last(), options, &error);
+        QVERIFY2(!desktop.isNull(), qPrintable(error));
+        QImage diff;
+        const GoldenComparison c = compareToGolden(actual, desktop, &diff);
+        qInfo("browser: %s opened in the page against the desktop's rendering: %s", qPrintable(name), qPrintable(c.message));
+        if (!c.same)
+            diff.save(QStringLiteral("browser-capture.diff.png"));
+        QVERIFY2(c.same, qPrintable(c.message + QStringLiteral(" (wrote browser-capture.png and .diff.png)")));
     }
 
 private:
