@@ -121,7 +121,7 @@ if [ ! -f "$stamps/qtbase" ]; then
       -no-feature-dbus -- -G Ninja -DQT_HOST_PATH_CMAKE_DIR="/usr/lib/$multiarch/cmake" \
       -DCMAKE_TOOLCHAIN_FILE="$toolchain_file" >"$cache/build/qtbase-configure.log" 2>&1) \
     || { tail -n 40 "$cache/build/qtbase-configure.log" >&2; exit 1; }
-  log "building Qt base for wasm (about 8 minutes on 2 cores)"
+  log "building Qt base for wasm (about 20 minutes on 2 cores)"
   cmake --build "$cache/build/qtbase" --parallel "$jobs" >"$cache/build/qtbase-build.log" 2>&1 \
     || { tail -n 40 "$cache/build/qtbase-build.log" >&2; exit 1; }
   cmake --install "$cache/build/qtbase" >"$cache/build/qtbase-install.log" 2>&1
