@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-websockets-dev qt6-svg-dev qt6-httpserver-dev
-  libyaml-cpp-dev libsimdjson-dev
+  libyaml-cpp-dev libsimdjson-dev libjemalloc-dev
   fonts-dejavu-core xvfb
   procps  # ps, for the integration harness (tests/integration/ray-harness.sh)
   chromium  # headless, for the browser tier (tests/browser); the wasm toolchain: installer/web/toolchain.sh

@@ -31,9 +31,7 @@
 
 #include <time.h>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include <jemalloc/jemalloc.h> // the bench links jemalloc, as the app does
 
 namespace slicescope::bench {
 
@@ -91,15 +89,18 @@ std::string listText(const std::vector<double> &v)
 struct Rss {
     double current = 0;
     double peak = 0;
-    double heapInUse = 0; // bytes malloc handed out and not freed (glibc), MB
+    double heapInUse = 0; // bytes malloc handed out and not freed (jemalloc's stats.allocated), MB
 };
 Rss readRss()
 {
     Rss r;
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    const struct mallinfo2 info = mallinfo2();
-    r.heapInUse = double(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
-#endif
+    uint64_t epoch = 1;
+    size_t size = sizeof epoch;
+    mallctl("epoch", &epoch, &size, &epoch, size); // refresh the statistics
+    size_t allocated = 0;
+    size = sizeof allocated;
+    if (mallctl("stats.allocated", &allocated, &size, nullptr, 0) == 0)
+        r.heapInUse = double(allocated) / (1024.0 * 1024.0);
     QFile f(QStringLiteral("/proc/self/status"));
     if (!f.open(QIODevice::ReadOnly))
         return r;
@@ -328,6 +329,7 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     // inspect --json fingerprints, events) then use memory of their own.
     const Rss afterIngest = readRss();
     const HistoryMemory memory = history.memory();
+    const int entries = history.size(); // before the side-by-side adds below
     if (o.withoutHistory) {
         const Rss end = readRss();
         std::string rssTenths;
@@ -419,7 +421,6 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     auto tail = [&](const std::vector<double> &v) { return median(std::vector<double>(v.end() - long(k), v.end())); };
     const std::vector<double> deciles = tenths(ingestMs), buildDeciles = tenths(buildMs), addDeciles = tenths(addMs);
     const double mb = 1024.0 * 1024.0;
-    const int entries = history.size();
     // Objects that appeared, changed or went per snapshot, as the history counted them, and their
     // share of the objects a snapshot holds (Ray nodes, placement groups, slices, worker groups...).
     const double changedPerSnapshot = entries > 1 ? double(memory.changes) / (entries - 1) : 0.0;
