@@ -1460,7 +1460,10 @@ struct SnapshotHistory::Private {
             if (oldIndex >= 0) {
                 kept[size_t(oldIndex)] = 1;
                 if (Codec<T>::same(list[i], newMaps, (*previous)[oldIndex], oldMaps)) {
-                    next.push_back(c.head[size_t(oldIndex)]);
+                    // Moved, not copied: an unchanged version's header (somewhere in the hour's
+                    // memory) is then not touched at all, so add() costs the same however long
+                    // the history is. Each old index is kept at most once (identities are unique).
+                    next.push_back(std::move(c.head[size_t(oldIndex)]));
                     inOrder = ops.copy(oldIndex) && inOrder;
                     continue;
                 }
