@@ -6,15 +6,21 @@
 //   - a capture file or recording the user opens (File > Open: the browser's file picker) or drops
 //     on the page, read entirely in the page.
 // The window starts in the state `slicescope screenshot` renders (setUpScreenshotWindow()), so its
-// first frame is the desktop's golden image. The page's console gets two lines tests wait for:
-// "slicescope: first frame" once the overview has been drawn on real data, and
-// "slicescope: showing slice NAME" whenever the slice view shows another slice.
+// first frame is the desktop's golden image. The page's console gets lines tests wait for:
+// "slicescope: first frame" once the overview has been drawn on real data,
+// "slicescope: showing slice NAME" whenever the slice view shows another slice,
+// "slicescope: source: ..." when another source is shown,
+// "slicescope: placement group NAME: STATE" (or ": gone") when a drawn snapshot shows a group
+// appear, change state or go (against the first snapshot drawn of the source),
+// "slicescope: review: Reserve|Release" when the composer's review (with its confirm button) is
+// drawn, and "slicescope: action: TEXT" for each step and the outcome of a composer action.
 
 #include "look.h"
 #include "mainwindow.h"
 #include "democluster.h"
 #include "relaysource.h"
 #include "screenshot.h"
+#include "slicecomposer.h"
 #include "sliceview.h"
 #include "source.h"
 #include "workspace.h"
@@ -23,10 +29,14 @@
 #include <QApplication>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QMap>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScreen>
 #include <QUrl>
 #include <QUrlQuery>
+
+#include <optional>
 
 #include <emscripten.h>
 #include <emscripten/val.h>
@@ -57,11 +67,26 @@ public:
     {
         m_window->workspace()->overview()->installEventFilter(this);
         m_window->workspace()->sliceView()->installEventFilter(this);
+        if ((m_review = m_window->findChild<QWidget *>(QStringLiteral("reviewArea"))))
+            m_review->installEventFilter(this);
+        if (auto *composer = m_window->findChild<SliceComposer *>())
+            connect(composer, &SliceComposer::actionStatusChanged, this,
+                    [](const QString &text) { logAfterNextFrame(QStringLiteral("slicescope: action: %1").arg(text)); });
     }
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override
     {
+        if (watched == m_review) {
+            if (event->type() == QEvent::Hide) {
+                m_reviewDrawn = false;
+            } else if (event->type() == QEvent::Paint && !m_reviewDrawn) {
+                m_reviewDrawn = true;
+                const auto *confirm = m_review->findChild<QPushButton *>(QStringLiteral("confirm"));
+                logAfterNextFrame(QStringLiteral("slicescope: review: %1").arg(confirm ? confirm->text() : QString()));
+            }
+            return false;
+        }
         if (event->type() != QEvent::Paint)
             return false;
         Workspace *ws = m_window->workspace();
@@ -70,7 +95,12 @@ protected:
             const QString source = m_window->statusText().section(QStringLiteral("  ·  "), 0, 0);
             if (source != m_source) {
                 m_source = source;
+                m_groups.reset();
                 logAfterNextFrame(QStringLiteral("slicescope: source: %1").arg(source.section(QStringLiteral(": "), 1)));
+            }
+            if (ws->snapshot() != m_groupsOf) {
+                m_groupsOf = ws->snapshot();
+                logGroupChanges(*ws->snapshot());
             }
         }
         if (watched == ws->overview() && !m_firstFrame && ws->snapshot()) {
@@ -87,10 +117,32 @@ protected:
     }
 
 private:
+    // The placement groups of the snapshot being drawn (name, else id: state) against the last
+    // drawn; the first snapshot of a source is the baseline and says nothing.
+    void logGroupChanges(const ClusterSnapshot &snapshot)
+    {
+        QMap<QString, QString> groups;
+        for (const PlacementGroup &g : snapshot.placementGroups)
+            groups.insert(g.name.isEmpty() ? g.id : g.name, g.state);
+        if (m_groups) {
+            for (auto it = groups.cbegin(); it != groups.cend(); ++it)
+                if (m_groups->value(it.key()) != it.value())
+                    logAfterNextFrame(QStringLiteral("slicescope: placement group %1: %2").arg(it.key(), it.value()));
+            for (auto it = m_groups->cbegin(); it != m_groups->cend(); ++it)
+                if (!groups.contains(it.key()))
+                    logAfterNextFrame(QStringLiteral("slicescope: placement group %1: gone").arg(it.key()));
+        }
+        m_groups = std::move(groups);
+    }
+
     MainWindow *m_window;
+    QWidget *m_review = nullptr; // the composer's review area (Confirm/Cancel)
+    bool m_reviewDrawn = false;
     bool m_firstFrame = false;
     QString m_shownSlice;
     QString m_source;
+    SnapshotPtr m_groupsOf; // held: a pointer alone could be a new snapshot at a freed one's address
+    std::optional<QMap<QString, QString>> m_groups;
 };
 
 // Files dropped on the page: Qt writes them into the page's in-memory file system and delivers

@@ -4,7 +4,8 @@
 // The page's first frame must match the desktop's golden `demo-overview` (the same comparison and
 // tolerance as tests/widgets); a click on a slice tile must open that slice in the slice view.
 // The app prints "slicescope: first frame" and "slicescope: showing slice NAME" on the console
-// (app/main_wasm.cpp); this test waits for those lines, never for a fixed time.
+// (app/main_wasm.cpp); this test waits for those lines, never for a fixed time. Through the relay,
+// a slice reserved in the page's composer must reach the demo behind the relay and come back.
 //
 // Needs SLICESCOPE_WEB_BUNDLE (the bundle folder) and Chromium (SLICESCOPE_CHROMIUM, default
 // /usr/bin/chromium); tests/CMakeLists.txt adds this tier only when given a bundle.
@@ -15,19 +16,25 @@
 #include "../common/golden.h"
 #include "look.h"
 #include "mainwindow.h"
+#include "relaysource.h"
 #include "screenshot.h"
+#include "slicecomposer.h"
 #include "source.h"
 #include "workspace.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -388,6 +395,142 @@ private Q_SLOTS:
         if (!c.same)
             diff.save(QStringLiteral("browser-capture.diff.png"));
         QVERIFY2(c.same, qPrintable(c.message + QStringLiteral(" (wrote browser-capture.png and .diff.png)")));
+    }
+
+    // A relay round trip: the page on the relay's URL reserves a v6e 4x4 slice through its composer
+    // the way a person does (Ctrl+R, a name typed, Review, Reserve); the clicks land where the
+    // desktop lays out the same window on the same relay. The group must then be in the demo behind
+    // the relay (`slicescope inspect --relay`, a process of its own) and the page must say it drew
+    // a snapshot showing it.
+    void reservingInThePageChangesTheRelayedDemo()
+    {
+        QString error;
+        qsizetype from = m_devtools.consoleLines().size();
+        m_devtools.call(QStringLiteral("Page.navigate"), {{QStringLiteral("url"), m_relayUrl.toString(QUrl::FullyEncoded)}}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: first frame"), kFirstFrameMs, from),
+                 qPrintable(QStringLiteral("no first frame through the relay; the console said: ") + m_devtools.consoleLines().mid(from).join(QStringLiteral(" | "))));
+
+        // The desktop's window on the same relay, with its composer open: where the page's fields are.
+        applyLook(*qApp, Theme::light());
+        MainWindow window(MainWindow::Mode::Screenshot);
+        ScreenshotOptions options;
+        QVERIFY2(setUpScreenshotWindow(window, std::make_unique<RelaySource>(m_relayUrl), options, &error), qPrintable(error));
+        QVERIFY2(QTest::qWaitFor([&] { return window.snapshot() != nullptr; }, kStartMs), "the desktop window got no snapshot from the relay");
+        const QString name = QStringLiteral("rt-%1").arg(QDateTime::currentMSecsSinceEpoch() % 1000000);
+        QVERIFY(window.snapshot()->placementGroupIndex(name) < 0);
+        QAction *reserve = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_R))
+                reserve = a;
+        QVERIFY2(reserve, "no Ctrl+R action");
+        reserve->trigger();
+        window.grab();
+        auto *composer = window.findChild<SliceComposer *>();
+        QVERIFY(composer);
+        auto *nameEdit = composer->findChild<QLineEdit *>(QStringLiteral("name"));
+        auto *review = composer->findChild<QPushButton *>(QStringLiteral("review"));
+        auto *confirm = composer->findChild<QPushButton *>(QStringLiteral("confirm"));
+        QVERIFY(nameEdit && review && confirm);
+        // The form down to the name field: what the page must show before anything is typed.
+        const QRect form(composer->mapTo(&window, QPoint(0, 0)), QPoint(composer->mapTo(&window, QPoint(composer->width() - 1, 0)).x(),
+                                                                        nameEdit->mapTo(&window, QPoint(0, nameEdit->height() - 1)).y()));
+        const QImage desktopForm = window.grab().toImage().convertToFormat(QImage::Format_RGB32).copy(form);
+        const QPoint nameAt = nameEdit->mapTo(&window, nameEdit->rect().center());
+        nameEdit->setText(name);
+        window.grab();
+        QVERIFY2(review->isEnabled(), qPrintable(QStringLiteral("the desktop's composer cannot review: ") + composer->messageText() + review->toolTip()));
+        const QPoint reviewAt = review->mapTo(&window, review->rect().center());
+        review->click(); // only opens the review: nothing is sent
+        window.grab();
+        QVERIFY(confirm->isVisibleTo(&window) && confirm->isEnabled());
+        const QPoint confirmAt = confirm->mapTo(&window, confirm->rect().center());
+        qInfo("browser: composer on the page: name field at %d,%d, Review at %d,%d, Reserve at %d,%d", nameAt.x(), nameAt.y(),
+              reviewAt.x(), reviewAt.y(), confirmAt.x(), confirmAt.y());
+
+        auto click = [&](QPoint at) {
+            for (const char *type : {"mouseMoved", "mousePressed", "mouseReleased"}) {
+                QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("x"), at.x()}, {QStringLiteral("y"), at.y()}};
+                if (qstrcmp(type, "mouseMoved") != 0) {
+                    event.insert(QStringLiteral("button"), QStringLiteral("left"));
+                    event.insert(QStringLiteral("clickCount"), 1);
+                }
+                m_devtools.call(QStringLiteral("Input.dispatchMouseEvent"), event, &error);
+                if (!error.isEmpty())
+                    return false;
+            }
+            return true;
+        };
+        auto key = [&](const QString &text, const QString &code, int virtualKey, int modifiers) {
+            for (const char *type : {"keyDown", "keyUp"}) {
+                QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("modifiers"), modifiers},
+                                  {QStringLiteral("key"), text}, {QStringLiteral("code"), code}, {QStringLiteral("windowsVirtualKeyCode"), virtualKey}};
+                if (modifiers == 0 && qstrcmp(type, "keyDown") == 0)
+                    event.insert(QStringLiteral("text"), text);
+                m_devtools.call(QStringLiteral("Input.dispatchKeyEvent"), event, &error);
+                if (!error.isEmpty())
+                    return false;
+            }
+            return true;
+        };
+        auto pageShot = [&] {
+            const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
+            return QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG").convertToFormat(QImage::Format_RGB32);
+        };
+
+        // Ctrl+R after a click on the status line (the canvas takes the keyboard focus): the
+        // composer docks on the right, laid out as on the desktop.
+        QVERIFY2(click(QPoint(1100, 790)), qPrintable(error));
+        QVERIFY2(key(QStringLiteral("r"), QStringLiteral("KeyR"), 'R', 2 /* Ctrl */), qPrintable(error));
+        GoldenComparison formShown;
+        QImage shot, formDiff;
+        const bool composerShown = QTest::qWaitFor([&] {
+            shot = pageShot();
+            formShown = compareToGolden(shot.copy(form), desktopForm, &formDiff);
+            return formShown.same;
+        }, 30000);
+        if (!composerShown)
+            shot.save(QStringLiteral("browser-composer.png"));
+        QVERIFY2(composerShown, qPrintable(QStringLiteral("the page did not show the composer as the desktop does (wrote browser-composer.png): ") + formShown.message));
+
+        QVERIFY2(click(nameAt), qPrintable(error));
+        for (const QChar c : name) {
+            const QString text(c);
+            const QString code = c.isDigit() ? QStringLiteral("Digit") + text : c == u'-' ? QStringLiteral("Minus") : QStringLiteral("Key") + text.toUpper();
+            QVERIFY2(key(text, code, c == u'-' ? 189 : c.toUpper().unicode(), 0), qPrintable(error));
+        }
+        from = m_devtools.consoleLines().size();
+        QVERIFY2(click(reviewAt), qPrintable(error));
+        QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: review: Reserve"), 30000, from),
+                 qPrintable(QStringLiteral("the page's composer opened no review; the console said: ") + m_devtools.consoleLines().mid(from).join(QStringLiteral(" | "))));
+
+        // Reserve: from here the figure for the round trip.
+        from = m_devtools.consoleLines().size();
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY2(click(confirmAt), qPrintable(error));
+        const QString created = QStringLiteral("slicescope: placement group %1: CREATED").arg(name);
+        qint64 desktopSawItMs = -1;
+        const bool shown = QTest::qWaitFor([&] {
+            if (desktopSawItMs < 0 && window.snapshot() && window.snapshot()->placementGroupIndex(name) >= 0)
+                desktopSawItMs = clock.elapsed();
+            return m_devtools.consoleLines().indexOf(created, from) >= 0;
+        }, 60000);
+        const qint64 pageShowedItMs = clock.elapsed();
+        QVERIFY2(shown, qPrintable(QStringLiteral("the page never drew %1 CREATED; the console said: %2").arg(name, m_devtools.consoleLines().mid(from).join(QStringLiteral(" | ")))));
+        qInfo("browser: relay round trip: Reserve clicked, the page drew %s CREATED %lld ms later (a desktop RelaySource on the same relay first saw the group after %lld ms)",
+              qPrintable(name), pageShowedItMs, desktopSawItMs);
+        pageShot().save(QStringLiteral("browser-relay-reserved.png")); // the overview with the group's slice highlighted, to look at
+
+        // The demo behind the relay has it: asked by a process of its own.
+        QProcess inspect;
+        inspect.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("inspect"), QStringLiteral("--relay"), m_relayUrl.toString(QUrl::FullyEncoded), QStringLiteral("--json")});
+        QVERIFY2(inspect.waitForFinished(kStartMs) && inspect.exitCode() == 0, qPrintable(QString::fromUtf8(inspect.readAllStandardError())));
+        QString state;
+        for (const QJsonValue &g : QJsonDocument::fromJson(inspect.readAllStandardOutput()).object().value(QLatin1String("placementGroups")).toArray())
+            if (g.toObject().value(QLatin1String("name")).toString() == name)
+                state = g.toObject().value(QLatin1String("state")).toString();
+        QVERIFY2(state == QLatin1String("CREATED"), qPrintable(QStringLiteral("`inspect --relay` says %1 is \"%2\"").arg(name, state)));
     }
 
 private:
