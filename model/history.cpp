@@ -726,8 +726,16 @@ struct Codec;
 // so a field added to snapshot.h later is still compared; the round-trip check in
 // Private::encode() catches one the codec does not carry yet.
 
+// The same(), toHandles() and toIndexes() of kinds whose objects point at no other object.
+template<typename T>
+struct NoReferences {
+    static bool same(const T &a, const HandleMaps &, const T &b, const HandleMaps &) { return a == b; }
+    static void toHandles(T &, const HandleMaps &) {}
+    static void toIndexes(T &, const IndexMaps &) {}
+};
+
 template<>
-struct Codec<RayNode> {
+struct Codec<RayNode> : NoReferences<RayNode> {
     static constexpr Kind kind = RayNodes;
     static QString key(const RayNode &n) { return n.id; }
     static bool sameKey(const RayNode &a, const RayNode &b) { return a.id == b.id; }
@@ -739,13 +747,10 @@ struct Codec<RayNode> {
         a.text(n.topology); a.text(n.acceleratorType); a.text(n.nodeGroup); a.integer(n.workerId);
         a.integer(n.startTimeMs); a.integer(n.endTimeMs);
     }
-    static bool same(const RayNode &a, const HandleMaps &, const RayNode &b, const HandleMaps &) { return a == b; }
-    static void toHandles(RayNode &, const HandleMaps &) {}
-    static void toIndexes(RayNode &, const IndexMaps &) {}
 };
 
 template<>
-struct Codec<Pod> {
+struct Codec<Pod> : NoReferences<Pod> {
     static constexpr Kind kind = Pods;
     static QString key(const Pod &p) { return p.qualifiedName(); }
     static bool sameKey(const Pod &a, const Pod &b) { return a.name == b.name && a.ns == b.ns; }
@@ -756,13 +761,10 @@ struct Codec<Pod> {
         a.text(p.nodeName); a.text(p.cluster); a.text(p.group); a.flag(p.isHead); a.text(p.replicaKey); a.text(p.tpuName);
         a.integer(p.hostIndex); a.integer(p.tpuChips); a.text(p.accelerator); a.text(p.topology);
     }
-    static bool same(const Pod &a, const HandleMaps &, const Pod &b, const HandleMaps &) { return a == b; }
-    static void toHandles(Pod &, const HandleMaps &) {}
-    static void toIndexes(Pod &, const IndexMaps &) {}
 };
 
 template<>
-struct Codec<KubeNode> {
+struct Codec<KubeNode> : NoReferences<KubeNode> {
     static constexpr Kind kind = KubeNodes;
     static QString key(const KubeNode &n) { return n.name; }
     static bool sameKey(const KubeNode &a, const KubeNode &b) { return a.name == b.name; }
@@ -771,9 +773,6 @@ struct Codec<KubeNode> {
     {
         a.text(n.name); a.text(n.accelerator); a.text(n.topology); a.text(n.nodePool); a.integer(n.tpuCapacity); a.flag(n.ready);
     }
-    static bool same(const KubeNode &a, const HandleMaps &, const KubeNode &b, const HandleMaps &) { return a == b; }
-    static void toHandles(KubeNode &, const HandleMaps &) {}
-    static void toIndexes(KubeNode &, const IndexMaps &) {}
 };
 
 template<>
@@ -901,7 +900,7 @@ struct Codec<PlacementGroup> {
 };
 
 template<>
-struct Codec<WorkerGroup> {
+struct Codec<WorkerGroup> : NoReferences<WorkerGroup> {
     static constexpr Kind kind = WorkerGroups;
     static QString key(const WorkerGroup &g) { return g.qualifiedName(); }
     static bool sameKey(const WorkerGroup &a, const WorkerGroup &b) { return a.group == b.group && a.cluster == b.cluster && a.ns == b.ns; }
@@ -912,13 +911,10 @@ struct Codec<WorkerGroup> {
         a.integer(g.numOfHosts); a.text(g.accelerator); a.text(g.topology); a.integer(g.chipsPerHost); a.flag(g.autoscaling);
         a.flag(g.suspended); a.texts(g.workersToDelete); a.texts(g.slices); a.integer(g.specIndex); a.flag(g.replicasSet);
     }
-    static bool same(const WorkerGroup &a, const HandleMaps &, const WorkerGroup &b, const HandleMaps &) { return a == b; }
-    static void toHandles(WorkerGroup &, const HandleMaps &) {}
-    static void toIndexes(WorkerGroup &, const IndexMaps &) {}
 };
 
 template<>
-struct Codec<RayClusterInfo> {
+struct Codec<RayClusterInfo> : NoReferences<RayClusterInfo> {
     static constexpr Kind kind = RayClusters;
     static QString key(const RayClusterInfo &c) { return c.ns + u'/' + c.name; }
     static bool sameKey(const RayClusterInfo &a, const RayClusterInfo &b) { return a.name == b.name && a.ns == b.ns; }
@@ -928,13 +924,10 @@ struct Codec<RayClusterInfo> {
         a.text(c.ns); a.text(c.name); a.text(c.state); a.text(c.headServiceName); a.integer(c.generation);
         a.integer(c.observedGeneration); a.text(c.resourceVersion); a.flag(c.autoscaling);
     }
-    static bool same(const RayClusterInfo &a, const HandleMaps &, const RayClusterInfo &b, const HandleMaps &) { return a == b; }
-    static void toHandles(RayClusterInfo &, const HandleMaps &) {}
-    static void toIndexes(RayClusterInfo &, const IndexMaps &) {}
 };
 
 template<>
-struct Codec<Job> {
+struct Codec<Job> : NoReferences<Job> {
     static constexpr Kind kind = Jobs;
     static QString key(const Job &j) { return !j.submissionId.isEmpty() ? j.submissionId : j.jobId; }
     static bool sameKey(const Job &a, const Job &b) { return key(a) == key(b); }
@@ -944,9 +937,6 @@ struct Codec<Job> {
         a.text(j.submissionId); a.text(j.jobId); a.text(j.status); a.text(j.entrypoint); a.text(j.message);
         a.integer(j.startTimeMs); a.integer(j.endTimeMs);
     }
-    static bool same(const Job &a, const HandleMaps &, const Job &b, const HandleMaps &) { return a == b; }
-    static void toHandles(Job &, const HandleMaps &) {}
-    static void toIndexes(Job &, const IndexMaps &) {}
 };
 
 template<typename T>

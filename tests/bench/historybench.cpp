@@ -13,6 +13,8 @@
 
 #include "historybench.h"
 
+#include "benchstats.h"
+
 #include "clustergenerator.h"
 #include "history.h"
 #include "snapshot.h"
@@ -51,15 +53,6 @@ double threadCpuMs()
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-}
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // Medians of each tenth of a run.

@@ -8,6 +8,7 @@
 
 #include "clustergenerator.h"
 #include "democluster.h"
+#include "benchstats.h"
 #include "historybench.h"
 #include "look.h"
 #include "sliceview.h"
@@ -42,6 +43,8 @@ namespace {
 
 using namespace slicescope;
 namespace od = simdjson::ondemand;
+using bench::Stats;
+using bench::statsOf;
 
 // ---- Baseline: a raw simdjson on-demand walk -----------------------------------------------
 //
@@ -368,23 +371,6 @@ int usageError(const std::string &message)
 {
     std::fprintf(stderr, "slicescope-bench: %s\n%s", message.c_str(), kUsage);
     return 2;
-}
-
-struct Stats {
-    double median = 0, min = 0, max = 0;
-};
-
-Stats statsOf(std::vector<double> v)
-{
-    Stats s;
-    if (v.empty())
-        return s;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    s.min = v.front();
-    s.max = v.back();
-    return s;
 }
 
 // Parses "--name N" / "--name=N" options; returns false (with a message) on bad input.

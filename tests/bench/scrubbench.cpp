@@ -9,6 +9,8 @@
 
 #include "historybench.h"
 
+#include "benchstats.h"
+
 #include "clustergenerator.h"
 #include "history.h"
 #include "look.h"
@@ -34,22 +36,6 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t0)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-struct Spread {
-    double median = 0, p90 = 0, max = 0;
-};
-
-Spread spreadOf(std::vector<double> v)
-{
-    Spread s;
-    if (v.empty())
-        return s;
-    std::sort(v.begin(), v.end());
-    s.median = v[v.size() / 2];
-    s.p90 = v[std::min(v.size() - 1, v.size() * 9 / 10)];
-    s.max = v.back();
-    return s;
 }
 
 } // namespace
@@ -163,8 +149,8 @@ int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(
         std::printf("{\"snapshots\": %d, \"scrubs_per_page\": %d, \"ray_nodes\": %lld, \"slices\": %lld, \"placement_groups\": %lld, \"pages\": {",
                     history.size(), scrubs, (long long)last->rayNodes.size(), (long long)last->slices.size(), (long long)last->placementGroups.size());
         for (size_t p = 0; p < pages.size(); ++p) {
-            const Spread t = spreadOf(pages[p].total), r = spreadOf(pages[p].rebuild), s = spreadOf(pages[p].set),
-                         d = spreadOf(pages[p].paint), c = spreadOf(pages[p].fromCapture);
+            const Stats t = statsOf(pages[p].total), r = statsOf(pages[p].rebuild), s = statsOf(pages[p].set),
+                         d = statsOf(pages[p].paint), c = statsOf(pages[p].fromCapture);
             std::printf("%s\"%s\": {\"scrub_ms_median\": %.2f, \"scrub_ms_p90\": %.2f, \"scrub_ms_max\": %.2f, "
                         "\"rebuild_ms_median\": %.2f, \"set_snapshot_ms_median\": %.2f, \"paint_ms_median\": %.2f, "
                         "\"from_capture_ms_median\": %.2f, \"rebuild_speedup\": %.2f}",
@@ -179,9 +165,9 @@ int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(
                 history.size(), (long long)last->rayNodes.size(), (long long)last->slices.size(), (long long)last->placementGroups.size(), scrubs);
     std::printf("%-9s %26s %10s %12s %8s %16s %9s\n", "page", "scrub ms (med/p90/max)", "rebuild", "setSnapshot", "paint", "from capture", "speedup");
     for (const PageResult &r : pages) {
-        const Spread t = spreadOf(r.total), rb = spreadOf(r.rebuild), c = spreadOf(r.fromCapture);
+        const Stats t = statsOf(r.total), rb = statsOf(r.rebuild), c = statsOf(r.fromCapture);
         std::printf("%-9s %10.2f %7.2f %7.2f %10.2f %12.2f %8.2f %16.2f %8.1fx\n", r.name, t.median, t.p90, t.max, rb.median,
-                    spreadOf(r.set).median, spreadOf(r.paint).median, c.median, rb.median > 0 ? c.median / rb.median : 0.0);
+                    statsOf(r.set).median, statsOf(r.paint).median, c.median, rb.median > 0 ? c.median / rb.median : 0.0);
     }
     return 0;
 }
