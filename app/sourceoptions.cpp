@@ -3,11 +3,8 @@
 
 #include "capturefile.h"
 #include "democluster.h"
-#include "democlusteractions.h"
-#include "kubeclusteractions.h"
 #include "kubesource.h"
 #include "livesource.h"
-#include "rayclusteractions.h"
 #include "relaysource.h"
 #include "source.h"
 
@@ -178,7 +175,7 @@ QString loadCapture(const SourceSpec &spec, Capture &capture)
     case SourceSpec::Kind::Live:
     case SourceSpec::Kind::Relay: {
         QString error;
-        std::unique_ptr<Source> source = spec.kind == SourceSpec::Kind::Relay ? makeSource(spec, &error) : makeLiveSource(spec, &error);
+        std::unique_ptr<Source> source = makeSource(spec, &error);
         if (!source)
             return error;
         // One answer is wanted: a relay that is gone or refuses us fails now instead of retrying.
@@ -221,21 +218,6 @@ std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error)
         return std::make_unique<RelaySource>(QUrl(spec.relayUrl));
     }
     Q_UNREACHABLE();
-}
-
-std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reason)
-{
-    if (auto *demo = qobject_cast<DemoSource *>(source))
-        return std::make_unique<DemoClusterActions>(demo);
-    if (auto *live = qobject_cast<LiveRaySource *>(source))
-        return std::make_unique<RayClusterActions>(live);
-    if (auto *kube = qobject_cast<KubeSource *>(source))
-        return std::make_unique<KubeClusterActions>(kube);
-    if (auto *relay = qobject_cast<RelaySource *>(source))
-        return std::make_unique<RelayClusterActions>(relay);
-    if (reason)
-        *reason = source ? QStringLiteral("%1 is a recording: it cannot be changed").arg(source->description()) : QStringLiteral("no source");
-    return nullptr;
 }
 
 } // namespace slicescope

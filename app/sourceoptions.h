@@ -14,7 +14,6 @@
 
 namespace slicescope {
 
-class ClusterActions;
 class Source;
 struct KubeConfig;
 struct KubeConfigContexts;
@@ -50,9 +49,5 @@ QString resolveKubeConfig(const SourceSpec &spec, KubeConfig &config, KubeConfig
 
 // A Source object for the window. Live: a LiveRaySource polling --ray with the resolved token.
 std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error);
-
-// What carries out actions for `source`: the demo simulator, Ray jobs, Kubernetes patches, or the
-// relay the source reads from. Null for a capture file, with `reason` saying why.
-std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reason);
 
 } // namespace slicescope

@@ -2,6 +2,15 @@
 #include "source.h"
 
 #include "capturefile.h"
+#include "democluster.h"
+#include "democlusteractions.h"
+#include "relaysource.h"
+#ifndef Q_OS_WASM // a browser cannot reach Ray or Kubernetes itself (FACTS.md 1.4)
+#include "kubeclusteractions.h"
+#include "kubesource.h"
+#include "livesource.h"
+#include "rayclusteractions.h"
+#endif
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -91,6 +100,23 @@ StaticSource::StaticSource(Capture capture, QString description, QObject *parent
 void StaticSource::start()
 {
     Q_EMIT captureReceived(m_capture);
+}
+
+std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reason)
+{
+    if (auto *demo = qobject_cast<DemoSource *>(source))
+        return std::make_unique<DemoClusterActions>(demo);
+#ifndef Q_OS_WASM
+    if (auto *live = qobject_cast<LiveRaySource *>(source))
+        return std::make_unique<RayClusterActions>(live);
+    if (auto *kube = qobject_cast<KubeSource *>(source))
+        return std::make_unique<KubeClusterActions>(kube);
+#endif
+    if (auto *relay = qobject_cast<RelaySource *>(source))
+        return std::make_unique<RelayClusterActions>(relay);
+    if (reason)
+        *reason = source ? QStringLiteral("%1 is a recording: it cannot be changed").arg(source->description()) : QStringLiteral("no source");
+    return nullptr;
 }
 
 } // namespace slicescope

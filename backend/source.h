@@ -14,6 +14,8 @@ class QTimer;
 
 namespace slicescope {
 
+class ClusterActions;
+
 class Source : public QObject
 {
     Q_OBJECT
@@ -84,5 +86,10 @@ private:
     Capture m_capture;
     QString m_description;
 };
+
+// What carries out actions for `source`: the demo simulator, Ray jobs, Kubernetes patches (not in
+// the browser build), or the relay the source reads from. Null for a capture file, with `reason`
+// saying why.
+std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reason);
 
 } // namespace slicescope
