@@ -229,6 +229,17 @@ bool RelayServer::tokenMatches(const QByteArray &candidate) const
     return diff == 0;
 }
 
+RelayServer::TokenIn RelayServer::validToken(const QUrl &url, const QByteArray &cookieHeader) const
+{
+    const QByteArray queryToken = QUrlQuery(url).queryItemValue(relay::kTokenQuery, QUrl::FullyDecoded).toLatin1();
+    if (!queryToken.isEmpty() && tokenMatches(queryToken))
+        return TokenIn::Query;
+    const QByteArray cookieToken = cookieValue(cookieHeader, QByteArray(relay::kTokenCookie.latin1()));
+    if (!cookieToken.isEmpty() && tokenMatches(cookieToken))
+        return TokenIn::Cookie;
+    return TokenIn::None;
+}
+
 QByteArray RelayServer::cookieValue(const QByteArray &cookieHeader, const QByteArray &name)
 {
     for (const QByteArray &part : cookieHeader.split(';')) {
@@ -296,10 +307,9 @@ bool RelayServer::handleHttp(const QHttpServerRequest &request, QTcpSocket *sock
     if (upgrade)
         return true; // the handshake; admit() checks the token and the path
 
-    const QByteArray queryToken = QUrlQuery(request.url()).queryItemValue(relay::kTokenQuery, QUrl::FullyDecoded).toLatin1();
-    const QByteArray cookieToken = cookieValue(request.value("Cookie"), QByteArray(relay::kTokenCookie.latin1()));
-    const bool byQuery = !queryToken.isEmpty() && tokenMatches(queryToken);
-    if (!byQuery && !(!cookieToken.isEmpty() && tokenMatches(cookieToken)))
+    const TokenIn token = validToken(request.url(), request.value("Cookie"));
+    const bool byQuery = token == TokenIn::Query;
+    if (token == TokenIn::None)
         return refuse(Status::Forbidden, tr("a valid access token is required: open the URL `slicescope serve` printed"));
     if (request.method() != QHttpServerRequest::Method::Get && !head)
         return refuse(Status::MethodNotAllowed, tr("only GET and HEAD"));
@@ -355,8 +365,6 @@ void RelayServer::admit(QWebSocket *socket)
     const QNetworkRequest request = socket->request();
     const QByteArray host = request.rawHeader("Host");
     const QByteArray origin = socket->origin().toLatin1();
-    const QByteArray queryToken = QUrlQuery(socket->requestUrl()).queryItemValue(relay::kTokenQuery, QUrl::FullyDecoded).toLatin1();
-    const QByteArray cookieToken = cookieValue(request.rawHeader("Cookie"), QByteArray(relay::kTokenCookie.latin1()));
     QString why, reason;
     if (why = checkPeer(socket->peerAddress()); !why.isEmpty())
         reason = QStringLiteral("not a loopback client");
@@ -364,7 +372,7 @@ void RelayServer::admit(QWebSocket *socket)
         reason = QStringLiteral("Host not allowed");
     else if (why = checkOrigin(origin, host); !why.isEmpty())
         reason = QStringLiteral("Origin not allowed");
-    else if (!(!queryToken.isEmpty() && tokenMatches(queryToken)) && !(!cookieToken.isEmpty() && tokenMatches(cookieToken)))
+    else if (validToken(socket->requestUrl(), request.rawHeader("Cookie")) == TokenIn::None)
         why = reason = QStringLiteral("wrong token");
     else if (socket->requestUrl().path() != relay::kPath)
         why = reason = QStringLiteral("unknown path");

@@ -73,7 +73,6 @@ private:
     struct Client {
         QWebSocket *socket = nullptr;
         int id = 0;
-        bool busy = false;       // a capture is still being written to it
         bool capturePending = false;
     };
     struct Action {
@@ -86,6 +85,9 @@ private:
     QString checkHost(const QByteArray &host) const;
     QString checkOrigin(const QByteArray &origin, const QByteArray &host) const;
     bool tokenMatches(const QByteArray &candidate) const;
+    // Where a request carries the right token: its URL's ?token= or its cookie; None when neither.
+    enum class TokenIn { None, Query, Cookie };
+    TokenIn validToken(const QUrl &url, const QByteArray &cookieHeader) const;
     static QByteArray cookieValue(const QByteArray &cookieHeader, const QByteArray &name);
 
     // False only for a WebSocket upgrade refused before its handshake (answered already).

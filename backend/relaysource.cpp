@@ -72,7 +72,6 @@ void RelaySource::setBackoff(int firstMs, int maxMs)
 void RelaySource::start()
 {
     m_stopped = false;
-    m_refused = false;
     m_backoffMs = m_firstBackoffMs;
     if (!m_url.isValid()) {
         QString error;
@@ -136,14 +135,12 @@ void RelaySource::onText(const QString &text)
     }
     if (m.type == relay::type::Capture) {
         m_last = m.capture;
-        m_lastSeq = m.seq;
         Q_EMIT captureReceived(m_last);
         return;
     }
     if (m.type == relay::type::Hello) {
         const QString protocol = m.object.value(QLatin1String("protocol")).toString();
         if (protocol != relay::kProtocol) {
-            m_refused = true;
             Q_EMIT failed(tr("relay at %1 speaks \"%2\"; this SliceScope speaks \"%3\"").arg(m_display, protocol, relay::kProtocol));
             stop();
             return;
@@ -156,7 +153,7 @@ void RelaySource::onText(const QString &text)
     Q_EMIT messageReceived(m.object);
 }
 
-void RelaySource::onDisconnected(const QString &reason)
+void RelaySource::onDisconnected(int closeCode, const QString &reason)
 {
     if (sender() != m_socket)
         return; // a connection already replaced
@@ -166,8 +163,7 @@ void RelaySource::onDisconnected(const QString &reason)
     if (m_stopped)
         return;
     // 1008 is the relay refusing this client (token, Host/Origin, address): retrying cannot help.
-    if (reason.contains(QStringLiteral("(%1").arg(relay::kClosePolicy))) {
-        m_refused = true;
+    if (closeCode == relay::kClosePolicy) {
         m_stopped = true;
         const bool token = reason.contains(QLatin1String("token"));
         Q_EMIT failed(token ? tr("relay at %1 refused the access token: %2; open the URL `slicescope serve` printed, with its ?token=").arg(m_display, reason)
@@ -251,7 +247,7 @@ void RelayClusterActions::sendAction(const QString &actionId, QJsonObject messag
         });
         return;
     }
-    m_pending.insert(actionId, true);
+    m_pending.insert(actionId);
 }
 
 void RelayClusterActions::submitSlicePlacementGroup(const QString &actionId, const SlicePlacementRequest &request)
@@ -314,7 +310,7 @@ void RelayClusterActions::onConnectionChanged(bool connected)
     }
     m_state = {};
     // The relay carries on with what it started, but its replies went to the old connection.
-    const QStringList ids = m_pending.keys();
+    const QStringList ids = m_pending.values();
     m_pending.clear();
     for (const QString &id : ids)
         Q_EMIT actionFinished(id, false, tr("the connection to the relay was lost; the outcome is unknown here: look at the cluster"));

@@ -11,7 +11,7 @@
 #include "relayprotocol.h"
 #include "source.h"
 
-#include <QHash>
+#include <QSet>
 #include <QJsonObject>
 #include <QPointer>
 #include <QUrl>
@@ -41,9 +41,8 @@ public:
     bool isConnected() const;
     // Sends one client message (an action); false when the relay is not connected.
     bool send(const QJsonObject &message);
-    // The newest capture relayed (for the actions' describe texts), and its sequence number.
+    // The newest capture relayed (for the actions' describe texts).
     const Capture &lastCapture() const { return m_last; }
-    qint64 lastSeq() const { return m_lastSeq; }
     // What the relay said of its source in its hello ("demo cluster", "Ray at ...").
     QString relayedSourceDescription() const { return m_relayedSource; }
 
@@ -58,18 +57,16 @@ Q_SIGNALS:
 private:
     void connectNow();
     void onText(const QString &text);
-    void onDisconnected(const QString &reason);
+    void onDisconnected(int closeCode, const QString &reason);
 
     QUrl m_url;          // the WebSocket URL, token included: never shown
     QString m_display;   // the relay's URL without the token
     WebSocketClient *m_socket = nullptr;
     QTimer *m_retry = nullptr;
     Capture m_last;
-    qint64 m_lastSeq = -1;
     QString m_relayedSource;
     int m_firstBackoffMs = 1000, m_maxBackoffMs = 30000, m_backoffMs = 1000;
     bool m_stopped = true;
-    bool m_refused = false; // the relay refused us (token, origin): retrying cannot help
 };
 
 // Forwards actions to the relay, which carries them out with its own source's ClusterActions
@@ -98,7 +95,7 @@ private:
 
     QPointer<RelaySource> m_source;
     QJsonObject m_state;            // the relay's last "actions" message
-    QHash<QString, bool> m_pending; // action ids sent and not finished
+    QSet<QString> m_pending; // action ids sent and not finished
 };
 
 } // namespace slicescope

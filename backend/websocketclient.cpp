@@ -69,16 +69,20 @@ private:
         socket->disconnect(this);
         socket->deleteLater();
         QString reason;
+        int frameCode = 0;
         // A close frame from the server carries why; a cut connection only the socket's error.
-        if (wasConnected && code != QWebSocketProtocol::CloseCodeNormal && code != QWebSocketProtocol::CloseCodeAbnormalDisconnection)
+        if (wasConnected && code != QWebSocketProtocol::CloseCodeNormal && code != QWebSocketProtocol::CloseCodeAbnormalDisconnection) {
+            frameCode = code;
             reason = tr("closed by the relay (%1%2)").arg(code).arg(closeReason.isEmpty() ? QString() : QStringLiteral(": ") + closeReason);
-        else if (wasConnected && code == QWebSocketProtocol::CloseCodeNormal)
+        } else if (wasConnected && code == QWebSocketProtocol::CloseCodeNormal) {
+            frameCode = code;
             reason = tr("closed by the relay");
-        else if (wasConnected)
+        } else if (wasConnected) {
             reason = tr("the connection to %1 was cut (%2)").arg(displayUrl(), error);
-        else
+        } else {
             reason = tr("cannot connect to %1 (%2)").arg(displayUrl(), error);
-        Q_EMIT disconnected(reason);
+        }
+        Q_EMIT disconnected(frameCode, reason);
     }
 
     // The URL without its query: the token never reaches a message.

@@ -33,9 +33,10 @@ public:
 Q_SIGNALS:
     void connected();
     void textReceived(const QString &message);
-    // The connection ended or could not be made; `reason` names what failed ("closed by the
-    // relay (1008: wrong token)", "cannot connect to ws://...").
-    void disconnected(const QString &reason);
+    // The connection ended or could not be made. `closeCode` is the close frame's code (1008...),
+    // 0 when none came (a cut or refused connection); `reason` names what failed, for people
+    // ("closed by the relay (1008: wrong token)", "cannot connect to ws://...").
+    void disconnected(int closeCode, const QString &reason);
 };
 
 } // namespace slicescope

@@ -33,7 +33,7 @@ public:
         const EMSCRIPTEN_WEBSOCKET_T socket = emscripten_websocket_new(&attributes);
         const quint64 generation = ++m_generation;
         if (socket <= 0) {
-            post(generation, [this] { finish(QStringLiteral("cannot connect to %1 (the browser refused the address)").arg(m_display)); });
+            post(generation, [this] { finish(0, QStringLiteral("cannot connect to %1 (the browser refused the address)").arg(m_display)); });
             return;
         }
         m_socket = socket;
@@ -69,10 +69,10 @@ private:
             Qt::QueuedConnection);
     }
 
-    void finish(const QString &reason)
+    void finish(int closeCode, const QString &reason)
     {
         release();
-        Q_EMIT disconnected(reason);
+        Q_EMIT disconnected(closeCode, reason);
     }
 
     // Forgets the socket: no callback reaches this object afterwards.
@@ -126,6 +126,7 @@ private:
         const QString said = QString::fromUtf8(event->reason);
         self->post(self->m_generation, [self, code, said] {
             QString reason;
+            const bool frame = self->m_connected && code != 1006; // 1006: no close frame came
             if (!self->m_connected)
                 reason = QStringLiteral("cannot connect to %1").arg(self->m_display);
             else if (code == 1006)
@@ -133,7 +134,7 @@ private:
             else
                 reason = said.isEmpty() ? QStringLiteral("closed by the relay (%1)").arg(code)
                                         : QStringLiteral("closed by the relay (%1: %2)").arg(code).arg(said);
-            self->finish(reason);
+            self->finish(frame ? code : 0, reason);
         });
         return EM_TRUE;
     }
