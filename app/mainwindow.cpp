@@ -102,9 +102,7 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     statusBar()->addWidget(m_status, 1);
     statusBar()->setSizeGripEnabled(false);
 
-    auto *dock = new QDockWidget(tr("Problems"), this);
-    dock->setObjectName(QStringLiteral("problemsDock"));
-    dock->setWidget(m_problems);
+    auto *dock = makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     dock->hide(); // opened from View, or when a source fails
 
@@ -112,16 +110,12 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     // sight while the what-if answer is drawn on them.
     m_composer = new SliceComposer(this);
     m_composer->setWorkspace(m_workspace);
-    auto *composerDock = new QDockWidget(tr("Reserve slices"), this);
-    composerDock->setObjectName(QStringLiteral("composerDock"));
-    composerDock->setWidget(m_composer);
+    auto *composerDock = makeDock(tr("Reserve slices"), QStringLiteral("composerDock"), m_composer);
     addDockWidget(Qt::RightDockWidgetArea, composerDock);
     composerDock->hide();
     connect(m_composer, &SliceComposer::actionStatusChanged, this, [this](const QString &text) { statusBar()->showMessage(text, 10000); });
     m_whyPending = new WhyPendingPanel(this);
-    auto *whyDock = new QDockWidget(tr("Why pending"), this);
-    whyDock->setObjectName(QStringLiteral("whyPendingDock"));
-    whyDock->setWidget(m_whyPending);
+    auto *whyDock = makeDock(tr("Why pending"), QStringLiteral("whyPendingDock"), m_whyPending);
     addDockWidget(Qt::RightDockWidgetArea, whyDock);
     whyDock->hide();
     buildJobLogDock();
@@ -146,8 +140,15 @@ MainWindow::~MainWindow()
 {
     // The docks point at the history, which is destroyed with the other children.
     m_timeline->setHistory(nullptr);
-    if (m_charts)
-        m_charts->setHistory(nullptr);
+    m_charts->setHistory(nullptr);
+}
+
+QDockWidget *MainWindow::makeDock(const QString &title, const QString &objectName, QWidget *widget)
+{
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName); // the key saveState()/restoreState() keep its place under
+    dock->setWidget(widget);
+    return dock;
 }
 
 void MainWindow::buildHistoryDocks()
@@ -156,18 +157,14 @@ void MainWindow::buildHistoryDocks()
     // the charts above it, hidden until asked for (View, or the "Charts" button on the timeline).
     m_timeline = new Timeline(this);
     m_timeline->setHistory(m_history);
-    auto *timelineDock = new QDockWidget(tr("Timeline"), this);
-    timelineDock->setObjectName(QStringLiteral("timelineDock"));
-    timelineDock->setWidget(m_timeline);
+    auto *timelineDock = makeDock(tr("Timeline"), QStringLiteral("timelineDock"), m_timeline);
     connect(m_timeline, &Timeline::positionChanged, this, &MainWindow::showHistoryEntry);
     connect(m_timeline, &Timeline::liveChanged, this, &MainWindow::onLiveChanged);
     connect(m_timeline, &Timeline::eventActivated, this, &MainWindow::onEventActivated);
 
     m_charts = new HistoryChartsPanel(this);
     m_charts->setHistory(m_history);
-    auto *chartsDock = new QDockWidget(tr("History"), this);
-    chartsDock->setObjectName(QStringLiteral("historyDock"));
-    chartsDock->setWidget(m_charts);
+    auto *chartsDock = makeDock(tr("History"), QStringLiteral("historyDock"), m_charts);
     connect(m_charts, &HistoryChartsPanel::cursorTimeRequested, m_timeline, &Timeline::scrubToTime);
 
     addDockWidget(Qt::BottomDockWidgetArea, chartsDock, Qt::Vertical);
@@ -379,9 +376,7 @@ void MainWindow::buildJobLogDock()
     m_jobLogStack->addWidget(panel);
     m_jobLogStack->addWidget(m_jobLogEmpty);
 
-    auto *dock = new QDockWidget(tr("Job log"), this);
-    dock->setObjectName(QStringLiteral("jobLogDock"));
-    dock->setWidget(m_jobLogStack);
+    auto *dock = makeDock(tr("Job log"), QStringLiteral("jobLogDock"), m_jobLogStack);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     dock->hide(); // opened from View, or when a submit starts a job
 
@@ -507,8 +502,7 @@ void MainWindow::setTheme(const Theme &theme)
         applyLook(*app, theme);
     m_workspace->setTheme(theme);
     m_timeline->setTheme(theme);
-    if (m_charts)
-        m_charts->setTheme(theme);
+    m_charts->setTheme(theme);
     if (m_scaleDialog)
         m_scaleDialog->setTheme(theme);
     for (QAction *a : m_themeGroup->actions())
@@ -615,8 +609,7 @@ void MainWindow::showHistoryEntry(int index)
     clock.start();
     m_workspace->setSnapshot(m_history->snapshot(index));
     m_lastScrubMs = double(clock.nsecsElapsed()) / 1e6;
-    if (m_charts)
-        m_charts->setCursorTime(m_history->time(index));
+    m_charts->setCursorTime(m_history->time(index));
     updateStatus();
 }
 
@@ -625,8 +618,7 @@ void MainWindow::onLiveChanged(bool live)
     if (live) {
         if (m_snapshot)
             m_workspace->setSnapshot(m_snapshot);
-        if (m_charts)
-            m_charts->setCursorTime({});
+        m_charts->setCursorTime({});
     }
     updateStatus();
 }

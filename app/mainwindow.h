@@ -11,6 +11,7 @@
 #include <memory>
 
 class QActionGroup;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QListWidget;
@@ -108,6 +109,8 @@ protected:
 
 private:
     void buildMenus();
+    // A dock holding `widget`, named for saveState()/restoreState(); the caller places it.
+    QDockWidget *makeDock(const QString &title, const QString &objectName, QWidget *widget);
     void buildHistoryDocks();
     void onCapture(const Capture &capture);
     void applyLiveSnapshot();

@@ -11,18 +11,6 @@ namespace slicescope {
 
 namespace {
 
-// Generations in their display order; unknown ones after every known one.
-int generationRank(const tpu::Generation *gen)
-{
-    if (!gen)
-        return int(tpu::generations().size());
-    const QList<tpu::Generation> &all = tpu::generations();
-    for (int i = 0; i < all.size(); ++i)
-        if (&all[i] == gen || all[i].name == gen->name)
-            return i;
-    return int(all.size());
-}
-
 QString generationLabel(const tpu::Generation *gen)
 {
     return gen ? gen->name : QStringLiteral("unknown");
@@ -175,11 +163,11 @@ FleetStats fleetStats(const ClusterSnapshot &snapshot)
     // A stable order independent of slice names: generation, then size, then the axes.
     std::sort(stats.shapes.begin(), stats.shapes.end(), [](const ShapeStats &a, const ShapeStats &b) {
         const tpu::Dims &da = a.topology.dims, &db = b.topology.dims;
-        return std::tuple(generationRank(a.generation), a.topology.chips(), da.x, da.y, da.z, a.label)
-             < std::tuple(generationRank(b.generation), b.topology.chips(), db.x, db.y, db.z, b.label);
+        return std::tuple(tpu::generationOrder(a.generation), a.topology.chips(), da.x, da.y, da.z, a.label)
+             < std::tuple(tpu::generationOrder(b.generation), b.topology.chips(), db.x, db.y, db.z, b.label);
     });
     std::sort(stats.generations.begin(), stats.generations.end(), [](const GenerationStats &a, const GenerationStats &b) {
-        return std::tuple(generationRank(a.generation), a.label) < std::tuple(generationRank(b.generation), b.label);
+        return std::tuple(tpu::generationOrder(a.generation), a.label) < std::tuple(tpu::generationOrder(b.generation), b.label);
     });
     return stats;
 }

@@ -50,6 +50,16 @@ const QList<Generation> &generations()
     return table;
 }
 
+int generationOrder(const Generation *generation)
+{
+    const QList<Generation> &all = generations();
+    if (generation)
+        for (int i = 0; i < all.size(); ++i)
+            if (all[i].name == generation->name)
+                return i;
+    return int(all.size());
+}
+
 const Generation *findGeneration(QStringView anySpelling)
 {
     const QString spelled = anySpelling.trimmed().toString().toLower();

@@ -52,6 +52,9 @@ const QList<Generation> &generations();
 // "tpu7x", "tpu-v6e-slice", "trillium"... Returns nullptr when unknown.
 const Generation *findGeneration(QStringView anySpelling);
 
+// A generation's place in generations(), for sorting; null (unknown) after every known one.
+int generationOrder(const Generation *generation);
+
 // Parses a Ray/GKE pod type ("v6e-16", "v5litepod-8", "tpu7x-16") into its generation and
 // TensorCore count. Returns nullptr when the prefix is unknown.
 const Generation *generationOfPodType(QStringView podType, int *tensorCores = nullptr);

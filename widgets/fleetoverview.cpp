@@ -28,12 +28,6 @@ namespace slicescope {
 
 namespace {
 
-QColor mix(const QColor &a, const QColor &b, double t)
-{
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t), float(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            float(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
-
 // Black or white, whichever reads better on `background` (badges take the theme's status colours).
 QColor textOn(const QColor &background)
 {
@@ -51,16 +45,6 @@ int severity(HostState state)
     case HostState::Dead: return 3;
     }
     Q_UNREACHABLE();
-}
-
-int generationRank(const tpu::Generation *gen)
-{
-    const QList<tpu::Generation> &all = tpu::generations();
-    if (gen)
-        for (int i = 0; i < all.size(); ++i)
-            if (all[i].name == gen->name)
-                return i;
-    return int(all.size());
 }
 
 // Operators know placement groups by name; unnamed ones (a slice placement group's head groups)
@@ -325,7 +309,7 @@ void FleetOverview::Private::rebuildEntries()
             groupIndex.insert(title, g);
             Group group;
             group.title = title;
-            group.rank = generationRank(s.generation);
+            group.rank = tpu::generationOrder(s.generation);
             group.workerGroup = s.workerGroup;
             groups << group;
         }

@@ -42,12 +42,6 @@ namespace {
 
 using Chart = HistoryChartsPanel::Chart;
 
-QColor mix(const QColor &a, const QColor &b, double t)
-{
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t), float(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            float(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
-
 // A stable colour per TPU generation, keyed by its place in tpu::generations() (never by the
 // order a history happens to meet them), so v6e is the same blue in every chart and screenshot.
 QColor generationColor(const QString &label, const Theme &theme)
@@ -59,15 +53,6 @@ QColor generationColor(const QString &label, const Theme &theme)
         if (all[i].name == label)
             return QColor(theme.isDark ? dark[size_t(i) % dark.size()] : light[size_t(i) % light.size()]);
     return theme.mutedText; // "unknown"
-}
-
-int generationRank(const QString &label)
-{
-    const QList<tpu::Generation> &all = tpu::generations();
-    for (int i = 0; i < all.size(); ++i)
-        if (all[i].name == label)
-            return i;
-    return int(all.size());
 }
 
 QColor ageColor(const Theme &theme) { return theme.isDark ? QColor(0xf472b6) : QColor(0xdb2777); }
@@ -475,7 +460,7 @@ void HistoryChartsPanel::Private::updatePickers(int n)
                 groups << w.qualifiedName;
             }
     }
-    std::stable_sort(gens.begin(), gens.end(), [](const QString &a, const QString &b) { return generationRank(a) < generationRank(b); });
+    std::stable_sort(gens.begin(), gens.end(), [](const QString &a, const QString &b) { return tpu::generationOrder(tpu::findGeneration(a)) < tpu::generationOrder(tpu::findGeneration(b)); });
     // A pick the history no longer holds falls back to "all".
     if (!generation.isEmpty() && !gens.contains(generation))
         generation.clear();

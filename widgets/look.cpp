@@ -127,6 +127,12 @@ Theme Theme::named(QStringView name)
     return name.compare(QLatin1String("dark"), Qt::CaseInsensitive) == 0 ? dark() : light();
 }
 
+QColor mix(const QColor &a, const QColor &b, double t)
+{
+    return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
+                            float(a.blueF() * (1 - t) + b.blueF() * t), float(a.alphaF() * (1 - t) + b.alphaF() * t));
+}
+
 QColor workerColor(int workerId)
 {
     const int n = int(kWorkerPalette.size());

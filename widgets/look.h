@@ -41,6 +41,9 @@ struct Theme {
     static Theme named(QStringView name); // "light" (default) or "dark"
 };
 
+// a blended towards b by t (0..1), alpha included.
+QColor mix(const QColor &a, const QColor &b, double t);
+
 // Stable qualitative colours.
 QColor workerColor(int workerId);
 QColor placementGroupColor(QStringView placementGroupId);

@@ -70,12 +70,6 @@ QImage colourize(const QImage &grey, QColor colour)
     return out;
 }
 
-QColor mix(const QColor &a, const QColor &b, double t)
-{
-    return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
-                            float(a.blueF() * (1 - t) + b.blueF() * t), float(a.alphaF() * (1 - t) + b.alphaF() * t));
-}
-
 // Corners of a box are numbered i = (x bit 0, y bit 1, z bit 2); faces list their corners in order.
 constexpr int kFaceCorners[6][4] = {
     {0, 2, 6, 4}, {1, 3, 7, 5}, // -x, +x
