@@ -3,6 +3,7 @@
 // RelaySource / RelayClusterActions (the browser build's own client code), raw HTTP and raw TCP.
 // Plus the relay's snapshot latency, measured in process (a figure, printed, not a pass/fail).
 
+#include "../common/clirun.h"
 #include "../common/relayprocess.h"
 #include "capturefile.h"
 #include "democluster.h"
@@ -31,6 +32,8 @@
 #include <algorithm>
 
 using namespace slicescope;
+using slicescope::testing::CliRun;
+using slicescope::testing::runCli;
 
 namespace {
 
@@ -42,6 +45,15 @@ QProcessEnvironment cleanEnvironment()
     for (const char *name : {"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS", "DISPLAY", "KUBECONFIG"})
         env.remove(QLatin1String(name));
     return env;
+}
+
+// An IPv4 address of this machine other than loopback (null when it has none), to try the relay from.
+QHostAddress externalIPv4()
+{
+    for (const QHostAddress &a : QNetworkInterface::allAddresses())
+        if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback() && !a.isLinkLocal())
+            return a;
+    return {};
 }
 
 bool startRelay(Relay &relay, const QStringList &extra = {})
@@ -242,20 +254,12 @@ private Q_SLOTS:
     void nonLoopbackRefused()
     {
         // Listening on 0.0.0.0 without --allow-remote is refused with a clear message.
-        QProcess p;
-        p.setProcessEnvironment(cleanEnvironment());
-        p.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("serve"), QStringLiteral("--demo"), QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0")});
-        QVERIFY(p.waitForFinished(20000));
-        QCOMPARE(p.exitCode(), 2);
-        QVERIFY(p.readAllStandardError().contains("--allow-remote"));
+        const CliRun refused = runCli({QStringLiteral("serve"), QStringLiteral("--demo"), QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0")}, {}, {}, 20000);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY(refused.err.contains("--allow-remote"));
 
         // Bound to 127.0.0.1, the machine's other addresses do not reach it at all.
-        QHostAddress external;
-        for (const QHostAddress &a : QNetworkInterface::allAddresses())
-            if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback() && !a.isLinkLocal()) {
-                external = a;
-                break;
-            }
+        const QHostAddress external = externalIPv4();
         if (external.isNull())
             QSKIP("LOUD SKIP: this machine has no non-loopback IPv4 address to try the relay from");
         QTcpSocket socket;
@@ -294,10 +298,7 @@ private Q_SLOTS:
         QCOMPARE(httpGet(url).status, 200);
         url.setQuery(QStringLiteral("token=not-the-team-token-at-all"));
         QCOMPARE(httpGet(url).status, 403);
-        QHostAddress external;
-        for (const QHostAddress &a : QNetworkInterface::allAddresses())
-            if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback() && !a.isLinkLocal())
-                external = a;
+        const QHostAddress external = externalIPv4();
         if (!external.isNull()) { // reached from another address, under another Host name: the token decides
             QCOMPARE(httpGet(QUrl(QStringLiteral("http://%1:%2/?token=%3").arg(external.toString()).arg(port).arg(QString::fromLatin1(token)))).status, 200);
             QCOMPARE(httpGet(QUrl(QStringLiteral("http://%1:%2/").arg(external.toString()).arg(port))).status, 403);

@@ -13,7 +13,9 @@
 #include "capturefile.h"
 #include "democluster.h"
 #include "fleetoverview.h"
+#include "../common/clirun.h"
 #include "../common/golden.h"
+#include "../common/relayprocess.h"
 #include "look.h"
 #include "mainwindow.h"
 #include "relaysource.h"
@@ -35,7 +37,6 @@
 #include <QNetworkReply>
 #include <QProcess>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrlQuery>
@@ -82,6 +83,45 @@ public:
             return {};
         }
         return reply.value(QLatin1String("result")).toObject();
+    }
+
+    // The page as it is now, RGB32; null with *error set on failure.
+    QImage screenshot(QString *error)
+    {
+        const QJsonObject shot = call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, error);
+        return QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG")
+            .convertToFormat(QImage::Format_RGB32);
+    }
+
+    // A left click at `at` (page pixels): the mouse moves there, presses, releases.
+    bool click(QPoint at, QString *error)
+    {
+        for (const char *type : {"mouseMoved", "mousePressed", "mouseReleased"}) {
+            QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("x"), at.x()}, {QStringLiteral("y"), at.y()}};
+            if (qstrcmp(type, "mouseMoved") != 0) {
+                event.insert(QStringLiteral("button"), QStringLiteral("left"));
+                event.insert(QStringLiteral("clickCount"), 1);
+            }
+            call(QStringLiteral("Input.dispatchMouseEvent"), event, error);
+            if (error && !error->isEmpty())
+                return false;
+        }
+        return true;
+    }
+
+    // One key pressed and released; `text` is typed when no modifier is held.
+    bool key(const QString &text, const QString &code, int virtualKey, int modifiers, QString *error)
+    {
+        for (const char *type : {"keyDown", "keyUp"}) {
+            QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("modifiers"), modifiers},
+                              {QStringLiteral("key"), text}, {QStringLiteral("code"), code}, {QStringLiteral("windowsVirtualKeyCode"), virtualKey}};
+            if (modifiers == 0 && qstrcmp(type, "keyDown") == 0)
+                event.insert(QStringLiteral("text"), text);
+            call(QStringLiteral("Input.dispatchKeyEvent"), event, error);
+            if (error && !error->isEmpty())
+                return false;
+        }
+        return true;
     }
 
     // The console lines so far (console.log and friends, first argument), in order.
@@ -172,21 +212,9 @@ private Q_SLOTS:
         QVERIFY2(QFile::exists(chromium), qPrintable(chromium + QStringLiteral(" is missing: apt-get install chromium")));
 
         // The relay serves the bundle (and, on the same origin, the WebSocket relay).
-        m_serve.setProgram(QStringLiteral(SLICESCOPE_BINARY));
-        m_serve.setArguments({QStringLiteral("serve"), QStringLiteral("--demo"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                              QStringLiteral("--web-root"), m_bundle});
-        m_serve.start();
-        QVERIFY2(m_serve.waitForStarted(kStartMs), qPrintable(m_serve.errorString()));
-        const QRegularExpression urlPattern(QStringLiteral("(http://127\\.0\\.0\\.1:\\d+/\\S*token=\\S+)"));
-        QByteArray said;
-        QVERIFY2(QTest::qWaitFor([&] {
-                     said += m_serve.readAllStandardError();
-                     const QRegularExpressionMatch m = urlPattern.match(QString::fromUtf8(said));
-                     if (m.hasMatch())
-                         m_relayUrl = QUrl(m.captured(1));
-                     return m_relayUrl.isValid() || m_serve.state() == QProcess::NotRunning;
-                 }, kStartMs) && m_relayUrl.isValid(),
-                 qPrintable(QStringLiteral("`slicescope serve` printed no URL: ") + QString::fromUtf8(said)));
+        QVERIFY2(m_serve.start({QStringLiteral("--demo"), QStringLiteral("--web-root"), m_bundle}, kStartMs),
+                 qPrintable(QStringLiteral("`slicescope serve` printed no URL: ") + QString::fromUtf8(m_serve.readErr())));
+        m_relayUrl = m_serve.url;
 
         QVERIFY(m_profile.isValid());
         m_chromium.setProgram(chromium);
@@ -233,7 +261,7 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         stop(m_chromium);
-        stop(m_serve);
+        m_serve.stop();
     }
 
     // The demo runs in the page itself: the relay's token goes in as its cookie (as after a first
@@ -259,10 +287,8 @@ private Q_SLOTS:
         const qint64 firstFrameMs = clock.elapsed();
         qInfo("browser: first frame %lld ms after navigation", firstFrameMs);
 
-        const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
+        const QImage actual = m_devtools.screenshot(&error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        const QImage actual = QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG")
-                                  .convertToFormat(QImage::Format_RGB32);
         const QImage golden = QImage(goldenDir() + QStringLiteral("/demo-overview.png")).convertToFormat(QImage::Format_RGB32);
         QVERIFY(!golden.isNull());
         QImage diff;
@@ -295,15 +321,7 @@ private Q_SLOTS:
         const QPoint at = overview->mapTo(&window, tile.center());
         qInfo("browser: clicking %s's tile at %d,%d", qPrintable(slice), at.x(), at.y());
 
-        for (const char *type : {"mouseMoved", "mousePressed", "mouseReleased"}) {
-            QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("x"), at.x()}, {QStringLiteral("y"), at.y()}};
-            if (qstrcmp(type, "mouseMoved") != 0) {
-                event.insert(QStringLiteral("button"), QStringLiteral("left"));
-                event.insert(QStringLiteral("clickCount"), 1);
-            }
-            m_devtools.call(QStringLiteral("Input.dispatchMouseEvent"), event, &error);
-            QVERIFY2(error.isEmpty(), qPrintable(error));
-        }
+        QVERIFY2(m_devtools.click(at, &error), qPrintable(error));
         QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: showing slice %1").arg(slice), 30000),
                  qPrintable(QStringLiteral("the slice view did not show %1; the console said: %2").arg(slice, m_devtools.consoleLines().join(QStringLiteral(" | ")))));
     }
@@ -323,10 +341,8 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("no first frame through the relay; the console said: ") + m_devtools.consoleLines().mid(from).join(QStringLiteral(" | "))));
         qInfo("browser: first frame through the relay %lld ms after navigation", clock.elapsed());
 
-        const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
+        const QImage actual = m_devtools.screenshot(&error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        const QImage actual = QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG")
-                                  .convertToFormat(QImage::Format_RGB32);
         actual.save(QStringLiteral("browser-relay-overview.png"));
         const QImage golden = QImage(goldenDir() + QStringLiteral("/demo-overview.png")).convertToFormat(QImage::Format_RGB32);
         constexpr int kStatusLine = 30; // the bottom rows: "Source: relay ...", the relay demo's own clock
@@ -352,20 +368,9 @@ private Q_SLOTS:
         m_devtools.call(QStringLiteral("Page.setInterceptFileChooserDialog"), {{QStringLiteral("enabled"), true}}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         // A click on the status line gives the canvas the keyboard focus; then Ctrl+O.
-        for (const char *type : {"mousePressed", "mouseReleased"})
-            m_devtools.call(QStringLiteral("Input.dispatchMouseEvent"),
-                            {{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("x"), 1100}, {QStringLiteral("y"), 790},
-                             {QStringLiteral("button"), QStringLiteral("left")}, {QStringLiteral("clickCount"), 1}},
-                            &error);
+        QVERIFY2(m_devtools.click(QPoint(1100, 790), &error), qPrintable(error));
         const qsizetype events = m_devtools.eventCount();
-        for (const char *type : {"rawKeyDown", "keyUp"}) {
-            m_devtools.call(QStringLiteral("Input.dispatchKeyEvent"),
-                            {{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("modifiers"), 2 /* Ctrl */},
-                             {QStringLiteral("key"), QStringLiteral("o")}, {QStringLiteral("code"), QStringLiteral("KeyO")},
-                             {QStringLiteral("windowsVirtualKeyCode"), 79}},
-                            &error);
-            QVERIFY2(error.isEmpty(), qPrintable(error));
-        }
+        QVERIFY2(m_devtools.key(QStringLiteral("o"), QStringLiteral("KeyO"), 'O', 2 /* Ctrl */, &error), qPrintable(error));
         QJsonObject chooser;
         QVERIFY2(m_devtools.waitForEvent(QStringLiteral("Page.fileChooserOpened"), &chooser, 30000, events), "Ctrl+O opened no file picker");
         const QString name = QStringLiteral("mixed-ray-kube.slicescope.json");
@@ -378,10 +383,8 @@ private Q_SLOTS:
         QVERIFY2(m_devtools.waitForConsoleLine(QStringLiteral("slicescope: source: capture ") + name, 30000, from),
                  qPrintable(QStringLiteral("the page did not show the capture; the console said: ") + m_devtools.consoleLines().mid(from).join(QStringLiteral(" | "))));
 
-        const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
+        const QImage actual = m_devtools.screenshot(&error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        const QImage actual = QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG")
-                                  .convertToFormat(QImage::Format_RGB32);
         actual.save(QStringLiteral("browser-capture.png"));
         const CaptureReadResult read = readCaptureFile(path);
         QVERIFY2(read.ok(), qPrintable(read.error));
@@ -448,35 +451,11 @@ private Q_SLOTS:
         qInfo("browser: composer on the page: name field at %d,%d, Review at %d,%d, Reserve at %d,%d", nameAt.x(), nameAt.y(),
               reviewAt.x(), reviewAt.y(), confirmAt.x(), confirmAt.y());
 
-        auto click = [&](QPoint at) {
-            for (const char *type : {"mouseMoved", "mousePressed", "mouseReleased"}) {
-                QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("x"), at.x()}, {QStringLiteral("y"), at.y()}};
-                if (qstrcmp(type, "mouseMoved") != 0) {
-                    event.insert(QStringLiteral("button"), QStringLiteral("left"));
-                    event.insert(QStringLiteral("clickCount"), 1);
-                }
-                m_devtools.call(QStringLiteral("Input.dispatchMouseEvent"), event, &error);
-                if (!error.isEmpty())
-                    return false;
-            }
-            return true;
-        };
+        auto click = [&](QPoint at) { return m_devtools.click(at, &error); };
         auto key = [&](const QString &text, const QString &code, int virtualKey, int modifiers) {
-            for (const char *type : {"keyDown", "keyUp"}) {
-                QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("modifiers"), modifiers},
-                                  {QStringLiteral("key"), text}, {QStringLiteral("code"), code}, {QStringLiteral("windowsVirtualKeyCode"), virtualKey}};
-                if (modifiers == 0 && qstrcmp(type, "keyDown") == 0)
-                    event.insert(QStringLiteral("text"), text);
-                m_devtools.call(QStringLiteral("Input.dispatchKeyEvent"), event, &error);
-                if (!error.isEmpty())
-                    return false;
-            }
-            return true;
+            return m_devtools.key(text, code, virtualKey, modifiers, &error);
         };
-        auto pageShot = [&] {
-            const QJsonObject shot = m_devtools.call(QStringLiteral("Page.captureScreenshot"), {{QStringLiteral("format"), QStringLiteral("png")}}, &error);
-            return QImage::fromData(QByteArray::fromBase64(shot.value(QLatin1String("data")).toString().toLatin1()), "PNG").convertToFormat(QImage::Format_RGB32);
-        };
+        auto pageShot = [&] { return m_devtools.screenshot(&error); };
 
         // Ctrl+R after a click on the status line (the canvas takes the keyboard focus): the
         // composer docks on the right, laid out as on the desktop.
@@ -523,11 +502,11 @@ private Q_SLOTS:
         pageShot().save(QStringLiteral("browser-relay-reserved.png")); // the overview with the group's slice highlighted, to look at
 
         // The demo behind the relay has it: asked by a process of its own.
-        QProcess inspect;
-        inspect.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("inspect"), QStringLiteral("--relay"), m_relayUrl.toString(QUrl::FullyEncoded), QStringLiteral("--json")});
-        QVERIFY2(inspect.waitForFinished(kStartMs) && inspect.exitCode() == 0, qPrintable(QString::fromUtf8(inspect.readAllStandardError())));
+        const CliRun inspect = runCli({QStringLiteral("inspect"), QStringLiteral("--relay"), m_relayUrl.toString(QUrl::FullyEncoded), QStringLiteral("--json")},
+                                      {}, {}, kStartMs);
+        QVERIFY2(inspect.exitCode == 0, qPrintable(QString::fromUtf8(inspect.err)));
         QString state;
-        for (const QJsonValue &g : QJsonDocument::fromJson(inspect.readAllStandardOutput()).object().value(QLatin1String("placementGroups")).toArray())
+        for (const QJsonValue &g : inspect.json().value(QLatin1String("placementGroups")).toArray())
             if (g.toObject().value(QLatin1String("name")).toString() == name)
                 state = g.toObject().value(QLatin1String("state")).toString();
         QVERIFY2(state == QLatin1String("CREATED"), qPrintable(QStringLiteral("`inspect --relay` says %1 is \"%2\"").arg(name, state)));
@@ -535,7 +514,7 @@ private Q_SLOTS:
 
 private:
     QString m_bundle;
-    QProcess m_serve;
+    RelayProcess m_serve;
     QProcess m_chromium;
     QTemporaryDir m_profile;
     QUrl m_relayUrl;

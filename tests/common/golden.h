@@ -83,3 +83,10 @@ inline QString checkGoldenImage(const QString &name, const QImage &actual)
 }
 
 } // namespace slicescope::testing
+
+// QVERIFY2 on checkGoldenImage(): fails the calling test function with the reason.
+#define SLICESCOPE_VERIFY_GOLDEN(name, image)                                                    \
+    do {                                                                                           \
+        const QString goldenProblem_ = slicescope::testing::checkGoldenImage((name), (image));    \
+        QVERIFY2(goldenProblem_.isEmpty(), qPrintable(goldenProblem_));                            \
+    } while (false)

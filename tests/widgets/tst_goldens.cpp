@@ -102,7 +102,7 @@ private Q_SLOTS:
         const QImage actual = renderScreenshot(demo ? DemoCluster().capture() : goldenCluster(), options, &error);
         QVERIFY2(!actual.isNull(), qPrintable(error));
 
-        checkGolden(name, actual);
+        SLICESCOPE_VERIFY_GOLDEN(name, actual);
     }
 
     // The composer with the demo, as an operator sees it before confirming: v6e 4x4 x2 fits,
@@ -120,14 +120,7 @@ private Q_SLOTS:
         composer.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("team-a"));
         composer.findChild<QPushButton *>(QStringLiteral("review"))->click();
         QVERIFY(composer.isReviewing());
-        checkGolden(QStringLiteral("composer-v6e-4x4-x2"), composer.grab().toImage().convertToFormat(QImage::Format_RGB32));
-    }
-
-private:
-    void checkGolden(const QString &name, const QImage &actual)
-    {
-        const QString problem = slicescope::testing::checkGoldenImage(name, actual);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        SLICESCOPE_VERIFY_GOLDEN(QStringLiteral("composer-v6e-4x4-x2"), composer.grab().toImage().convertToFormat(QImage::Format_RGB32));
     }
 };
 

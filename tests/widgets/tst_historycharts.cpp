@@ -575,14 +575,7 @@ private Q_SLOTS:
         const QImage actual = panel.grab().toImage().convertToFormat(QImage::Format_RGB32);
         applyLook(*qApp, Theme::light());
         QCOMPARE(actual.size(), kGoldenSize);
-        checkGolden(name, actual);
-    }
-
-private:
-    void checkGolden(const QString &name, const QImage &actual)
-    {
-        const QString problem = slicescope::testing::checkGoldenImage(name, actual);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        SLICESCOPE_VERIFY_GOLDEN(name, actual);
     }
 };
 

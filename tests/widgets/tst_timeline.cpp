@@ -552,14 +552,7 @@ private Q_SLOTS:
         QCOMPARE(w.timeline()->positionTime(), QDateTime(QDate(2026, 11, 29), QTime(9, 2), Qt::UTC));
         w.workspace()->selectHost(1);
         const QImage actual = w.grab().toImage().convertToFormat(QImage::Format_RGB32);
-        checkGolden(QStringLiteral("timeline-scrubbed-back"), actual);
-    }
-
-private:
-    void checkGolden(const QString &name, const QImage &actual)
-    {
-        const QString problem = slicescope::testing::checkGoldenImage(name, actual);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        SLICESCOPE_VERIFY_GOLDEN(QStringLiteral("timeline-scrubbed-back"), actual);
     }
 };
 
