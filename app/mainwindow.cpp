@@ -647,6 +647,7 @@ void MainWindow::onEventActivated(const HistoryEvent &event)
     // A host's event names its worker ("tpu-v6e-3 worker 2"): select that host too.
     switch (event.kind) {
     case HistoryEventKind::HostDied:
+    case HistoryEventKind::HostRemoved:
     case HistoryEventKind::HostUp:
     case HistoryEventKind::HostMissing:
     case HistoryEventKind::HostPending: {

@@ -745,7 +745,7 @@ struct Codec<RayNode> : NoReferences<RayNode> {
         a.text(n.id); a.text(n.ip); a.text(n.name); a.flag(n.isHead); a.flag(n.alive); a.text(n.stateMessage);
         a.number(n.tpu); a.number(n.cpu); a.flag(n.hasSliceHeadResource); a.text(n.sliceName); a.text(n.podType);
         a.text(n.topology); a.text(n.acceleratorType); a.text(n.nodeGroup); a.integer(n.workerId);
-        a.integer(n.startTimeMs); a.integer(n.endTimeMs);
+        a.integer(n.startTimeMs); a.integer(n.endTimeMs); a.texts(n.subslices);
     }
 };
 
@@ -760,6 +760,7 @@ struct Codec<Pod> : NoReferences<Pod> {
         a.text(p.ns); a.text(p.name); a.text(p.phase); a.flag(p.ready); a.flag(p.terminating); a.text(p.podIp);
         a.text(p.nodeName); a.text(p.cluster); a.text(p.group); a.flag(p.isHead); a.text(p.replicaKey); a.text(p.tpuName);
         a.integer(p.hostIndex); a.integer(p.tpuChips); a.text(p.accelerator); a.text(p.topology);
+        a.text(p.reason); a.text(p.message); a.text(p.created); a.texts(p.megascale);
     }
 };
 
@@ -788,10 +789,11 @@ struct Codec<Slice> {
         a.enumeration(s.source); a.text(s.workerGroup);
         a.list(s.hosts, [&](auto &h) {
             a.integer(h.workerId); a.enumeration(h.state); a.reference(RayNodes, h.rayNode); a.reference(Pods, h.pod);
-            a.reference(KubeNodes, h.kubeNode); a.integer(h.reportedChips);
+            a.reference(KubeNodes, h.kubeNode); a.integer(h.reportedChips); a.integer(h.unplacedReservedChips);
             a.list(h.chips, [&](auto &c) { a.reference(PlacementGroups, c.placementGroup); a.integer(c.bundleIndex); });
         });
         a.flag(s.intact); a.integer(s.reservedChips); a.reference(PlacementGroups, s.headHeldBy); a.texts(s.problems);
+        a.text(s.unknownGeneration); a.text(s.rayName); a.integer(s.tpuPerChip);
     }
     static Host mapped(const Host &h, const HandleMaps &m)
     {
@@ -862,7 +864,7 @@ struct Codec<PlacementGroup> {
             a.integer(b.index); a.text(b.nodeId); a.reference(RayNodes, b.rayNode); a.reference(Slices, b.slice);
             a.integer(b.workerId); a.integer(b.tpu); a.number(b.cpu); a.text(b.selectorSlice); a.text(b.headResource);
         });
-        a.texts(g.slices);
+        a.texts(g.slices); a.text(g.reservation); a.integer(g.reservationSize);
     }
     static Bundle mapped(const Bundle &b, const HandleMaps &m)
     {
@@ -2093,6 +2095,16 @@ void writeEvents(const Entry &e, Before &before, const HistoryEventFilter &filte
             }
         return nullptr;
     };
+    // Pods changed in this entry, likewise: a host turned DEAD by its pod says why.
+    std::optional<Pod> podScratch;
+    auto pod = [&](int handle) -> const Pod * {
+        for (const Ref<Pod> &r : e.pods.added)
+            if (handle >= 0 && r->handle == quint32(handle)) {
+                podScratch = decode<Pod>(r.get(), handles);
+                return &*podScratch;
+            }
+        return nullptr;
+    };
     forEachChange(e.slices, before, handles, [&](const Slice *a, const Slice *b) {
         if (!a) {
             w.add(HistoryEventKind::SliceAdded, b->name, {}, [&](HistoryEvent &ev) {
@@ -2106,7 +2118,7 @@ void writeEvents(const Entry &e, Before &before, const HistoryEventFilter &filte
             w.add(HistoryEventKind::SliceRemoved, a->name, {}, [&](HistoryEvent &ev) {
                 ev.subject = a->name;
                 ev.from = toText(a->status());
-                ev.text = QStringLiteral("slice %1 is gone (it was %2)").arg(a->name, toText(a->status()));
+                ev.text = QStringLiteral("slice %1 was removed (it was %2)").arg(a->name, toText(a->status()));
             });
             return;
         }
@@ -2116,7 +2128,9 @@ void writeEvents(const Entry &e, Before &before, const HistoryEventFilter &filte
                 if (x.workerId == hb.workerId) { ha = &x; break; }
             if (!ha || ha->state == hb.state)
                 continue;
-            w.add(hostEventKind(hb.state), b->name, {}, [&](HistoryEvent &ev) {
+            const Pod *going = hb.state == HostState::Dead ? pod(hb.pod) : nullptr;
+            const bool removed = going && going->terminating;
+            w.add(removed ? HistoryEventKind::HostRemoved : hostEventKind(hb.state), b->name, {}, [&](HistoryEvent &ev) {
                 ev.subject = QStringLiteral("%1 worker %2").arg(b->name).arg(hb.workerId);
                 ev.from = toText(ha->state);
                 ev.to = toText(hb.state);
@@ -2124,8 +2138,15 @@ void writeEvents(const Entry &e, Before &before, const HistoryEventFilter &filte
                 QString detail;
                 switch (hb.state) {
                 case HostState::Dead:
+                    if (removed) {
+                        ev.text = ev.subject + QStringLiteral(" is being removed");
+                        detail = QStringLiteral("pod %1 is being deleted").arg(going->qualifiedName());
+                        break;
+                    }
                     ev.text = ev.subject + QStringLiteral(" died");
-                    if (n)
+                    if (going && going->isGone())
+                        detail = QStringLiteral("pod %1 %2").arg(going->qualifiedName(), going->lifecycleText());
+                    else if (n)
                         detail = QStringLiteral("Ray node %1 (%2)%3").arg(shortId(n->id), n->ip, n->stateMessage.isEmpty() ? QString() : QStringLiteral(": ") + n->stateMessage);
                     break;
                 case HostState::Alive:
@@ -2422,6 +2443,7 @@ QString toText(HistoryEventKind kind)
     case HistoryEventKind::SliceRemoved: return QStringLiteral("slice-removed");
     case HistoryEventKind::SliceStatusChanged: return QStringLiteral("slice-status-changed");
     case HistoryEventKind::HostDied: return QStringLiteral("host-died");
+    case HistoryEventKind::HostRemoved: return QStringLiteral("host-removed");
     case HistoryEventKind::HostUp: return QStringLiteral("host-up");
     case HistoryEventKind::HostMissing: return QStringLiteral("host-missing");
     case HistoryEventKind::HostPending: return QStringLiteral("host-pending");

@@ -120,6 +120,7 @@ enum class HistoryEventKind {
     PodAdded,
     PodRemoved,
     PodPhaseChanged,
+    HostRemoved,                // a slice host became DEAD because its pod is being deleted (scale-down, removal)
 };
 // "slice-status-changed", "host-died", ...: stable spellings for logs, filters and tests.
 QString toText(HistoryEventKind kind);

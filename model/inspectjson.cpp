@@ -43,6 +43,9 @@ QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host
         {QStringLiteral("nodePool"), kubeNode ? orNull(kubeNode->nodePool) : QJsonValue()},
         {QStringLiteral("reportedChips"), h.reportedChips},
         {QStringLiteral("reservedChips"), h.reservedChips()},
+        {QStringLiteral("podStatus"), pod ? orNull(pod->lifecycleText()) : QJsonValue()},
+        {QStringLiteral("megascale"), pod ? strings(pod->megascale) : QJsonArray()},
+        {QStringLiteral("subslices"), node ? strings(node->subslices) : QJsonArray()},
         {QStringLiteral("chips"), chips},
     };
 }
@@ -56,6 +59,7 @@ QJsonObject sliceJson(const ClusterSnapshot &snap, const Slice &s)
     const bool known = s.topology.chips() > 0;
     return QJsonObject{
         {QStringLiteral("name"), s.name},
+        {QStringLiteral("rayName"), s.rayName.isEmpty() ? QJsonValue(s.name) : QJsonValue(s.rayName)},
         {QStringLiteral("generation"), s.generation ? QJsonValue(s.generation->name) : QJsonValue()},
         {QStringLiteral("topology"), known ? QJsonValue(s.topology.toString()) : QJsonValue()},
         {QStringLiteral("dims"), known ? QJsonValue(QJsonArray{d.x, d.y, d.z}) : QJsonValue()},
@@ -63,6 +67,7 @@ QJsonObject sliceJson(const ClusterSnapshot &snap, const Slice &s)
         {QStringLiteral("chips"), s.chips()},
         {QStringLiteral("hostCount"), s.hostCount()},
         {QStringLiteral("chipsPerHost"), s.chipsPerHost},
+        {QStringLiteral("tpuPerChip"), s.tpuPerChip},
         {QStringLiteral("intact"), s.intact},
         {QStringLiteral("ready"), s.isReady()},
         {QStringLiteral("status"), toText(s.status())},
@@ -99,6 +104,7 @@ QJsonObject placementGroupJson(const ClusterSnapshot &snap, const PlacementGroup
         {QStringLiteral("schedulingState"), orNull(g.schedulingState)},
         {QStringLiteral("creatorJobId"), orNull(g.creatorJobId)},
         {QStringLiteral("slices"), strings(g.slices)},
+        {QStringLiteral("reservation"), orNull(g.reservation)},
         {QStringLiteral("bundles"), bundles},
     };
 }

@@ -47,9 +47,23 @@ QString toText(PlacementGroup::Kind kind)
     Q_UNREACHABLE();
 }
 
+QString Pod::lifecycleText() const
+{
+    QStringList parts;
+    if (!phase.isEmpty() && phase != QLatin1String("Running"))
+        parts << phase;
+    if (!reason.isEmpty())
+        parts << reason;
+    if (!message.isEmpty())
+        parts << message;
+    if (terminating)
+        parts << QStringLiteral("being deleted");
+    return parts.join(QStringLiteral(": "));
+}
+
 int Host::reservedChips() const
 {
-    int n = 0;
+    int n = unplacedReservedChips;
     for (const ChipUse &c : chips)
         n += c.placementGroup >= 0;
     return n;

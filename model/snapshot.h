@@ -68,6 +68,7 @@ struct RayNode {
     QString topology;
     QString acceleratorType;
     QString nodeGroup;
+    QStringList subslices;   // ray.io/tpu-subslice-<shape> labels as "<shape>=<value>" (docs/facts.md 2.4)
     int workerId = -1;
     qint64 startTimeMs = 0;
     qint64 endTimeMs = 0;
@@ -78,8 +79,11 @@ struct Pod {
     QString ns;
     QString name;
     QString phase;           // Pending, Running, Succeeded, Failed, Unknown
+    QString reason;          // status.reason ("Evicted", "Terminated"...)
+    QString message;         // status.message, cut to a few hundred characters
     bool ready = false;
-    bool terminating = false;
+    bool terminating = false; // metadata.deletionTimestamp is set
+    QString created;         // metadata.creationTimestamp (RFC 3339, compared as text)
     QString podIp;
     QString nodeName;        // spec.nodeName
     QString cluster;         // ray.io/cluster
@@ -91,7 +95,16 @@ struct Pod {
     int tpuChips = 0;        // google.com/tpu request (or limit)
     QString accelerator;     // nodeSelector cloud.google.com/gke-tpu-accelerator
     QString topology;        // nodeSelector cloud.google.com/gke-tpu-topology
+    QStringList megascale;   // the multislice env the webhook injects: "MEGASCALE_NUM_SLICES=2", ...
     QString qualifiedName() const { return ns + u'/' + name; }
+    // Failed or Succeeded (evicted, shut down with its node...) or being deleted: this pod's host is
+    // gone or going and never comes back as it was (docs/facts.md 4.5).
+    bool isGone() const
+    {
+        return terminating || phase == QLatin1String("Failed") || phase == QLatin1String("Succeeded");
+    }
+    // "Failed: Evicted: The node was low on resource: memory." / "being deleted"
+    QString lifecycleText() const;
     friend bool operator==(const Pod &, const Pod &) = default;
 };
 
@@ -119,17 +132,21 @@ struct Host {
     int pod = -1;            // index into ClusterSnapshot::pods
     int kubeNode = -1;       // index into ClusterSnapshot::kubeNodes
     int reportedChips = 0;   // TPU the host reports (Ray resources_total, else the pod's request)
-    QList<ChipUse> chips;    // in chip order; chip i sits at layout.chipPosition(workerId, i)
+    QList<ChipUse> chips;    // in chip order; chip i sits at layout.chipPosition(workerId, i); empty when
+                             // the slice cannot be laid out (no chip is ever given a guessed position)
+    int unplacedReservedChips = 0; // TPU bundles hold on a host whose chips cannot be laid out
     int reservedChips() const;
     friend bool operator==(const Host &, const Host &) = default;
 };
 
 struct Slice {
-    QString name;
+    QString name;                                // unique in a snapshot; "NAME (2)" when hosts share NAME
+    QString rayName;                             // the shared ray.io/tpu-slice-name when split, else empty
     const tpu::Generation *generation = nullptr; // null when no label names one
     tpu::Topology topology;                      // chips() == 0 when unknown
     QString podType;
-    int chipsPerHost = 0;
+    int chipsPerHost = 0;                        // physical chips
+    int tpuPerChip = 1;                          // Ray TPU units per chip (RAY_TPU_RESOURCE_PER_CHIP)
     tpu::SliceLayout layout;                     // invalid when the shape is unknown
     SliceSource source = SliceSource::Ray;
     QString workerGroup;                         // "ns/cluster/group" or empty
@@ -138,6 +155,7 @@ struct Slice {
     int reservedChips = 0;
     int headHeldBy = -1;                         // placement group holding TPU-<pod-type>-head
     QStringList problems;                        // why it is not intact, in words
+    QString unknownGeneration;                   // the pod type / accelerator text no generation matched
 
     int hostCount() const { return int(hosts.size()); }
     int chips() const { return topology.chips(); }
@@ -170,6 +188,10 @@ struct PlacementGroup {
     Kind kind = Kind::Other;
     QList<Bundle> bundles;
     QStringList slices;      // slices its placed bundles occupy, by name, sorted
+    // slice_placement_group(pg_per_slice=True) makes "<name>_slice_<i>", one group per slice: the
+    // reservation's <name> and how many of its groups the snapshot has; empty/0 otherwise.
+    QString reservation;
+    int reservationSize = 0;
     friend bool operator==(const PlacementGroup &, const PlacementGroup &) = default;
 };
 

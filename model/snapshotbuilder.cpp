@@ -14,6 +14,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <numeric>
 
 namespace slicescope {
 
@@ -27,10 +28,12 @@ constexpr std::string_view kPodTypeLabel = "ray.io/tpu-pod-type";
 constexpr std::string_view kTopologyLabel = "ray.io/tpu-topology";
 constexpr std::string_view kAcceleratorLabel = "ray.io/accelerator-type";
 constexpr std::string_view kNodeGroupLabel = "ray.io/node-group";
+constexpr std::string_view kSubsliceLabelPrefix = "ray.io/tpu-subslice-"; // + shape, e.g. "2x4"
 constexpr std::string_view kGkeAccelerator = "cloud.google.com/gke-tpu-accelerator";
 constexpr std::string_view kGkeTopology = "cloud.google.com/gke-tpu-topology";
 constexpr std::string_view kGkeNodePool = "cloud.google.com/gke-nodepool";
 constexpr std::string_view kTpuResource = "google.com/tpu";
+constexpr qsizetype kMaxPodMessage = 300; // a pod's status.message, as shown beside its host
 
 simdjson::ondemand::parser &sharedParser()
 {
@@ -194,6 +197,9 @@ void readRayNode(od::object obj, RayNode &n)
                 else if (l == kTopologyLabel) n.topology = toString(value);
                 else if (l == kAcceleratorLabel) n.acceleratorType = toString(value);
                 else if (l == kNodeGroupLabel) n.nodeGroup = toString(value);
+                else if (l.size() > kSubsliceLabelPrefix.size() && l.substr(0, kSubsliceLabelPrefix.size()) == kSubsliceLabelPrefix
+                         && n.subslices.size() < 32)
+                    n.subslices << qstr(l.substr(kSubsliceLabelPrefix.size())) + u'=' + toString(value).left(256);
             });
         }
     }
@@ -284,10 +290,12 @@ void readJob(od::object obj, Job &j)
 // "4", "4.0", 4: a google.com/tpu quantity. Kubernetes quantities for chips are plain integers.
 int readQuantity(od::value v) { return int(toDouble(v) + 0.5); }
 
-// containers[].resources: the TPU request (requests first, limits as fallback; they must match).
-int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpuWorkerId = nullptr)
+// containers[].resources: the pod's TPU chips, summed over its containers as the GKE TPU webhook
+// counts them (docs/facts.md 4.5); per container requests first, limits as fallback (they must match).
+int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpuWorkerId = nullptr,
+                      QStringList *megascale = nullptr)
 {
-    int best = 0;
+    qint64 total = 0;
     forEachElement(containers, [&](od::value c) {
         int requests = 0, limits = 0;
         forEachMember(c, [&](std::string_view k, od::value v) {
@@ -299,7 +307,7 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
                         (kind == "requests" ? requests : limits) = readQuantity(q);
                     });
                 });
-            } else if (k == "env" && (tpuName || tpuWorkerId)) {
+            } else if (k == "env" && (tpuName || tpuWorkerId || megascale)) {
                 forEachElement(v, [&](od::value e) {
                     // Views into the parser's string buffer stay valid for this document; convert
                     // only the two variables we need (TPU_WORKER_HOSTNAMES can be long).
@@ -313,6 +321,8 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
                     });
                     if (tpuName && name == "TPU_NAME")
                         *tpuName = qstr(value);
+                    else if (megascale && name.size() > 10 && name.substr(0, 10) == "MEGASCALE_" && megascale->size() < 16)
+                        *megascale << qstr(name) + u'=' + qstr(value.substr(0, 256));
                     else if (tpuWorkerId && name == "TPU_WORKER_ID") {
                         int id = 0;
                         const auto res = std::from_chars(value.data(), value.data() + value.size(), id);
@@ -322,9 +332,9 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
                 });
             }
         });
-        best = std::max(best, requests ? requests : limits);
+        total += std::max(0, requests ? requests : limits);
     });
-    return best;
+    return int(std::min<qint64>(total, std::numeric_limits<int>::max()));
 }
 
 void readNodeSelector(od::value v, QString &accelerator, QString &topology)
@@ -413,6 +423,7 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
                 if (k == "name") p.name = toString(x);
                 else if (k == "namespace") p.ns = toString(x);
                 else if (k == "deletionTimestamp") p.terminating = typeOf(x) == od::json_type::string;
+                else if (k == "creationTimestamp") p.created = toString(x);
                 else if (k == "labels") {
                     forEachMember(x, [&](std::string_view l, od::value lv) {
                         if (l == "ray.io/cluster") p.cluster = toString(lv);
@@ -435,7 +446,7 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
                 else if (k == "nodeSelector") readNodeSelector(x, p.accelerator, p.topology);
                 else if (k == "containers") {
                     int envWorkerId = -1;
-                    p.tpuChips = readContainersTpu(x, &p.tpuName, &envWorkerId);
+                    p.tpuChips = readContainersTpu(x, &p.tpuName, &envWorkerId, &p.megascale);
                     if (p.hostIndex < 0)
                         p.hostIndex = envWorkerId;
                 }
@@ -443,6 +454,8 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
         } else if (key == "status") {
             forEachMember(v, [&](std::string_view k, od::value x) {
                 if (k == "phase") p.phase = toString(x);
+                else if (k == "reason") p.reason = toString(x);
+                else if (k == "message") p.message = toString(x).left(kMaxPodMessage);
                 else if (k == "podIP") p.podIp = toString(x);
                 else if (k == "conditions") {
                     forEachElement(x, [&](od::value c) {
@@ -557,13 +570,17 @@ bool betterNode(const RayNode &a, const RayNode &b)
     return a.startTimeMs > b.startTimeMs;
 }
 
+// The better of two pods claiming the same worker: one still there beats one gone or going (Failed,
+// Succeeded, being deleted), then Running beats the rest, then the newer pod (a replacement).
 bool betterPod(const Pod &a, const Pod &b)
 {
-    if (a.terminating != b.terminating)
-        return !a.terminating;
+    if (a.isGone() != b.isGone())
+        return !a.isGone();
     const bool aRunning = a.phase == QLatin1String("Running"), bRunning = b.phase == QLatin1String("Running");
     if (aRunning != bRunning)
         return aRunning;
+    if (a.created != b.created)
+        return a.created > b.created;
     return a.name < b.name;
 }
 
@@ -579,6 +596,7 @@ public:
     {
         indexRayNodes();
         groupPodsIntoSlices(podReplicaKeys);
+        splitSharedNames(podReplicaKeys);
         buildSlices();
         placeBundles();
         attachWorkerGroups();
@@ -650,6 +668,184 @@ private:
         }
     }
 
+    // The hosts a slice of these parts should have, from its labels (0 when unknown).
+    int expectedHosts(const SliceParts &parts) const
+    {
+        QString topology, podType, accelerator;
+        int perHost = 0, rayTpu = 0;
+        for (int i : parts.rayNodes) {
+            const RayNode &n = m_s.rayNodes[i];
+            if (topology.isEmpty()) topology = n.topology;
+            if (podType.isEmpty()) podType = n.podType;
+            if (accelerator.isEmpty()) accelerator = n.acceleratorType;
+            rayTpu = std::max(rayTpu, int(std::clamp(n.tpu, 0.0, 1e6) + 0.5));
+        }
+        for (int i : parts.pods) {
+            const Pod &p = m_s.pods[i];
+            if (topology.isEmpty()) topology = p.topology;
+            if (accelerator.isEmpty()) accelerator = p.accelerator;
+            perHost = std::max(perHost, p.tpuChips);
+        }
+        const tpu::Generation *gen = !podType.isEmpty() ? tpu::generationOfPodType(podType) : nullptr;
+        if (!gen)
+            gen = tpu::findGeneration(accelerator);
+        const auto topo = tpu::parseTopology(topology);
+        if (!gen || !topo)
+            return 0;
+        tpu::Topology t = *topo;
+        if (t.rank == 2 && gen->is3D)
+            t.rank = 3;
+        if (perHost == 0)
+            perHost = rayTpu;
+        tpu::SliceLayout layout(*gen, t, perHost > 0 ? perHost : tpu::defaultChipsPerHost(*gen, t));
+        if (!layout.isValid())
+            layout = tpu::SliceLayout(*gen, t, tpu::defaultChipsPerHost(*gen, t));
+        return layout.isValid() ? layout.hostCount() : 0;
+    }
+
+    // One slice name claimed by two live sets of hosts is two slices, never one (docs/facts.md
+    // 4.5: the webhook's fallback counter can hand a replacement pod the TPU_NAME, even the worker
+    // ids, of a live slice; Ray keys single-host slices by node, so many may share a name). Sets
+    // of hosts are told apart by KubeRay's replica labels, by a worker id claimed twice, and by
+    // worker ids beyond the slice's hosts. Pods of one replica stay together; the rest go, oldest
+    // first, into the first set that has no live host for their worker id. The oldest keeps the
+    // name, the others are "NAME (2)", "NAME (3)"..., and every pod and Ray node stays visible.
+    void splitSharedNames(const QList<QString> &podReplicaKeys)
+    {
+        struct Member {
+            int pod = -1;
+            int node = -1;
+            int worker = -1;
+            bool live = false;
+            bool overflow = false; // claims a worker id beyond the slice's hosts
+            QString key;   // replica identity, when the pod's labels carry one
+            QString order; // age: creationTimestamp, else the Ray node's start time
+        };
+        QStringList names = m_parts.keys();
+        std::sort(names.begin(), names.end());
+        for (const QString &name : std::as_const(names)) {
+            const SliceParts parts = m_parts.value(name);
+            if (parts.rayNodes.size() + parts.pods.size() < 2)
+                continue;
+            const int hosts = expectedHosts(parts);
+            const bool singleHost = hosts == 1;
+            QList<Member> members;
+            QHash<QString, int> memberOfIp;
+            for (int i : parts.pods) {
+                const Pod &p = m_s.pods[i];
+                Member m{i, -1, p.hostIndex, !p.isGone(), false, {}, p.created};
+                if (i < podReplicaKeys.size() && !podReplicaKeys[i].startsWith(QLatin1String("tpu=")))
+                    m.key = podReplicaKeys[i];
+                if (!p.podIp.isEmpty() && (m.live || !memberOfIp.contains(p.podIp)))
+                    memberOfIp.insert(p.podIp, int(members.size()));
+                members.append(m);
+            }
+            for (int n : parts.rayNodes) {
+                const RayNode &rn = m_s.rayNodes[n];
+                const int at = memberOfIp.value(rn.ip, -1);
+                if (at >= 0 && members[at].node < 0) { // the pod's IP is the join; its host index wins
+                    members[at].node = n;
+                    continue;
+                }
+                members.append(Member{-1, n, rn.workerId, rn.alive, false, {},
+                                      QStringLiteral("ray:%1").arg(rn.startTimeMs, 16, 10, QLatin1Char('0'))});
+            }
+            QHash<int, int> liveClaims;
+            QSet<QString> liveKeys;
+            int live = 0;
+            bool conflict = false;
+            for (Member &m : members) {
+                if (!m.live)
+                    continue;
+                ++live;
+                // Only pods can say a host belongs elsewhere (the webhook's counter); a Ray node
+                // with a stray worker id stays a problem of its slice.
+                m.overflow = !singleHost && hosts > 0 && m.worker >= hosts && m.pod >= 0;
+                conflict = conflict || m.overflow;
+                if (!m.key.isEmpty())
+                    liveKeys.insert(m.key);
+                if (!singleHost && m.worker >= 0 && ++liveClaims[m.worker] > 1)
+                    conflict = true;
+            }
+            conflict = conflict || liveKeys.size() > 1 || (singleHost && live > 1);
+            if (!conflict)
+                continue;
+
+            // Live first, then sets that stay within the slice, replicas that name themselves
+            // first, then oldest first.
+            QList<int> order(members.size());
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+                const Member &x = members[a], &y = members[b];
+                if (x.live != y.live) return x.live;
+                if (x.overflow != y.overflow) return !x.overflow;
+                if (x.key.isEmpty() != y.key.isEmpty()) return !x.key.isEmpty();
+                return x.order < y.order;
+            });
+            QList<SliceParts> split;
+            QList<QSet<int>> taken;
+            QList<bool> overflowSet;
+            QHash<QString, int> ofKey;
+            auto fresh = [&](bool overflow) {
+                split.append(SliceParts{});
+                taken.append(QSet<int>{});
+                overflowSet.append(overflow);
+                return int(split.size()) - 1;
+            };
+            for (int mi : std::as_const(order)) {
+                const Member &m = members[mi];
+                int into = -1;
+                if (m.live && singleHost) {
+                    into = fresh(false);
+                } else if (m.live) {
+                    const QString key = m.key.isEmpty() ? QString() : m.key + (m.overflow ? QStringLiteral("#overflow") : QString());
+                    if (!key.isEmpty())
+                        into = ofKey.value(key, -1);
+                    for (int k = 0; k < split.size() && into < 0; ++k)
+                        if (overflowSet[k] == m.overflow && !taken[k].contains(m.worker)
+                            && (m.key.isEmpty() || !ofKey.values().contains(k)))
+                            into = k;
+                    if (into < 0)
+                        into = fresh(m.overflow);
+                    if (!key.isEmpty() && !ofKey.contains(key))
+                        ofKey.insert(key, into);
+                } else { // a gone host stays beside the live ones of its worker id; it never wins over them
+                    for (int k = 0; k < split.size() && into < 0; ++k)
+                        if (!overflowSet[k] && !taken[k].contains(m.worker))
+                            into = k;
+                    if (into < 0)
+                        into = split.isEmpty() ? fresh(false) : 0;
+                }
+                if (m.pod >= 0) split[into].pods.append(m.pod);
+                if (m.node >= 0) split[into].rayNodes.append(m.node);
+                if (m.live && m.worker >= 0) taken[into].insert(singleHost ? 0 : m.worker);
+            }
+            // Ray can confuse the parts only where two of them have alive Ray nodes with the name.
+            int partsInRay = 0;
+            for (const SliceParts &part : std::as_const(split))
+                partsInRay += std::any_of(part.rayNodes.cbegin(), part.rayNodes.cend(), [&](int n) { return m_s.rayNodes[n].alive; });
+            m_parts.remove(name);
+            QStringList partNames;
+            for (int k = 0; k < split.size(); ++k) {
+                QString part = k == 0 ? name : QStringLiteral("%1 (%2)").arg(name).arg(k + 1);
+                while (m_parts.contains(part)) // never merge into an unrelated slice of that name
+                    part += u'\'';
+                std::sort(split[k].pods.begin(), split[k].pods.end());
+                std::sort(split[k].rayNodes.begin(), split[k].rayNodes.end());
+                for (int i : std::as_const(split[k].pods))
+                    m_s.pods[i].replicaKey = part;
+                m_parts.insert(part, split[k]);
+                const bool inRay = std::any_of(split[k].rayNodes.cbegin(), split[k].rayNodes.cend(), [&](int n) { return m_s.rayNodes[n].alive; });
+                m_sharedName.insert(part, SharedName{name, int(split.size()), !singleHost && inRay && partsInRay > 1});
+                partNames << part;
+            }
+            m_s.warnings << QStringLiteral("slice name %1 is claimed by %2 live %3 (the TPU webhook's fallback counter can do this): shown as %4")
+                                .arg(name).arg(split.size())
+                                .arg(singleHost ? QStringLiteral("single-host slices") : QStringLiteral("sets of hosts"),
+                                     partNames.join(QStringLiteral(", ")));
+        }
+    }
+
     const tpu::Generation *groupGeneration(const QString &qualifiedGroup) const
     {
         for (const WorkerGroup &g : m_s.workerGroups)
@@ -666,33 +862,65 @@ private:
         m_sliceOfNode.fill(-1, m_s.rayNodes.size());
         for (const QString &name : std::as_const(names)) {
             const SliceParts &parts = m_parts[name];
+            if (isRemoved(parts))
+                continue;
             for (int node : parts.rayNodes)
                 m_sliceOfNode[node] = int(m_s.slices.size());
             m_s.slices.append(buildSlice(name, parts));
         }
     }
 
+    // A slice KubeRay has removed: no pod left and every Ray node it had is dead. Ray keeps dead
+    // nodes listed for a long time; they are history, not a degraded slice (their nodes stay in
+    // the node list). Without Kubernetes, a slice whose every node ended the way Ray words an
+    // asked-for end (a deleted pod, an idle drain) is gone too; one that crashed stays degraded.
+    bool isRemoved(const SliceParts &parts) const
+    {
+        if (!parts.pods.isEmpty() || parts.rayNodes.isEmpty())
+            return false;
+        for (int i : parts.rayNodes)
+            if (m_s.rayNodes[i].alive)
+                return false;
+        if (m_podsRead)
+            return true;
+        // Ray's compose_state_message (dashboard/utils.py): EXPECTED_TERMINATION and
+        // AUTOSCALER_DRAIN_IDLE are asked-for ends; a crash or a preemption is not.
+        for (int i : parts.rayNodes) {
+            const QString &why = m_s.rayNodes[i].stateMessage;
+            if (!why.startsWith(QLatin1String("Expected termination")) && !why.startsWith(QLatin1String("Terminated due to idle")))
+                return false;
+        }
+        return true;
+    }
+
     Slice buildSlice(const QString &name, const SliceParts &parts)
     {
         Slice s;
         s.name = name;
+        if (const auto shared = m_sharedName.constFind(name); shared != m_sharedName.constEnd()) {
+            s.rayName = shared->rayName;
+            if (shared->conflict)
+                s.problems << QStringLiteral("%1 other live set%2 of hosts also call%3 itself %4: a placement group pinned to %4 may land on either")
+                                  .arg(shared->parts - 1).arg(shared->parts > 2 ? QStringLiteral("s") : QString(),
+                                                               shared->parts > 2 ? QString() : QStringLiteral("s"), shared->rayName);
+        }
         const bool fromRay = !parts.rayNodes.isEmpty(), fromKube = !parts.pods.isEmpty();
         s.source = fromRay && fromKube ? SliceSource::Both : fromRay ? SliceSource::Ray : SliceSource::Kubernetes;
 
         QString topologyText, podTypeText, accelerator;
-        int chipsPerHost = 0;
+        int chipsPerHost = 0, rayTpu = 0, podChips = 0;
         for (int i : parts.rayNodes) {
             const RayNode &n = m_s.rayNodes[i];
             if (topologyText.isEmpty()) topologyText = n.topology;
             if (podTypeText.isEmpty()) podTypeText = n.podType;
             if (accelerator.isEmpty()) accelerator = n.acceleratorType;
-            chipsPerHost = std::max(chipsPerHost, int(n.tpu + 0.5));
+            rayTpu = std::max(rayTpu, int(std::clamp(n.tpu, 0.0, 1e6) + 0.5));
         }
         for (int i : parts.pods) {
             const Pod &p = m_s.pods[i];
             if (topologyText.isEmpty()) topologyText = p.topology;
             if (accelerator.isEmpty()) accelerator = p.accelerator;
-            if (chipsPerHost == 0) chipsPerHost = p.tpuChips;
+            if (podChips == 0) podChips = p.tpuChips;
             if (s.workerGroup.isEmpty() && !p.cluster.isEmpty())
                 s.workerGroup = p.ns + u'/' + p.cluster + u'/' + p.group;
         }
@@ -715,6 +943,15 @@ private:
             s.generation = memo(m_generationByAccelerator, accelerator, [&] { return tpu::findGeneration(accelerator); });
         if (!s.generation && !s.workerGroup.isEmpty())
             s.generation = groupGeneration(s.workerGroup);
+        if (!s.generation) {
+            // Name what could not be read, so an operator can tell a new GKE value from a typo.
+            QStringList seen;
+            if (!podTypeText.isEmpty()) seen << QStringLiteral("pod type '%1'").arg(podTypeText);
+            if (!accelerator.isEmpty()) seen << QStringLiteral("accelerator '%1'").arg(accelerator);
+            if (!seen.isEmpty())
+                m_s.warnings << QStringLiteral("slice %1: unknown TPU generation (%2): its chips are not drawn").arg(name, seen.join(QStringLiteral(", ")));
+            s.unknownGeneration = seen.join(QStringLiteral(", "));
+        }
         if (const auto t = memo(m_topologyByText, topologyText, [&] { return tpu::parseTopology(topologyText); }))
             s.topology = *t;
         if (s.generation && s.topology.chips() > 0) {
@@ -722,15 +959,31 @@ private:
                 s.topology.rank = 3;
             s.podType = memo(m_podTypeByShape, qMakePair(s.generation, s.topology.chips()),
                              [&] { return tpu::podType(*s.generation, s.topology); });
-            if (chipsPerHost == 0 || !tpu::hostBlock(*s.generation, s.topology, chipsPerHost))
-                chipsPerHost = chipsPerHost == 0 ? tpu::defaultChipsPerHost(*s.generation, s.topology) : chipsPerHost;
+            // Physical chips per host: the pod's google.com/tpu when known, else Ray's TPU count.
+            // With RAY_TPU_RESOURCE_PER_CHIP (docs/facts.md 2.4) a host's TPU is chips x that
+            // factor: a count that is a multiple of the pod's chips, or that no host of this
+            // generation can have while the default host divides it, is read that way.
+            chipsPerHost = podChips > 0 ? podChips : rayTpu;
+            if (podChips > 0 && rayTpu > podChips && rayTpu % podChips == 0) {
+                s.tpuPerChip = rayTpu / podChips;
+            } else if (podChips == 0 && rayTpu > 0 && !tpu::hostBlock(*s.generation, s.topology, rayTpu)) {
+                const int host = tpu::defaultChipsPerHost(*s.generation, s.topology);
+                if (rayTpu > host && rayTpu % host == 0) {
+                    chipsPerHost = host;
+                    s.tpuPerChip = rayTpu / host;
+                }
+            }
+            if (chipsPerHost == 0)
+                chipsPerHost = tpu::defaultChipsPerHost(*s.generation, s.topology);
             s.layout = tpu::SliceLayout(*s.generation, s.topology, chipsPerHost);
             if (!s.layout.isValid())
                 s.problems << QStringLiteral("hosts with %1 chips cannot tile a %2 %3").arg(chipsPerHost).arg(s.generation->name, s.topology.toString());
         } else {
             s.podType = podTypeText;
+            chipsPerHost = podChips > 0 ? podChips : rayTpu;
             if (!s.generation)
-                s.problems << QStringLiteral("TPU generation unknown");
+                s.problems << (s.unknownGeneration.isEmpty() ? QStringLiteral("TPU generation unknown")
+                                                             : QStringLiteral("TPU generation unknown (%1)").arg(s.unknownGeneration));
             if (s.topology.chips() == 0)
                 s.problems << QStringLiteral("topology unknown");
         }
@@ -756,15 +1009,39 @@ private:
         s.hosts.resize(hostCount);
         for (int w = 0; w < hostCount; ++w)
             s.hosts[w].workerId = w;
+        // A single-host slice has one host whatever worker id its pod was given: on KubeRay 1.6
+        // the webhook counts single-host pods with its fallback counter (docs/facts.md 4.5), and
+        // Ray keys single-host slices by node.
+        auto singleHostWorker = [&](int id, const QString &who) {
+            if (id <= 0 || !s.layout.isValid() || s.layout.hostCount() != 1)
+                return id;
+            m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3 on a single-host slice: taken as its host")
+                                .arg(name, who).arg(id);
+            return 0;
+        };
+        // A Ray node whose pod (same IP) has a host index sits on that host: on v7x the webhook
+        // gives each TPU container its own TPU_WORKER_ID, so Ray's worker id is host x containers.
+        QHash<QString, int> hostOfPodIp;
+        for (int i : parts.pods) {
+            const Pod &p = m_s.pods[i];
+            if (!p.podIp.isEmpty() && p.hostIndex >= 0 && (!p.isGone() || !hostOfPodIp.contains(p.podIp)))
+                hostOfPodIp.insert(p.podIp, p.hostIndex);
+        }
         for (int i : parts.rayNodes) {
             const RayNode &n = m_s.rayNodes[i];
             if (n.workerId < 0) {
                 m_s.warnings << QStringLiteral("slice %1: Ray node %2 has no usable %3 label").arg(name, n.id.left(12), QLatin1String(kWorkerIdLabel.data()));
                 continue;
             }
-            if (n.workerId >= hostCount && stray(n.workerId, QStringLiteral("Ray node %1").arg(n.id.left(12))))
+            const bool oneHost = s.layout.isValid() && s.layout.hostCount() == 1;
+            const int byPod = n.ip.isEmpty() || oneHost ? -1 : hostOfPodIp.value(n.ip, -1);
+            if (byPod >= 0 && byPod != n.workerId)
+                m_s.warnings << QStringLiteral("slice %1: Ray node %2 says worker %3, its pod is host %4 (taken; the webhook numbers TPU containers, not hosts, on v7x)")
+                                    .arg(name, n.id.left(12)).arg(n.workerId).arg(byPod);
+            const int worker = byPod >= 0 ? byPod : singleHostWorker(n.workerId, QStringLiteral("Ray node %1").arg(n.id.left(12)));
+            if (worker >= hostCount && stray(worker, QStringLiteral("Ray node %1").arg(n.id.left(12))))
                 continue;
-            Host &h = s.hosts[n.workerId];
+            Host &h = s.hosts[worker];
             if (h.rayNode < 0 || betterNode(n, m_s.rayNodes[h.rayNode])) {
                 if (h.rayNode >= 0 && m_s.rayNodes[h.rayNode].alive && n.alive)
                     m_s.warnings << QStringLiteral("slice %1: two alive Ray nodes claim worker %2").arg(name).arg(n.workerId);
@@ -778,9 +1055,10 @@ private:
                                     .arg(name, p.qualifiedName());
                 continue;
             }
-            if (p.hostIndex >= hostCount && stray(p.hostIndex, QStringLiteral("pod %1").arg(p.qualifiedName())))
+            const int worker = singleHostWorker(p.hostIndex, QStringLiteral("pod %1").arg(p.qualifiedName()));
+            if (worker >= hostCount && stray(worker, QStringLiteral("pod %1").arg(p.qualifiedName())))
                 continue;
-            Host &h = s.hosts[p.hostIndex];
+            Host &h = s.hosts[worker];
             if (h.pod < 0 || betterPod(p, m_s.pods[h.pod]))
                 h.pod = i;
         }
@@ -810,13 +1088,19 @@ private:
             if (p && !p->nodeName.isEmpty())
                 h.kubeNode = m_kubeNodeByName.value(p->nodeName, -1);
             h.state = hostState(n, p, rayDescribes);
-            h.reportedChips = n ? int(n->tpu + 0.5) : p ? p->tpuChips : 0;
+            h.reportedChips = n ? int(std::clamp(n->tpu, 0.0, 1e6) + 0.5) / s.tpuPerChip : p ? p->tpuChips : 0;
             if (h.state == HostState::Alive)
                 reportedChips += h.reportedChips;
-            h.chips.resize(std::max(0, chipsPerHost));
+            if (s.layout.isValid())
+                h.chips.resize(s.layout.chipsPerHost());
             switch (h.state) {
             case HostState::Alive: break;
-            case HostState::Dead: s.problems << QStringLiteral("worker %1 is DEAD").arg(h.workerId); break;
+            case HostState::Dead:
+                if (p && p->isGone())
+                    s.problems << QStringLiteral("worker %1 is DEAD (pod %2 %3)").arg(h.workerId).arg(p->qualifiedName(), p->lifecycleText());
+                else
+                    s.problems << QStringLiteral("worker %1 is DEAD").arg(h.workerId);
+                break;
             case HostState::Pending:
                 s.problems << (p ? QStringLiteral("worker %1 is PENDING (pod %2)").arg(h.workerId).arg(p->phase.isEmpty() ? QStringLiteral("not running") : p->phase)
                                  : QStringLiteral("worker %1 is PENDING").arg(h.workerId));
@@ -827,28 +1111,34 @@ private:
         bool allAlive = !s.hosts.isEmpty();
         for (const Host &h : s.hosts)
             allAlive = allAlive && h.state == HostState::Alive;
-        if (allAlive && s.topology.chips() > 0 && reportedChips != s.topology.chips())
-            s.problems << QStringLiteral("hosts report %1 TPU chips; %2 needs %3").arg(reportedChips).arg(s.topology.toString()).arg(s.topology.chips());
+        if (allAlive && s.topology.chips() > 0 && reportedChips != s.topology.chips()) {
+            if (fromRay && podChips > rayTpu && rayTpu > 0) // KubeRay passes Ray only the Ray container's google.com/tpu
+                s.problems << QStringLiteral("Ray advertises %1 TPU per host, but each pod holds %2 chips (%3 of %4 chips usable through Ray; KubeRay gives Ray only the Ray container's google.com/tpu)")
+                                  .arg(rayTpu).arg(podChips).arg(reportedChips).arg(s.topology.chips());
+            else
+                s.problems << QStringLiteral("hosts report %1 TPU chips; %2 needs %3").arg(reportedChips).arg(s.topology.toString()).arg(s.topology.chips());
+        }
         const bool strays = std::any_of(s.problems.cbegin(), s.problems.cend(), [](const QString &p) { return p.contains(QLatin1String(" reports worker ")); });
-        s.intact = allAlive && !strays && s.layout.isValid() && hostCount == expectedHosts && reportedChips == s.topology.chips();
+        const bool nameShared = m_sharedName.value(name).conflict;
+        s.intact = allAlive && !strays && !nameShared && s.layout.isValid() && hostCount == expectedHosts && reportedChips == s.topology.chips();
         return s;
     }
 
     // rayDescribes: the Ray bodies cover this slice's cluster, so a missing Ray node means "not joined".
     HostState hostState(const RayNode *n, const Pod *p, bool rayDescribes) const
     {
+        // A pod that Failed or Succeeded (evicted, its node shut down) or is being deleted never
+        // comes back as it was: the host is DEAD or going, whatever Ray has not noticed yet.
+        if (p && p->isGone())
+            return HostState::Dead;
         if (n && n->alive)
             return HostState::Alive;
-        if (!rayDescribes && p) { // Kubernetes alone: a running, ready pod is the best evidence there is
-            // A pod being deleted is a host going away, as with Ray data below: DEAD, not PENDING.
-            if (p->terminating)
-                return HostState::Dead;
+        if (!rayDescribes && p) // Kubernetes alone: a running, ready pod is the best evidence there is
             return p->phase == QLatin1String("Running") && p->ready ? HostState::Alive : HostState::Pending;
-        }
         if (n) // dead in Ray: a replacement pod still starting makes it pending again
-            return p && !p->terminating && p->phase == QLatin1String("Pending") ? HostState::Pending : HostState::Dead;
+            return p && p->phase == QLatin1String("Pending") ? HostState::Pending : HostState::Dead;
         if (p)
-            return p->terminating ? HostState::Dead : HostState::Pending; // pod up, Ray not joined yet
+            return HostState::Pending; // pod up, Ray not joined yet
         return HostState::Missing;
     }
 
@@ -886,7 +1176,14 @@ private:
                 Host &h = s.hosts[b.workerId];
                 if (h.rayNode != b.rayNode) // a bundle on a replaced (dead) node no longer holds chips
                     continue;
-                int toPlace = b.tpu;
+                // A bundle's TPU units are logical: RAY_TPU_RESOURCE_PER_CHIP of them make a chip.
+                const int bundleChips = (b.tpu + s.tpuPerChip - 1) / s.tpuPerChip;
+                if (!s.layout.isValid()) { // counted, never drawn at a guessed position
+                    h.unplacedReservedChips += bundleChips;
+                    s.reservedChips += bundleChips;
+                    continue;
+                }
+                int toPlace = bundleChips;
                 for (ChipUse &chip : h.chips) {
                     if (toPlace == 0)
                         break;
@@ -906,9 +1203,39 @@ private:
                 slices << m_s.slices[i].name;
             std::sort(slices.begin(), slices.end(), naturalLess);
             pg.slices = slices;
+            // Ray's SlicePlacementGroup pins multi-host bundles by slice name; on a single-host
+            // slice it adds neither a head group nor a selector (docs/facts.md 2.4): every bundle
+            // asks for TPU and every placed one sits on a single-host slice.
+            bool singleHostSlices = !occupied.isEmpty() && !anyHead;
+            for (const Bundle &b : std::as_const(pg.bundles))
+                singleHostSlices = singleHostSlices && b.tpu > 0 && b.selectorSlice.isEmpty()
+                                   && (b.nodeId.isEmpty() || (b.slice >= 0 && m_s.slices[b.slice].hostCount() == 1));
             pg.kind = anyHead ? PlacementGroup::Kind::SliceHead
-                    : allSelectSlices ? PlacementGroup::Kind::Slice : PlacementGroup::Kind::Other;
+                    : allSelectSlices || singleHostSlices ? PlacementGroup::Kind::Slice : PlacementGroup::Kind::Other;
         }
+        groupReservations();
+    }
+
+    // slice_placement_group(pg_per_slice=True) names its groups "<name>_slice_<i>": one reservation.
+    void groupReservations()
+    {
+        QHash<QString, QList<int>> byBase;
+        for (int g = 0; g < m_s.placementGroups.size(); ++g) {
+            const PlacementGroup &pg = m_s.placementGroups[g];
+            const qsizetype at = pg.name.lastIndexOf(QLatin1String("_slice_"));
+            if (at <= 0 || pg.kind == PlacementGroup::Kind::SliceHead)
+                continue;
+            bool ok = false;
+            const int part = pg.name.mid(at + 7).toInt(&ok);
+            if (ok && part >= 0 && QStringView(pg.name).mid(at + 7) == QString::number(part))
+                byBase[pg.name.left(at)].append(g);
+        }
+        for (auto it = byBase.cbegin(); it != byBase.cend(); ++it)
+            for (int g : it.value()) {
+                PlacementGroup &pg = m_s.placementGroups[g];
+                pg.reservation = it.key();
+                pg.reservationSize = int(it.value().size());
+            }
     }
 
     void attachWorkerGroups()
@@ -950,6 +1277,15 @@ private:
     QHash<QString, std::optional<tpu::Topology>> m_topologyByText;
     QHash<QPair<const tpu::Generation *, int>, QString> m_podTypeByShape;
     QHash<QString, SliceParts> m_parts;
+    struct SharedName {
+        QString rayName;      // the name every part shares
+        int parts = 0;        // how many slices it was split into
+        bool conflict = false; // multi-host: Ray cannot tell the parts' hosts apart
+    };
+    QHash<QString, SharedName> m_sharedName; // slices split by splitSharedNames()
+
+public:
+    bool m_podsRead = false;
 };
 
 } // namespace
@@ -1054,6 +1390,12 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                     g.ns = rc.info.ns;
                     g.cluster = rc.info.name;
                     g.autoscaling = rc.info.autoscaling;
+                    // KubeRay clamps silently, and then writes no status: observedGeneration
+                    // stays behind generation for good (docs/facts.md 4.1, 4.6).
+                    if (g.replicasSet && g.minReplicas <= g.maxReplicas && (g.replicas < g.minReplicas || g.replicas > g.maxReplicas))
+                        warnings << QStringLiteral("worker group %1 asks for %2 replicas outside %3..%4: KubeRay makes %5")
+                                        .arg(g.qualifiedName()).arg(g.replicas).arg(g.minReplicas).arg(g.maxReplicas)
+                                        .arg(std::clamp(g.replicas, g.minReplicas, g.maxReplicas));
                     s.workerGroups.append(std::move(g));
                 }
                 s.rayClusters.append(rc.info);
@@ -1063,6 +1405,7 @@ SnapshotPtr buildSnapshot(const Capture &capture)
         }
     }
     QList<QString> podReplicaKeys;
+    bool podsRead = false;
     {
         QList<Pod> pods;
         QStringList warnings;
@@ -1071,10 +1414,13 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                     Pod p;
                     QString replicaName, legacyIndex, replicaIndex;
                     readPod(item, p, replicaName, legacyIndex, replicaIndex);
-                    // The key that groups pods of one replica, in FACTS.md 4's order.
+                    // The key that groups pods of one replica (docs/facts.md 4): KubeRay's own
+                    // labels first (replica name, then replica index: single-host pods on 1.6
+                    // carry only the index), then the webhook's replicaIndex label, which comes
+                    // from its fallback counter and can repeat a live replica's (4.5).
                     QString key = !replicaName.isEmpty() ? replicaName
-                                : !legacyIndex.isEmpty() ? QStringLiteral("replicaIndex=") + legacyIndex
                                 : !replicaIndex.isEmpty() ? QStringLiteral("index=") + replicaIndex
+                                : !legacyIndex.isEmpty() ? QStringLiteral("replicaIndex=") + legacyIndex
                                 : QStringLiteral("tpu=") + p.tpuName;
                     // Named fallback, used only when no pod of the replica carries TPU_NAME. The
                     // legacy webhook's replicaIndex label already holds "<group>-<index>" (TPU_NAME).
@@ -1088,11 +1434,13 @@ SnapshotPtr buildSnapshot(const Capture &capture)
             s.pods = std::move(pods);
             s.warnings += warnings;
             s.hasKubernetes = true;
+            podsRead = true;
         } else {
             podReplicaKeys.clear();
         }
     }
     Joiner joiner(s, rayNodesRead);
+    joiner.m_podsRead = podsRead;
     {
         QList<KubeNode> nodes;
         QStringList warnings;

@@ -2,6 +2,7 @@
 #include "tpu.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace slicescope::tpu {
 
@@ -9,6 +10,18 @@ namespace {
 
 Dims d2(int x, int y) { return Dims{x, y, 1}; }
 Dims d3(int x, int y, int z) { return Dims{x, y, z}; }
+
+// Ray's _get_larger_3d_topologies(maxX, maxY, maxZ): every AxBxC with each axis a multiple of 4
+// up to its bound, in any axis order.
+QList<Dims> larger3d(int maxX, int maxY, int maxZ)
+{
+    QList<Dims> out;
+    for (int x = 4; x <= maxX; x += 4)
+        for (int y = 4; y <= maxY; y += 4)
+            for (int z = 4; z <= maxZ; z += 4)
+                out.append(Dims{x, y, z});
+    return out;
+}
 
 QList<Generation> makeGenerations()
 {
@@ -20,7 +33,9 @@ QList<Generation> makeGenerations()
               true, 2, {4}, d3(16, 16, 16), 4096, smallCube, WrapRule::FullCube});
     g.append({QStringLiteral("v5e"), QStringLiteral("TPU v5e"), QStringLiteral("v5litepod"),
               QStringLiteral("tpu-v5-lite-podslice"), QStringLiteral("TPU-V5LITEPOD"),
-              {QStringLiteral("v5lite"), QStringLiteral("tpu-v5e"), QStringLiteral("tpu-v5-lite")},
+              {QStringLiteral("v5lite"), QStringLiteral("tpu-v5e"), QStringLiteral("tpu-v5-lite"),
+               // GKE's single-host v5e machines (ct5l-*): the same chips, one host per slice.
+               QStringLiteral("tpu-v5-lite-device")},
               false, 1, {1, 4, 8}, d2(16, 16), 256, planar, WrapRule::Axis16});
     g.append({QStringLiteral("v5p"), QStringLiteral("TPU v5p"), QStringLiteral("v5p"),
               QStringLiteral("tpu-v5p-slice"), QStringLiteral("TPU-V5P"), {QStringLiteral("tpu-v5p")},
@@ -33,7 +48,25 @@ QList<Generation> makeGenerations()
               QStringLiteral("tpu7x"), QStringLiteral("TPU-V7X"),
               {QStringLiteral("ironwood"), QStringLiteral("tpu-v7x")},
               true, 2, {1, 4}, d3(16, 24, 24), 9216, QList<Dims>{d3(1, 1, 1)} + smallCube, WrapRule::FullCube});
+    // VALID_TPU_TOPOLOGY of Ray 2.60 (docs/facts.md 3). v5e and v6e add 2x8 (one v6e-16 shape
+    // GKE does not document); v4 stops at 12x12x16 and v5p at 16x16x24 where GKE goes further;
+    // v7x is an explicit list without 1x1x1.
+    g[0].rayTopologies = smallCube + larger3d(12, 12, 16);
+    g[1].rayTopologies = planar;
+    g[1].rayTopologies.insert(3, d2(2, 8));
+    g[2].rayTopologies = smallCube + larger3d(16, 16, 24);
+    g[3].rayTopologies = g[1].rayTopologies;
+    g[4].rayTopologies = smallCube + QList<Dims>{d3(4, 4, 4), d3(4, 4, 8), d3(4, 8, 8), d3(8, 8, 8), d3(8, 8, 16), d3(8, 16, 16)};
     return g;
+}
+
+bool ascending(Dims d, int rank) { return d.x <= d.y && (rank == 2 || d.y <= d.z); }
+
+Dims sortedDims(Dims d, int rank)
+{
+    std::array<int, 3> s{d.x, d.y, d.z};
+    std::sort(s.begin(), s.begin() + rank);
+    return Dims{s[0], s[1], rank == 3 ? s[2] : 1};
 }
 
 QString dimsText(Dims d, int rank)
@@ -64,8 +97,9 @@ const Generation *findGeneration(QStringView anySpelling)
 {
     const QString spelled = anySpelling.trimmed().toString().toLower();
     QString key = spelled;
-    if (key.startsWith(QLatin1String("tpu-")) && !key.endsWith(QLatin1String("slice")))
-        key = key.mid(4); // "TPU-V6E" -> "v6e", but keep "tpu-v6e-slice" whole
+    if (key.startsWith(QLatin1String("tpu-")) && !key.endsWith(QLatin1String("slice"))
+        && !key.endsWith(QLatin1String("device")))
+        key = key.mid(4); // "TPU-V6E" -> "v6e", but keep "tpu-v6e-slice" and "tpu-v5-lite-device" whole
     for (const Generation &g : generations()) {
         // Aliases are compared as spelled too: stripping "tpu-" would make "tpu-v5-lite" unreachable.
         if (key == g.name || key == g.podTypePrefix || key == g.gkeAccelerator
@@ -73,7 +107,26 @@ const Generation *findGeneration(QStringView anySpelling)
             || g.aliases.contains(key) || g.aliases.contains(spelled))
             return &g;
     }
-    return nullptr;
+    // GKE also writes machine-type-suffixed values ("tpu7x-standard-4t"): a known GKE accelerator
+    // value followed by '-' names that generation. Only GKE spellings (they start with "tpu") are
+    // extended this way, so "v6e-16" (a pod type) never passes for a generation name.
+    if (!spelled.startsWith(QLatin1String("tpu")))
+        return nullptr;
+    const Generation *best = nullptr;
+    qsizetype bestLength = 0;
+    for (const Generation &g : generations()) {
+        QStringList gkeSpellings = {g.gkeAccelerator};
+        for (const QString &alias : g.aliases)
+            if (alias.startsWith(QLatin1String("tpu-")) && (alias.endsWith(QLatin1String("slice")) || alias.endsWith(QLatin1String("device"))))
+                gkeSpellings << alias;
+        for (const QString &known : std::as_const(gkeSpellings))
+            if (known.size() > bestLength && spelled.size() > known.size() && spelled.startsWith(known)
+                && spelled.at(known.size()) == u'-') {
+                best = &g;
+                bestLength = known.size();
+            }
+    }
+    return best;
 }
 
 const Generation *generationOfPodType(QStringView podType, int *tensorCores)
@@ -118,29 +171,58 @@ QString topologyProblem(const Generation &gen, const Topology &t)
         return QStringLiteral("%1 slices are %2D: write the topology as %3, not %4")
             .arg(gen.name).arg(wantRank)
             .arg(wantRank == 3 ? QStringLiteral("AxBxC") : QStringLiteral("AxB"), t.toString());
-    if (gen.smallTopologies.contains(t.dims))
+    if (gen.rayTopologies.contains(t.dims))
         return {};
-    auto validList = [&] {
-        QStringList names;
-        for (const Dims &d : gen.smallTopologies)
-            names << dimsText(d, wantRank);
-        return names.join(QStringLiteral(", "));
-    };
-    if (!gen.is3D)
-        return QStringLiteral("%1 is not a %2 topology (valid: %3)").arg(t.toString(), gen.name, validList());
-    const Dims d = t.dims;
-    if (d.x % 4 || d.y % 4 || d.z % 4)
-        return QStringLiteral("%1 is not a %2 topology: beyond %3 every axis must be a multiple of 4")
-            .arg(t.toString(), gen.name, validList());
-    if (!(d.x <= d.y && d.y <= d.z)) {
-        std::array<int, 3> s{d.x, d.y, d.z};
-        std::sort(s.begin(), s.end());
-        return QStringLiteral("%1 is not a %2 topology: axes go in ascending order (did you mean %3?)")
-            .arg(t.toString(), gen.name, dimsText(Dims{s[0], s[1], s[2]}, 3));
+    // What Ray accepts, in GKE's spelling (ascending axes), at most a dozen shapes.
+    QStringList accepted;
+    Dims bound{0, 0, 0}; // per sorted axis, the largest Ray accepts
+    for (const Dims &d : gen.rayTopologies) {
+        if (!ascending(d, wantRank) && !gen.smallTopologies.contains(d)) // 2x2x1 is GKE's spelling too
+            continue;
+        if (accepted.size() < 12)
+            accepted << dimsText(d, wantRank);
+        bound = Dims{std::max(bound.x, d.x), std::max(bound.y, d.y), std::max(bound.z, d.z)};
     }
-    if (d.x > gen.largest.x || d.y > gen.largest.y || d.z > gen.largest.z || t.chips() > gen.maxChips)
-        return QStringLiteral("%1 is larger than the largest %2 slice (%3, %4 chips)")
-            .arg(t.toString(), gen.name, dimsText(gen.largest, 3)).arg(gen.maxChips);
+    const QString acceptedText = accepted.join(QStringLiteral(", ")) + (accepted.size() == 12 ? QStringLiteral(", ...") : QString());
+    const Dims sorted = sortedDims(t.dims, wantRank);
+    if (gen.rayTopologies.contains(sorted))
+        return QStringLiteral("%1 is not a %2 topology Ray accepts: write its axes in ascending order (did you mean %3?)")
+            .arg(t.toString(), gen.name, dimsText(sorted, wantRank));
+    if (sorted.x > bound.x || sorted.y > bound.y || sorted.z > bound.z) {
+        Dims largest{0, 0, 0};
+        for (const Dims &d : gen.rayTopologies)
+            if (ascending(d, wantRank) && d.volume() > largest.volume())
+                largest = d;
+        QString text = QStringLiteral("%1 is larger than Ray 2.60 accepts for %2: its axes go up to %3 (the largest slice it takes is %4, %5 chips)")
+                           .arg(t.toString(), gen.name, dimsText(bound, wantRank), dimsText(largest, wantRank)).arg(largest.volume());
+        if (gen.is3D && sorted.x <= gen.largest.x && sorted.y <= gen.largest.y && sorted.z <= gen.largest.z
+            && t.chips() <= gen.maxChips && !(sorted.x % 4 || sorted.y % 4 || sorted.z % 4))
+            text += QStringLiteral("; GKE makes %1 slices up to %2, but slice_placement_group refuses this one")
+                        .arg(gen.name, dimsText(gen.largest, 3));
+        return text;
+    }
+    if (gen.is3D && !gen.smallTopologies.contains(sorted) && (sorted.x % 4 || sorted.y % 4 || sorted.z % 4))
+        return QStringLiteral("%1 is not a %2 topology: beyond 2x4x4 every axis must be a multiple of 4").arg(t.toString(), gen.name);
+    return QStringLiteral("%1 is not a %2 topology Ray accepts (%3)").arg(t.toString(), gen.name, acceptedText);
+}
+
+QString topologyNote(const Generation &gen, const Topology &t)
+{
+    if (!topologyProblem(gen, t).isEmpty())
+        return {};
+    const int rank = gen.is3D ? 3 : 2;
+    if (!ascending(t.dims, rank))
+        return QStringLiteral("Ray accepts %1 in this axis order; GKE names this shape %2")
+            .arg(t.toString(), dimsText(sortedDims(t.dims, rank), rank));
+    if (!gen.is3D && !gen.smallTopologies.contains(t.dims)) {
+        QStringList gke;
+        for (const Dims &d : gen.smallTopologies)
+            if (d.volume() == t.chips())
+                gke << dimsText(d, 2);
+        return QStringLiteral("Ray accepts %1 %2; GKE documents no such node pool%3")
+            .arg(gen.name, t.toString(), gke.isEmpty() ? QString()
+                 : QStringLiteral(" (its %1 is %2)").arg(podType(gen, t), gke.join(QStringLiteral(" or "))));
+    }
     return {};
 }
 
@@ -148,17 +230,14 @@ QList<Topology> validTopologies(const Generation &gen)
 {
     const int rank = gen.is3D ? 3 : 2;
     QList<Topology> out;
-    for (const Dims &d : gen.smallTopologies)
+    for (const Dims &d : gen.rayTopologies)
         out.append(Topology{d, rank});
-    if (gen.is3D) {
-        for (int x = 4; x <= gen.largest.x; x += 4)
-            for (int y = x; y <= gen.largest.y; y += 4)
-                for (int z = y; z <= gen.largest.z; z += 4)
-                    if (x * y * z <= gen.maxChips)
-                        out.append(Topology{Dims{x, y, z}, 3});
-    }
-    std::stable_sort(out.begin(), out.end(), [](const Topology &a, const Topology &b) {
-        return a.chips() < b.chips();
+    std::stable_sort(out.begin(), out.end(), [rank](const Topology &a, const Topology &b) {
+        if (a.chips() != b.chips())
+            return a.chips() < b.chips();
+        if (ascending(a.dims, rank) != ascending(b.dims, rank))
+            return ascending(a.dims, rank);
+        return std::tie(a.dims.x, a.dims.y, a.dims.z) < std::tie(b.dims.x, b.dims.y, b.dims.z);
     });
     return out;
 }

@@ -39,10 +39,14 @@ struct Generation {
     bool is3D = false;
     int tensorCoresPerChip = 1;   // the pod-type suffix counts TensorCores
     QList<int> chipsPerHostOptions; // machine shapes GKE offers
-    Dims largest;                 // largest slice, axes in ascending order
+    Dims largest;                 // largest slice GKE makes, axes in ascending order
     int maxChips = 0;
     QList<Dims> smallTopologies;  // the enumerated small shapes (2D: all of them)
     WrapRule wrap = WrapRule::FullCube;
+    // Ray 2.60's VALID_TPU_TOPOLOGY for this generation (ray/_private/accelerators/tpu.py,
+    // docs/facts.md 3): what slice_placement_group accepts, so what plan, the composer and the
+    // scaler offer. Existing slices of other shapes are still laid out and drawn.
+    QList<Dims> rayTopologies;
 };
 
 // All generations, in display order (v4, v5e, v5p, v6e, v7x).
@@ -70,11 +74,16 @@ struct Topology {
 // Parses "AxB" or "AxBxC" (x=A, y=B, z=C). Returns nullopt for anything else.
 std::optional<Topology> parseTopology(QStringView text);
 
-// Empty when `topology` is valid for `gen`; otherwise a sentence saying why not.
+// Empty when Ray 2.60 accepts `topology` for `gen` (docs/facts.md 3); otherwise a sentence saying
+// why not and what would do.
 QString topologyProblem(const Generation &gen, const Topology &topology);
+// For a valid topology GKE does not document as such (v6e 2x8, a 3D shape written in another
+// axis order): a sentence saying so, for tooltips and plan output. Empty otherwise.
+QString topologyNote(const Generation &gen, const Topology &topology);
 inline bool isValidTopology(const Generation &gen, const Topology &t) { return topologyProblem(gen, t).isEmpty(); }
 
-// Every valid topology of a generation, smallest first (the composer's list).
+// Every topology Ray accepts for a generation, smallest first; of equal size the GKE spelling
+// (ascending axes) first (the composer's list).
 QList<Topology> validTopologies(const Generation &gen);
 
 // "v6e-16" for v6e 4x4; "v5litepod-16"; "v4-16" for v4 2x2x2 (TensorCores, not chips).

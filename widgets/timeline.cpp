@@ -74,6 +74,7 @@ TimelineLane timelineLane(HistoryEventKind kind)
     case HistoryEventKind::SliceStatusChanged:
         return TimelineLane::Slices;
     case HistoryEventKind::HostDied:
+    case HistoryEventKind::HostRemoved:
     case HistoryEventKind::HostUp:
     case HistoryEventKind::HostMissing:
     case HistoryEventKind::HostPending:
@@ -116,6 +117,8 @@ EventTone eventTone(const HistoryEvent &event)
         return EventTone::Bad;
     case HistoryEventKind::HostPending:
         return EventTone::Warning;
+    case HistoryEventKind::HostRemoved: // asked for (a scale-down or a removal), not a failure
+        return EventTone::Neutral;
     case HistoryEventKind::HostUp:
     case HistoryEventKind::RayNodeUp:
         return EventTone::Good;

@@ -235,7 +235,7 @@ private Q_SLOTS:
         QTest::newRow("two sources") << QStringList{QStringLiteral("inspect"), QStringLiteral("--demo"), QStringLiteral("--capture"), QStringLiteral("x.json")} << 2 << QStringLiteral("one source");
         QTest::newRow("unknown verb") << QStringList{QStringLiteral("frob"), QStringLiteral("--demo")} << 2 << QStringLiteral("frob");
         QTest::newRow("plan without topology") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e")} << 2 << QStringLiteral("--topology");
-        QTest::newRow("plan invalid topology") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("2x8")} << 2 << QStringLiteral("2x8 is not a v6e topology");
+        QTest::newRow("plan invalid topology") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("3x3")} << 2 << QStringLiteral("3x3 is not a v6e topology");
         QTest::newRow("plan unknown accelerator") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v9z"), QStringLiteral("--topology"), QStringLiteral("4x4")} << 2 << QStringLiteral("v9z");
         QTest::newRow("plan zero slices") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--num-slices"), QStringLiteral("0")} << 2 << QStringLiteral("--num-slices");
         QTest::newRow("ray URL not http") << QStringList{QStringLiteral("inspect"), QStringLiteral("--ray"), QStringLiteral("ftp://head:8265")} << 2 << QStringLiteral("http:// or https://");
@@ -248,7 +248,7 @@ private Q_SLOTS:
         // The changing verbs check the request before touching any cluster: port 1 has no dashboard,
         // so reaching it would fail with "connection refused", not with the usage line.
         const QStringList submit{QStringLiteral("submit-slice-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--name"), QStringLiteral("n")};
-        QTest::newRow("submit invalid topology") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("2x8")} << 2 << QStringLiteral("2x8 is not a v6e topology");
+        QTest::newRow("submit invalid topology") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("3x3")} << 2 << QStringLiteral("3x3 is not a v6e topology");
         QTest::newRow("submit without name") << QStringList{QStringLiteral("submit-slice-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4")} << 2 << QStringLiteral("--name NAME");
         QTest::newRow("submit bad wait") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--wait"), QStringLiteral("soon")} << 2 << QStringLiteral("--wait");
         QTest::newRow("submit bad strategy") << submit + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--strategy"), QStringLiteral("RANDOM")} << 2 << QStringLiteral("--strategy");

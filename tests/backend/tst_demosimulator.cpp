@@ -163,7 +163,7 @@ private Q_SLOTS:
         const QByteArray before = serializeCapture(demo.capture());
         SlicePlacementRequest req;
         req.accelerator = QStringLiteral("v6e");
-        req.topology = QStringLiteral("2x8");
+        req.topology = QStringLiteral("3x3"); // no topology Ray accepts for v6e (2x8 it does)
         req.name = QStringLiteral("x");
         ActionResult r = demo.submitSlicePlacementGroup(req);
         QVERIFY(!r.ok);
@@ -224,11 +224,13 @@ private Q_SLOTS:
         const WorkerGroup &after = s->workerGroups[s->workerGroupIndex(QStringLiteral("ml/tpu-team/v6e-4x4"))];
         QVERIFY(after.workersToDelete.isEmpty());
         QCOMPARE(after.slices, (QStringList{QStringLiteral("v6e-4x4-0"), QStringLiteral("v6e-4x4-1"), QStringLiteral("v6e-4x4-2")}));
-        // Ray still lists the dead nodes of the removed slice, as it does for a while.
-        const Slice *gone = slice(*s, QStringLiteral("v6e-4x4-3"));
-        QVERIFY(gone);
-        QCOMPARE(gone->source, SliceSource::Ray);
-        QCOMPARE(gone->status(), SliceStatus::Degraded);
+        // Ray still lists the dead nodes of the removed slice, as it does for a while, but with
+        // its pods gone the slice is history, not a degraded slice (issue 12).
+        QVERIFY(!slice(*s, QStringLiteral("v6e-4x4-3")));
+        const bool deadNodesListed = std::any_of(s->rayNodes.cbegin(), s->rayNodes.cend(), [](const RayNode &n) {
+            return n.sliceName == QLatin1String("v6e-4x4-3") && !n.alive;
+        });
+        QVERIFY(deadNodesListed);
 
         r = demo.scaleWorkerGroup(QStringLiteral("v4-2x2x2"), 0);
         QVERIFY2(r.ok, qPrintable(r.message));

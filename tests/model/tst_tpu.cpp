@@ -76,6 +76,8 @@ private slots:
     void topologyValidity();
     void validTopologies_data();
     void validTopologies();
+    void topologyNote_data();
+    void topologyNote();
 
     void hosts_data();
     void hosts();
@@ -160,6 +162,12 @@ void TestTpu::findGeneration_data()
     QTest::newRow("TPU7X") << "TPU7X" << "v7x";
     QTest::newRow("TPU-V7X") << "TPU-V7X" << "v7x";
     QTest::newRow("Ironwood") << "Ironwood" << "v7x";
+    // GKE's label values seen in the wild (docs/facts.md 3, 4.5): single-host v5e machines, and
+    // machine-type-suffixed forms of a known value.
+    QTest::newRow("gke v5e single-host") << "tpu-v5-lite-device" << "v5e";
+    QTest::newRow("gke v7x machine type") << "tpu7x-standard-4t" << "v7x";
+    QTest::newRow("gke v6e suffixed") << "tpu-v6e-slice-standard-8t" << "v6e";
+    QTest::newRow("gke v5e device suffixed") << "tpu-v5-lite-device-ct5lp" << "v5e";
 
     QTest::newRow("empty") << "" << "";
     QTest::newRow("v3") << "v3" << "";
@@ -174,6 +182,9 @@ void TestTpu::findGeneration_data()
     QTest::newRow("v5litepods") << "v5litepods" << "";
     QTest::newRow("gke slice of unknown gen") << "tpu-v3-slice" << "";
     QTest::newRow("gpu") << "nvidia-tesla-a100" << "";
+    QTest::newRow("prefix without a dash") << "tpu7xl" << "";
+    QTest::newRow("unknown gke value") << "tpu-v9-hyperslice" << "";
+    QTest::newRow("suffix on a non-gke spelling") << "v6e-standard" << "";
 }
 
 void TestTpu::findGeneration()
@@ -336,48 +347,52 @@ void TestTpu::topologyValidity_data()
     QTest::addColumn<bool>("valid");
     QTest::addColumn<QString>("mentions"); // the problem must name this (the fix, usually)
 
-    // v4: 2x2x1, 2x2x2, 2x2x4, 2x4x4, then every axis a multiple of 4, up to 16x16x16.
-    for (const char *t : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x12", "12x12x16", "16x16x16"})
+    // Ray 2.60's VALID_TPU_TOPOLOGY (docs/facts.md 3, ray/_private/accelerators/tpu.py):
+    // v4: 2x2x1, 2x2x2, 2x2x4, 2x4x4, then each axis a multiple of 4 up to 12, 12, 16, in any order.
+    for (const char *t : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x12", "12x12x16", "12x12x12",
+                          "8x4x4", "4x8x4", "12x4x16"})
         QTest::addRow("v4 %s", t) << "v4" << QString::fromLatin1(t) << true << "";
-    QTest::newRow("v4 1x1x1 is v7x only") << "v4" << "1x1x1" << false << "";
+    QTest::newRow("v4 1x1x1 is no v4 shape") << "v4" << "1x1x1" << false << "";
     QTest::newRow("v4 2D") << "v4" << "2x2" << false << "AxBxC";
     QTest::newRow("v4 4x4 2D") << "v4" << "4x4" << false << "3D";
-    QTest::newRow("v4 2x2x3") << "v4" << "2x2x3" << false << "multiple of 4";
+    QTest::newRow("v4 2x2x3") << "v4" << "2x2x3" << false << "";
     QTest::newRow("v4 2x2x8 small axis too long") << "v4" << "2x2x8" << false << "multiple of 4";
-    QTest::newRow("v4 4x4x2") << "v4" << "4x4x2" << false << "multiple of 4";
+    QTest::newRow("v4 4x4x2: small shapes only in ascending order") << "v4" << "4x4x2" << false << "2x4x4";
     QTest::newRow("v4 4x4x6") << "v4" << "4x4x6" << false << "multiple of 4";
-    QTest::newRow("v4 axes out of order") << "v4" << "8x4x4" << false << "4x4x8";
-    QTest::newRow("v4 middle axis out of order") << "v4" << "4x8x4" << false << "4x4x8";
     QTest::newRow("v4 4x2x2 small out of order") << "v4" << "4x2x2" << false << "";
-    QTest::newRow("v4 past 16") << "v4" << "16x16x20" << false << "16x16x16";
-    QTest::newRow("v4 4x4x20") << "v4" << "4x4x20" << false << "16x16x16";
+    // GKE makes 16x16x16 v4 slices, but Ray's slice_placement_group refuses them.
+    QTest::newRow("v4 16x16x16: GKE yes, Ray no") << "v4" << "16x16x16" << false << "GKE makes v4 slices up to 16x16x16";
+    QTest::newRow("v4 past 16") << "v4" << "16x16x20" << false << "12x12x16";
+    QTest::newRow("v4 4x4x20") << "v4" << "4x4x20" << false << "12x12x16";
 
-    // v5p: as v4, up to 16x20x28 (8960 chips).
-    for (const char *t : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x28", "16x16x16", "12x20x28", "16x20x28"})
+    // v5p: as v4, each axis a multiple of 4 up to 16, 16, 24.
+    for (const char *t : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x24", "16x16x16", "16x16x24", "16x4x24", "8x16x4"})
         QTest::addRow("v5p %s", t) << "v5p" << QString::fromLatin1(t) << true << "";
-    QTest::newRow("v5p z past 28") << "v5p" << "16x20x32" << false << "16x20x28";
-    QTest::newRow("v5p y past 20") << "v5p" << "16x24x24" << false << "16x20x28";
-    QTest::newRow("v5p 20x20x20") << "v5p" << "20x20x20" << false << "16x20x28";
+    QTest::newRow("v5p 16x20x28: GKE yes, Ray no") << "v5p" << "16x20x28" << false << "16x16x24";
+    QTest::newRow("v5p 4x4x28") << "v5p" << "4x4x28" << false << "16x16x24";
+    QTest::newRow("v5p z past 28") << "v5p" << "16x20x32" << false << "16x16x24";
+    QTest::newRow("v5p 20x20x20") << "v5p" << "20x20x20" << false << "16x16x24";
     QTest::newRow("v5p 2D") << "v5p" << "4x4" << false << "3D";
     QTest::newRow("v5p 4x4x6") << "v5p" << "4x4x6" << false << "multiple of 4";
 
-    // v7x: 1x1x1, 2x2x1, 2x2x2, 2x2x4, 2x4x4, then multiples of 4, up to 9216 chips (16x24x24).
-    for (const char *t : {"1x1x1", "2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "8x16x24", "16x16x24", "16x24x24"})
+    // v7x: exactly ten shapes, 2x2x1 to 8x16x16, ascending only; no 1x1x1.
+    for (const char *t : {"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x8", "8x8x8", "8x8x16", "8x16x16"})
         QTest::addRow("v7x %s", t) << "v7x" << QString::fromLatin1(t) << true << "";
-    QTest::newRow("v7x 16x24x28: 10752 chips") << "v7x" << "16x24x28" << false << "9216";
-    QTest::newRow("v7x 24x24x24: 13824 chips") << "v7x" << "24x24x24" << false << "9216";
+    QTest::newRow("v7x 1x1x1 is not in Ray's list") << "v7x" << "1x1x1" << false << "2x2x1";
+    QTest::newRow("v7x 16x24x24: GKE yes, Ray no") << "v7x" << "16x24x24" << false << "8x16x16";
+    QTest::newRow("v7x 16x16x16") << "v7x" << "16x16x16" << false << "8x16x16";
+    QTest::newRow("v7x 12x12x12 within bounds but not listed") << "v7x" << "12x12x12" << false << "axes go up to 8x16x16";
     QTest::newRow("v7x 1x1x2") << "v7x" << "1x1x2" << false << "";
     QTest::newRow("v7x 2D 1x1") << "v7x" << "1x1" << false << "3D";
     QTest::newRow("v7x 2D 2x2") << "v7x" << "2x2" << false << "3D";
     QTest::newRow("v7x out of order") << "v7x" << "8x4x4" << false << "4x4x8";
 
-    // v5e and v6e: exactly 1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16.
+    // v5e and v6e: 1x1, 2x2, 2x4, 2x8, 4x4, 4x8, 8x8, 8x16, 16x16 (2x8 is Ray's, not GKE's).
     for (const char *g : {"v5e", "v6e"}) {
-        for (const char *t : {"1x1", "2x2", "2x4", "4x4", "4x8", "8x8", "8x16", "16x16"})
+        for (const char *t : {"1x1", "2x2", "2x4", "2x8", "4x4", "4x8", "8x8", "8x16", "16x16"})
             QTest::addRow("%s %s", g, t) << QString::fromLatin1(g) << QString::fromLatin1(t) << true << "";
-        // Pod type v6e-16 like 4x4 (FACTS.md 2.1), but not in section 3's list of topologies.
-        QTest::addRow("%s 2x8", g) << QString::fromLatin1(g) << "2x8" << false << "4x4";
         QTest::addRow("%s 4x2 out of order", g) << QString::fromLatin1(g) << "4x2" << false << "2x4";
+        QTest::addRow("%s 8x2 out of order", g) << QString::fromLatin1(g) << "8x2" << false << "2x8";
         QTest::addRow("%s 16x8 out of order", g) << QString::fromLatin1(g) << "16x8" << false << "8x16";
         QTest::addRow("%s 1x2", g) << QString::fromLatin1(g) << "1x2" << false << "";
         QTest::addRow("%s 12x12", g) << QString::fromLatin1(g) << "12x12" << false << "";
@@ -411,16 +426,15 @@ void TestTpu::validTopologies_data()
     QTest::addColumn<QString>("first");
     QTest::addColumn<QString>("last");
 
-    // v4: 4 small shapes + non-decreasing triples of {4, 8, 12, 16}: C(4+2, 3) = 20 -> 24.
-    QTest::newRow("v4") << "v4" << 24 << "2x2x1" << "16x16x16";
-    QTest::newRow("v5e") << "v5e" << 8 << "1x1" << "16x16";
-    // v5p: x = 4a, y = 4b, z = 4c with a <= b <= c, a <= 4, b <= 5, c <= 7 (16x20x28 caps every
-    // product at 8960): sum over a of sum_{b=a..5} (8 - b) = 25 + 18 + 12 + 7 = 62; + 4 small -> 66.
-    QTest::newRow("v5p") << "v5p" << 66 << "2x2x1" << "16x20x28";
-    QTest::newRow("v6e") << "v6e" << 8 << "1x1" << "16x16";
-    // v7x: a <= 4, b <= 6, c <= 6 (16x24x24, 9216 chips caps every product): sum over a of
-    // sum_{b=a..6} (7 - b) = 21 + 15 + 10 + 6 = 52; + 5 small (1x1x1 included) -> 57.
-    QTest::newRow("v7x") << "v7x" << 57 << "1x1x1" << "16x24x24";
+    // v4: 4 small shapes + every ordered triple with x, y in {4, 8, 12} and z in {4, .., 16}:
+    // 3 * 3 * 4 = 36 -> 40. Ray's list holds all orders (8x4x4 and 4x4x8 both).
+    QTest::newRow("v4") << "v4" << 40 << "2x2x1" << "12x12x16";
+    QTest::newRow("v5e") << "v5e" << 9 << "1x1" << "16x16";
+    // v5p: x, y in {4, .., 16}, z in {4, .., 24}: 4 * 4 * 6 = 96; + 4 small -> 100.
+    QTest::newRow("v5p") << "v5p" << 100 << "2x2x1" << "16x16x24";
+    QTest::newRow("v6e") << "v6e" << 9 << "1x1" << "16x16";
+    // v7x: Ray's explicit list of ten.
+    QTest::newRow("v7x") << "v7x" << 10 << "2x2x1" << "8x16x16";
 }
 
 void TestTpu::validTopologies()
@@ -449,7 +463,7 @@ void TestTpu::validTopologies()
         QStringList names;
         for (const Topology &t : list)
             names << t.toString();
-        QCOMPARE(names.join(u' '), QStringLiteral("1x1 2x2 2x4 4x4 4x8 8x8 8x16 16x16"));
+        QCOMPARE(names.join(u' '), QStringLiteral("1x1 2x2 2x4 2x8 4x4 4x8 8x8 8x16 16x16"));
     }
 
     // Nothing valid is missing from the list: sweep every shape inside a box larger than the largest slice.
@@ -460,6 +474,32 @@ void TestTpu::validTopologies()
             for (int z = 1; z <= (g.is3D ? limit : 1); ++z)
                 validInBox += isValidTopology(g, Topology{Dims{x, y, z}, g.is3D ? 3 : 2});
     QCOMPARE(validInBox, count);
+}
+
+// Where Ray accepts what GKE does not document, the note says so (the composer's tooltip).
+void TestTpu::topologyNote_data()
+{
+    QTest::addColumn<QString>("generation");
+    QTest::addColumn<QString>("topology");
+    QTest::addColumn<QString>("mentions"); // empty: no note
+    QTest::newRow("v6e 2x8: Ray yes, GKE no") << "v6e" << "2x8" << "GKE documents no such node pool (its v6e-16 is 4x4)";
+    QTest::newRow("v5e 2x8") << "v5e" << "2x8" << "its v5litepod-16 is 4x4";
+    QTest::newRow("v4 8x4x4: GKE's spelling") << "v4" << "8x4x4" << "GKE names this shape 4x4x8";
+    QTest::newRow("v6e 4x4 needs no note") << "v6e" << "4x4" << "";
+    QTest::newRow("v7x 4x4x8 needs no note") << "v7x" << "4x4x8" << "";
+    QTest::newRow("invalid shapes get a problem, not a note") << "v7x" << "1x1x1" << "";
+}
+
+void TestTpu::topologyNote()
+{
+    QFETCH(QString, generation);
+    QFETCH(QString, topology);
+    QFETCH(QString, mentions);
+    const QString note = tpu::topologyNote(gen(generation), topo(topology));
+    if (mentions.isEmpty())
+        QVERIFY2(note.isEmpty(), qPrintable(note));
+    else
+        QVERIFY2(note.contains(mentions), qPrintable(note));
 }
 
 void TestTpu::hosts_data()
