@@ -828,31 +828,57 @@ QString MainWindow::statusText() const
 void MainWindow::setKubeContexts(const QStringList &contexts, const QString &current,
                                  std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeSource)
 {
+    // Called again when the kubeconfig is read anew: the context in use stays in use, whatever
+    // the file now calls current. One that vanished from the file is not swapped for another; it
+    // stays listed, marked, until the operator chooses one.
+    const bool refresh = m_makeKubeSource && !m_kubeContext.isEmpty();
+    const QString inUse = refresh ? m_kubeContext : current;
     m_contextMenu->clear();
     m_makeKubeSource = std::move(makeSource);
+    m_kubeContexts = contexts;
     auto *group = new QActionGroup(m_contextMenu);
-    for (const QString &name : contexts) {
-        QAction *a = m_contextMenu->addAction(name);
+    auto addContext = [&](const QString &name, const QString &text) {
+        QAction *a = m_contextMenu->addAction(text);
+        a->setData(name);
         a->setCheckable(true);
-        a->setChecked(name == current);
+        a->setChecked(name == inUse);
         group->addAction(a);
+        return a;
+    };
+    for (const QString &name : contexts) {
+        QAction *a = addContext(name, name);
         connect(a, &QAction::triggered, this, [this, name] { switchKubeContext(name); });
     }
+    if (!inUse.isEmpty() && !contexts.contains(inUse)) {
+        addContext(inUse, tr("%1 (in use; no longer in the kubeconfig)").arg(inUse))->setEnabled(false);
+        if (refresh)
+            statusBar()->showMessage(tr("Kubernetes context %1 is no longer in the kubeconfig; still showing it until you choose another")
+                                         .arg(inUse), 10000);
+    }
     m_contextMenu->setEnabled(!contexts.isEmpty() && m_makeKubeSource);
-    m_kubeContext = current;
+    m_kubeContext = inUse;
 }
 
 void MainWindow::switchKubeContext(const QString &context)
 {
     if (!m_makeKubeSource || context == m_kubeContext)
         return;
+    auto keepChecks = [this] {
+        // The check mark stays on the context still in use.
+        for (QAction *a : m_contextMenu->actions())
+            a->setChecked(a->data().toString() == m_kubeContext);
+    };
+    if (!m_kubeContexts.contains(context)) {
+        // Asked for by name, and that name is gone: refused, never replaced by a neighbour.
+        onSourceFailed(tr("context %1 is no longer in the kubeconfig; still on %2").arg(context, m_kubeContext));
+        keepChecks();
+        return;
+    }
     QString error;
     std::unique_ptr<Source> source = m_makeKubeSource(context, &error);
     if (!source) {
         onSourceFailed(tr("context %1: %2").arg(context, error));
-        // Leave the check mark on the context still in use.
-        for (QAction *a : m_contextMenu->actions())
-            a->setChecked(a->text() == m_kubeContext);
+        keepChecks();
         return;
     }
     m_kubeContext = context;

@@ -54,9 +54,11 @@ public:
 
     void setSource(std::unique_ptr<Source> source);
     // The kubeconfig's contexts for the Cluster > Kubernetes context menu; choosing one replaces
-    // the source with `makeSource(context)`.
+    // the source with `makeSource(context)`. Called again (the kubeconfig re-read), the context in
+    // use stays in use: one gone from the list stays shown, marked, and is never swapped for another.
     void setKubeContexts(const QStringList &contexts, const QString &current,
                          std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeSource);
+    // Refused (with a line in the status bar) for a context no longer in the list.
     void switchKubeContext(const QString &context);
     QString kubeContext() const { return m_kubeContext; }
     void setTheme(const Theme &theme);
@@ -155,7 +157,8 @@ private:
     QString m_followedJob;
     bool m_fillingJobList = false;
     QMenu *m_contextMenu = nullptr;
-    QString m_kubeContext;
+    QString m_kubeContext;        // in use
+    QStringList m_kubeContexts;   // as the kubeconfig last listed them
     std::function<std::unique_ptr<Source>(const QString &, QString *)> m_makeKubeSource;
     QAction *m_reserveAction = nullptr;
     QAction *m_releaseAction = nullptr;

@@ -116,6 +116,12 @@ void DemoClusterActions::scaleWorkerGroup(const QString &actionId, const ScalePl
         QTimer::singleShot(0, this, [this, actionId, changes, message] { Q_EMIT actionConflict(actionId, changes, message); });
         return;
     }
+    // And what the real scaler checks on the pods: a slice to remove is still the one reviewed.
+    if (const QStringList changes = removalTargetChanges(plan, *buildSnapshot(now)); !changes.isEmpty()) {
+        const QString message = tr("%1 since the preview; nothing was changed. Choose the slice again.").arg(changes.join(QStringLiteral("; ")));
+        QTimer::singleShot(0, this, [this, actionId, changes, message] { Q_EMIT actionConflict(actionId, changes, message); });
+        return;
+    }
     if (plan.toMin != plan.fromMin || plan.toMax != plan.fromMax) {
         finishLater(actionId, false, tr("the demo has no autoscaler and keeps minReplicas/maxReplicas fixed; %1 was not changed")
                                          .arg(plan.group.qualifiedName()));

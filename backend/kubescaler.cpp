@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kubescaler.h"
 
+#include "capture.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrl>
@@ -92,10 +94,51 @@ void KubeScaler::readBack()
             finish();
             return;
         }
+        if (removesNamedSlices()) {
+            checkRemovedSlices(body);
+            return;
+        }
         if (m_plan.noChange) {
             m_outcome.result = ScaleOutcome::Result::Applied;
             m_outcome.complete = true;
             m_outcome.message = tr("%1 already is as asked; nothing to do").arg(m_plan.group.qualifiedName());
+            finish();
+            return;
+        }
+        sendPatch();
+    });
+}
+
+bool KubeScaler::removesNamedSlices() const
+{
+    return !m_plan.podsToDelete.isEmpty() && m_plan.toReplicas < m_plan.fromReplicas;
+}
+
+void KubeScaler::checkRemovedSlices(const QByteArray &rayCluster)
+{
+    // workersToDelete names pods: if the slice's pods are not the ones reviewed (replaced, gone,
+    // or joined by others), KubeRay would lower replicas and pick a replica itself. Read the
+    // group's pods now and group them exactly as the snapshot builder does.
+    Q_EMIT progress(tr("reading the pods of %1 to check the slice%2 to remove %3 unchanged")
+                        .arg(m_plan.group.qualifiedName(), m_plan.slicesRemoved.size() == 1 ? QString() : QStringLiteral("s"),
+                             m_plan.slicesRemoved.size() == 1 ? tr("is") : tr("are")));
+    m_client->get(m_podsPath, [this, rayCluster](const QString &error, int status, const QByteArray &body) {
+        if (!error.isEmpty()) {
+            m_outcome.result = status == 403 ? ScaleOutcome::Result::Refused : ScaleOutcome::Result::Failed;
+            m_outcome.httpStatus = status;
+            m_outcome.message = tr("could not read the pods of %1 to check the slice to remove; nothing was written: %2")
+                                    .arg(m_plan.group.qualifiedName(), error);
+            finish();
+            return;
+        }
+        Capture fresh;
+        fresh.kubeRayClusters = QByteArrayLiteral("{\"kind\":\"RayClusterList\",\"items\":[") + rayCluster + QByteArrayLiteral("]}");
+        fresh.kubePods = body;
+        const QStringList changes = removalTargetChanges(m_plan, *buildSnapshot(fresh), true);
+        if (!changes.isEmpty()) {
+            m_outcome.result = ScaleOutcome::Result::Conflict;
+            m_outcome.changedSinceRead = changes;
+            m_outcome.message = tr("%1 since the preview; nothing was written. Choose the slice again.").arg(changes.join(QStringLiteral("; ")));
             finish();
             return;
         }

@@ -2,7 +2,9 @@
 #pragma once
 
 // Carries out a ScalePlan on a live RayCluster (FACTS.md 4.1) and reports what it observed:
-//   1. re-reads the RayCluster and checks that the group still is as the plan saw it;
+//   1. re-reads the RayCluster and checks that the group still is as the plan saw it; for a
+//      removal that names pods, also re-reads the group's pods and checks that each slice to
+//      remove still has exactly the pods reviewed (else nothing is written: never another slice);
 //   2. sends the plan's JSON Patch, whose `test` ops make the server refuse (422) if someone
 //      changed the values in between; a 409 is treated the same. Never retried blindly: the
 //      outcome says what changed, and the caller asks the operator again;
@@ -61,6 +63,8 @@ Q_SIGNALS:
 
 private:
     void readBack();
+    bool removesNamedSlices() const;
+    void checkRemovedSlices(const QByteArray &rayCluster);
     void sendPatch();
     void conflictAfter(int status, const QString &serverMessage);
     void observe();

@@ -614,6 +614,15 @@ void RelayServer::startScale(QWebSocket *socket, const QString &internalId, cons
         for (const ScaleRequest &candidate : std::as_const(candidates)) {
             const ScalePlan plan = planScale(*snap, candidate);
             if (plan.allowed && !plan.noChange && plan.jsonPatch() == patch) {
+                // The view it came from may be older than the newest: a slice it removes must
+                // still be the one reviewed there, else nothing is sent (never another slice).
+                if (const QStringList changes = removalTargetChanges(plan, *m_recent.front()); !changes.isEmpty()) {
+                    log(tr("action %1: scale %2 refused: %3").arg(internalId, plan.summary, changes.join(QStringLiteral("; "))));
+                    send(socket, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("id"), clientId},
+                                  {QStringLiteral("changes"), QJsonArray::fromStringList(changes)},
+                                  {QStringLiteral("message"), tr("%1; nothing was written: choose the slice again").arg(changes.join(QStringLiteral("; ")))}});
+                    return;
+                }
                 m_actionsInFlight.insert(internalId, Action{socket, clientId});
                 log(tr("action %1: scale %2").arg(internalId, plan.summary));
                 m_actions->scaleWorkerGroup(internalId, plan);

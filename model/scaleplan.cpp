@@ -70,7 +70,83 @@ QStringList groupsOnSlice(const ClusterSnapshot &snap, const QString &slice)
     return names;
 }
 
+QString listOrNone(const QStringList &items)
+{
+    return items.isEmpty() ? QStringLiteral("none") : items.join(QStringLiteral(", "));
+}
+
 } // namespace
+
+SliceTarget sliceTarget(const ClusterSnapshot &snap, const QString &name)
+{
+    SliceTarget t;
+    const int si = name.isEmpty() ? -1 : snap.sliceIndex(name);
+    if (si < 0)
+        return t;
+    const Slice &s = snap.slices[si];
+    t.name = s.name;
+    t.workerGroup = s.workerGroup;
+    t.status = s.status();
+    for (const Host &h : s.hosts) {
+        const QString pod = h.pod >= 0 ? snap.pods[h.pod].name : QStringLiteral("no pod");
+        const QString node = h.rayNode >= 0 ? snap.rayNodes[h.rayNode].id : QStringLiteral("none");
+        t.hosts << QStringLiteral("worker %1 %2, pod %3, Ray node %4").arg(h.workerId).arg(toText(h.state), pod, node);
+    }
+    if (const int gi = snap.workerGroupIndex(s.workerGroup); gi >= 0)
+        t.pods = podsOfSlice(snap, snap.workerGroups[gi], s);
+    else
+        for (const Host &h : s.hosts)
+            if (h.pod >= 0)
+                t.pods << snap.pods[h.pod].name;
+    t.pods.sort();
+    t.placementGroups = groupsOnSlice(snap, s.name);
+    return t;
+}
+
+QStringList sliceTargetChanges(const SliceTarget &before, const SliceTarget &now, bool podsOnly)
+{
+    QStringList changes;
+    if (now.name.isEmpty())
+        return {QStringLiteral("it vanished from the cluster")};
+    if (now.workerGroup != before.workerGroup)
+        changes << QStringLiteral("worker group %1 -> %2").arg(before.workerGroup, now.workerGroup.isEmpty() ? QStringLiteral("none") : now.workerGroup);
+    if (now.pods != before.pods)
+        changes << QStringLiteral("pods %1 -> %2").arg(listOrNone(before.pods), listOrNone(now.pods));
+    if (podsOnly)
+        return changes;
+    if (now.status != before.status)
+        changes << QStringLiteral("state %1 -> %2").arg(toText(before.status), toText(now.status));
+    if (now.hosts != before.hosts) {
+        QStringList gone, came;
+        for (const QString &h : before.hosts)
+            if (!now.hosts.contains(h))
+                gone << h;
+        for (const QString &h : now.hosts)
+            if (!before.hosts.contains(h))
+                came << h;
+        changes << QStringLiteral("hosts [%1] -> [%2]").arg(gone.isEmpty() ? QStringLiteral("same") : gone.join(QStringLiteral("; ")),
+                                                            came.isEmpty() ? QStringLiteral("same") : came.join(QStringLiteral("; ")));
+    }
+    if (now.placementGroups != before.placementGroups)
+        changes << QStringLiteral("placement groups %1 -> %2").arg(listOrNone(before.placementGroups), listOrNone(now.placementGroups));
+    return changes;
+}
+
+QStringList removalTargetChanges(const ScalePlan &plan, const ClusterSnapshot &newest, bool podsOnly)
+{
+    QStringList lines;
+    if (plan.podsToDelete.isEmpty())
+        return lines;
+    for (const SliceTarget &before : plan.removedTargets) {
+        const SliceTarget now = sliceTarget(newest, before.name);
+        const QStringList changes = sliceTargetChanges(before, now, podsOnly);
+        if (now.name.isEmpty())
+            lines << QStringLiteral("%1 vanished from the cluster").arg(before.name);
+        else if (!changes.isEmpty())
+            lines << QStringLiteral("%1 changed: %2").arg(before.name, changes.join(QStringLiteral("; ")));
+    }
+    return lines;
+}
 
 QString describeReplicas(int replicas, int hostsPerSlice, int chipsPerHost)
 {
@@ -122,6 +198,7 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
             if (plan.slicesRemoved.size() >= count)
                 break;
             plan.slicesRemoved << s->name;
+            plan.removedTargets << sliceTarget(snap, s->name);
             plan.podsToDelete << podsOfSlice(snap, g, *s);
             plan.displacedGroups << groupsOnSlice(snap, s->name);
         }
@@ -184,6 +261,11 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
                                .arg(g.qualifiedName());
             return plan;
         }
+        if (request.slice.isEmpty()) {
+            plan.refusal = QStringLiteral("%1: no slice chosen to remove (its slices: %2)")
+                               .arg(g.qualifiedName(), g.slices.isEmpty() ? QStringLiteral("none") : g.slices.join(QStringLiteral(", ")));
+            return plan;
+        }
         const auto it = std::find_if(slices.begin(), slices.end(), [&](const Slice *s) { return s->name == request.slice; });
         if (it == slices.end()) {
             plan.refusal = QStringLiteral("%1 has no slice %2 (its slices: %3)")
@@ -203,6 +285,7 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
         }
         plan.toReplicas = g.replicas - 1;
         plan.slicesRemoved << (*it)->name;
+        plan.removedTargets << sliceTarget(snap, (*it)->name);
         plan.podsToDelete = podsOfSlice(snap, g, **it);
         plan.displacedGroups = groupsOnSlice(snap, (*it)->name);
         if (plan.podsToDelete.isEmpty()) {

@@ -27,6 +27,28 @@ struct ScaleRequest {
     friend bool operator==(const ScaleRequest &, const ScaleRequest &) = default;
 };
 
+// One slice a plan removes, as the plan saw it: what the operator reviewed. A removal is carried
+// out only while the slice still looks like this (its hosts, state and the placement groups on
+// it); a slice that changed or vanished is refused, never swapped for another.
+struct SliceTarget {
+    QString name;
+    QString workerGroup;          // "ns/cluster/group"
+    SliceStatus status = SliceStatus::Provisioning;
+    QStringList hosts;            // one per host: "worker 0 ALIVE, pod p, Ray node n"
+    QStringList pods;             // the pods workersToDelete would name, sorted
+    QStringList placementGroups;  // on the slice (name, else id), in the snapshot's order
+    friend bool operator==(const SliceTarget &, const SliceTarget &) = default;
+};
+
+// `name` in `snapshot` as a SliceTarget; its name is empty when the snapshot has no such slice.
+SliceTarget sliceTarget(const ClusterSnapshot &snapshot, const QString &name);
+
+// What differs between `before` and the slice of that name in `now` (an empty `now.name`: it
+// vanished), in words: "state ready -> reserved", "worker 1 ALIVE, pod a -> worker 1 DEAD, pod a",
+// "placement groups none -> llm-train". Empty when it is the same slice. With `podsOnly`, only the
+// pods are compared (a Kubernetes-only read knows nothing of Ray's states).
+QStringList sliceTargetChanges(const SliceTarget &before, const SliceTarget &now, bool podsOnly = false);
+
 struct ScalePlan {
     bool allowed = false;
     QString refusal;              // why not, one sentence (exit 1 in the CLI)
@@ -39,6 +61,7 @@ struct ScalePlan {
     QStringList slicesRemoved;    // by name, in the order chosen
     QStringList podsToDelete;     // scaleStrategy.workersToDelete: the removed slices' pods
     QStringList displacedGroups;  // placement groups (name, else id) on removed slices
+    QList<SliceTarget> removedTargets; // each removed slice as this plan saw it
     QStringList notes;            // things worth saying (autoscaler owns replicas, clamp...)
     QString summary;              // "tpu-team/ray/v6e: 2 -> 3 slices (3 x 4 hosts x 4 chips = 48 chips)"
 
@@ -61,5 +84,12 @@ ScalePlan planScale(const ClusterSnapshot &snapshot, const ScaleRequest &request
 // What differs between the group a plan saw and the group in a RayCluster JSON just read ("replicas
 // 2 -> 3", "the group at index 1 is now \"cpu\""); empty when nothing that matters changed.
 QStringList changedSincePlan(const ScalePlan &plan, const QJsonObject &rayCluster);
+
+// Whether the slices `plan` removes by name (those its workersToDelete names) are still what it
+// saw, checked on `newest` right before sending: one line per slice that changed or vanished
+// ("v6e-4x4-1 vanished from the cluster", "v6e-4x4-1 changed: state ready -> reserved"); empty
+// when the removal may go ahead. Plans that name no pods (scale-ups, the autoscaler's own
+// choice) have no target to check. `podsOnly` as in sliceTargetChanges().
+QStringList removalTargetChanges(const ScalePlan &plan, const ClusterSnapshot &newest, bool podsOnly = false);
 
 } // namespace slicescope

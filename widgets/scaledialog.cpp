@@ -106,8 +106,10 @@ struct ComboItem {
 };
 
 // Rebuilds a combo only when its items changed: snapshots come every second or so, and clearing
-// a combo would close its popup under the operator's mouse.
-void setComboItems(QComboBox *combo, const QList<ComboItem> &items, const QString &keep)
+// a combo would close its popup under the operator's mouse. The choice is kept by its data (a
+// name), never by its row; when `keep` is not among the items the combo shows no choice, unless
+// `firstIfNone` lets it take the first item (right for the group list, never for a slice to remove).
+void setComboItems(QComboBox *combo, const QList<ComboItem> &items, const QString &keep, bool firstIfNone)
 {
     const QSignalBlocker blocker(combo);
     bool same = combo->count() == items.size();
@@ -118,14 +120,15 @@ void setComboItems(QComboBox *combo, const QList<ComboItem> &items, const QStrin
         for (const ComboItem &item : items)
             combo->addItem(item.text, item.data);
     }
-    combo->setCurrentIndex(items.isEmpty() ? -1 : std::max(0, combo->findData(keep)));
+    const int row = keep.isEmpty() ? -1 : combo->findData(keep);
+    combo->setCurrentIndex(row >= 0 ? row : (firstIfNone && !items.isEmpty() ? 0 : -1));
 }
 
 bool samePlan(const ScalePlan &a, const ScalePlan &b)
 {
     return a.allowed == b.allowed && a.refusal == b.refusal && a.summary == b.summary && a.jsonPatch() == b.jsonPatch()
            && a.slicesAdded == b.slicesAdded && a.slicesRemoved == b.slicesRemoved && a.displacedGroups == b.displacedGroups
-           && a.notes == b.notes;
+           && a.notes == b.notes && a.removedTargets == b.removedTargets;
 }
 
 QString confirmText(const ScalePlan &plan, ScaleRequest::Mode mode)
@@ -433,6 +436,8 @@ ScaleDialog::ScaleDialog(QWidget *parent)
     removeForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_removeSlice = new QComboBox(removePage);
     m_removeSlice->setObjectName(QStringLiteral("removeSlice"));
+    // Starts with no slice chosen: the operator names the one to go (STYLE: never guess).
+    m_removeSlice->setPlaceholderText(tr("Choose the slice to remove"));
     removeForm->addRow(tr("Slice to remove"), m_removeSlice);
     removeLayout->addLayout(removeForm);
     auto *removeHint = new QLabel(tr("Lowers replicas by one and names this slice's pods in workersToDelete, so KubeRay removes "
@@ -541,7 +546,7 @@ ScaleDialog::ScaleDialog(QWidget *parent)
     });
     for (QSpinBox *box : {m_replicas, m_min, m_max})
         connect(box, &QSpinBox::valueChanged, this, &ScaleDialog::updatePlan);
-    connect(m_removeSlice, &QComboBox::currentIndexChanged, this, &ScaleDialog::updatePlan);
+    connect(m_removeSlice, &QComboBox::currentIndexChanged, this, &ScaleDialog::onRemoveSliceChosen);
     connect(m_reviewButton, &QPushButton::clicked, this, [this] { openReview(); });
     connect(m_confirmButton, &QPushButton::clicked, this, &ScaleDialog::confirmReview);
     connect(m_cancelButton, &QPushButton::clicked, this, [this] {
@@ -591,6 +596,7 @@ void ScaleDialog::refresh()
 {
     m_stale = false;
     fillGroups();
+    checkChosenSlice();
     syncControlsToGroup();
     updateAvailability();
     updatePlan();
@@ -649,15 +655,75 @@ bool ScaleDialog::preselectSlice(const QString &sliceName)
     if (si < 0 || !setWorkerGroup(m_snapshot->slices[si].workerGroup))
         return false;
     const int row = m_removeSlice->findData(sliceName);
-    if (row >= 0)
-        m_removeSlice->setCurrentIndex(row);
-    return row >= 0;
+    if (row < 0)
+        return false;
+    // Never start on a slice someone's work holds: removing it is a choice the operator makes
+    // with the picker, not one a click elsewhere made for them.
+    if (const SliceTarget target = sliceTarget(*m_snapshot, sliceName); !target.placementGroups.isEmpty()) {
+        clearChosenSlice();
+        showPickerMessage(MessageKind::Info, tr("%1 is not preselected for removal: placement group %2 holds it. Choose it "
+                                                "below yourself if you mean to remove it.")
+                                                 .arg(sliceName, target.placementGroups.join(QStringLiteral(", "))));
+        updatePlan();
+        return true;
+    }
+    m_removeSlice->setCurrentIndex(row); // onRemoveSliceChosen() records it
+    return true;
+}
+
+void ScaleDialog::onRemoveSliceChosen()
+{
+    const QString name = m_removeSlice->currentData().toString();
+    m_chosen = m_snapshot && !name.isEmpty() ? sliceTarget(*m_snapshot, name) : SliceTarget{};
+    if (m_pickerMessage) {
+        m_pickerMessage = false;
+        m_message->hide();
+    }
+    updatePlan();
+}
+
+void ScaleDialog::clearChosenSlice()
+{
+    m_chosen = {};
+    const QSignalBlocker blocker(m_removeSlice);
+    m_removeSlice->setCurrentIndex(-1);
+}
+
+void ScaleDialog::checkChosenSlice()
+{
+    if (m_chosen.name.isEmpty() || !m_snapshot || isRunning()) // a removal under way changes its slice
+        return;
+    const QStringList changes = sliceTargetChanges(m_chosen, sliceTarget(*m_snapshot, m_chosen.name));
+    if (changes.isEmpty())
+        return;
+    // The slice chosen is not the slice it was: the choice goes, and with it a review that would
+    // remove it. Nothing moves to the next row; the operator chooses again.
+    const QString name = m_chosen.name;
+    const bool vanished = m_snapshot->sliceIndex(name) < 0;
+    const bool reviewed = m_reviewing && m_reviewPlan.slicesRemoved.contains(name) && !isRunning();
+    clearChosenSlice();
+    if (reviewed)
+        cancelReview();
+    QString text;
+    if (vanished)
+        text = reviewed ? tr("%1 vanished from the cluster while you reviewed its removal; choose again").arg(name)
+                        : tr("%1 vanished from the cluster while it was chosen for removal; choose again").arg(name);
+    else
+        text = reviewed ? tr("%1 changed while you reviewed its removal (%2); nothing was sent. Choose again").arg(name, changes.join(QStringLiteral("; ")))
+                        : tr("%1 changed after it was chosen for removal (%2); choose again").arg(name, changes.join(QStringLiteral("; ")));
+    showPickerMessage(MessageKind::Error, text);
+}
+
+void ScaleDialog::showPickerMessage(MessageKind kind, const QString &text)
+{
+    showMessage(kind, text);
+    m_pickerMessage = true; // hidden again when the operator picks a slice
 }
 
 void ScaleDialog::fillGroups()
 {
-    // A group or slice picked before that is gone stays listed, marked: the request keeps naming
-    // it and planScale() refuses, instead of the combo quietly moving to another one.
+    // A group picked before that is gone stays listed, marked: the request keeps naming it and
+    // planScale() refuses, instead of the combo quietly moving to another one.
     const QString keep = workerGroup();
     QList<ComboItem> groups;
     if (m_snapshot)
@@ -666,7 +732,7 @@ void ScaleDialog::fillGroups()
                 groups.append({tr("%1  (%2, %3 %4)").arg(g.group, g.qualifiedCluster(), g.accelerator, g.topology), g.qualifiedName()});
     if (!keep.isEmpty() && std::none_of(groups.begin(), groups.end(), [&](const ComboItem &i) { return i.data == keep; }))
         groups.append({tr("%1 (gone)").arg(keep), keep});
-    setComboItems(m_group, groups, keep);
+    setComboItems(m_group, groups, keep, true);
 
     const WorkerGroup *g = currentGroup();
     const QString keepSlice = m_removeSlice->currentData().toString();
@@ -684,14 +750,13 @@ void ScaleDialog::fillGroups()
             slices.append({text, name});
         }
     }
-    if (!keepSlice.isEmpty() && g && m_syncedGroup == g->qualifiedName()
-        && std::none_of(slices.begin(), slices.end(), [&](const ComboItem &i) { return i.data == keepSlice; }))
-        slices.append({tr("%1 (gone)").arg(keepSlice), keepSlice});
-    setComboItems(m_removeSlice, slices, keepSlice);
+    // Kept by name: a slice gone from the list leaves no choice (checkChosenSlice() says why).
+    setComboItems(m_removeSlice, slices, keepSlice, false);
 }
 
 void ScaleDialog::onGroupChanged()
 {
+    clearChosenSlice(); // a slice of another group is no choice here
     fillGroups(); // the slice list belongs to the group
     syncControlsToGroup();
     updateAvailability();
@@ -790,6 +855,9 @@ void ScaleDialog::updatePlan()
         html = tr("No cluster data yet.");
     } else if (m_group->count() == 0) {
         html = tr("This cluster has no TPU worker groups (KubeRay's RayCluster lists none, or Kubernetes is not connected).");
+    } else if (request().mode == ScaleRequest::Mode::RemoveSlice && request().slice.isEmpty() && currentGroup()
+               && !currentGroup()->autoscaling) {
+        html = tr("<b>No slice chosen.</b> Choose the slice to remove: nothing is picked for you.");
     } else if (!m_plan.allowed) {
         html = tr("<b style='color:%1'>Refused:</b> <span style='color:%1'>%2</span>").arg(red, escaped(m_plan.refusal));
     } else if (m_plan.noChange) {
@@ -815,6 +883,19 @@ void ScaleDialog::updatePlan()
     // An open review follows the newest snapshot: if its plan no longer holds, say so and show the
     // new one. The operator confirms what is on screen, never a plan that changed under them.
     if (m_reviewing && !isRunning() && !samePlan(m_plan, m_reviewPlan)) {
+        // A review that removes slices is withdrawn, not re-armed, when those slices changed or the
+        // rules now pick others: the operator reviews the new choice themselves.
+        QStringList targets = removalTargetChanges(m_reviewPlan, *m_snapshot);
+        if (targets.isEmpty() && !m_reviewPlan.slicesRemoved.isEmpty() && m_plan.slicesRemoved != m_reviewPlan.slicesRemoved)
+            targets << tr("the slices to remove would now be %1, not %2")
+                           .arg(m_plan.slicesRemoved.isEmpty() ? tr("none") : m_plan.slicesRemoved.join(QStringLiteral(", ")),
+                                m_reviewPlan.slicesRemoved.join(QStringLiteral(", ")));
+        if (!targets.isEmpty()) {
+            cancelReview();
+            showMessage(MessageKind::Error, tr("Withdrawn, nothing was sent: %1 while you reviewed it. Review again.").arg(targets.join(QStringLiteral("; "))));
+            updateButtons();
+            return;
+        }
         QStringList changes = groupChanges(m_reviewPlan.group, m_plan.group);
         if (changes.isEmpty())
             changes << tr("the slices' states changed");
@@ -928,6 +1009,16 @@ void ScaleDialog::confirmReview()
     if (!m_reviewing || !m_confirmButton->isEnabled() || !m_actions)
         return;
     const ScalePlan plan = m_reviewPlan; // exactly what the review showed
+    // Right before sending: the slices it removes are still the ones reviewed, on the newest
+    // snapshot this dialog has. Otherwise nothing is sent.
+    if (const QStringList targets = m_snapshot ? removalTargetChanges(plan, *m_snapshot) : QStringList(); !targets.isEmpty()) {
+        if (plan.slicesRemoved.contains(m_chosen.name))
+            clearChosenSlice();
+        cancelReview();
+        showMessage(MessageKind::Error, tr("Not sent: %1 since you reviewed it. Choose again.").arg(targets.join(QStringLiteral("; "))));
+        updatePlan();
+        return;
+    }
     m_reviewing = false;
     showReviewArea(false);
     m_sentPlan = plan;
@@ -956,10 +1047,8 @@ void ScaleDialog::onActionFinished(const QString &actionId, bool ok, const QStri
     appendLog(ok ? tr("done: %1").arg(message) : tr("failed: %1").arg(message));
     showMessage(ok ? MessageKind::Success : MessageKind::Error, message);
     // The controls start again from the group as it is now (a removed slice is not offered again).
-    if (ok) {
-        const QSignalBlocker blocker(m_removeSlice);
-        m_removeSlice->clear();
-    }
+    if (ok)
+        clearChosenSlice();
     m_syncedGroup.clear();
     fillGroups();
     syncControlsToGroup();
@@ -976,6 +1065,15 @@ void ScaleDialog::onActionConflict(const QString &actionId, const QStringList &c
         shown << tr("%1 (someone else changed it)").arg(change);
     const QString what = shown.isEmpty() ? message : shown.join(QStringLiteral("; "));
     appendLog(tr("not applied: %1").arg(message));
+    // A removal whose slice changed is not offered again: the choice goes and the operator chooses.
+    if (m_snapshot)
+        if (const QStringList targets = removalTargetChanges(m_sentPlan, *m_snapshot); !targets.isEmpty()) {
+            if (m_sentPlan.slicesRemoved.contains(m_chosen.name))
+                clearChosenSlice();
+            updatePlan();
+            showMessage(MessageKind::Error, tr("Not applied, nothing was changed: %1; %2. Choose again.").arg(what, targets.join(QStringLiteral("; "))));
+            return;
+        }
     // Re-plan the same request on the newest snapshot and ask again; never re-send by ourselves.
     updatePlan();
     if (m_plan.allowed && !m_plan.noChange) {

@@ -112,9 +112,14 @@ public:
     // Picks the group ("ns/cluster/group"); false when the snapshot has no such TPU group, or
     // while a review or an action holds the current one.
     bool setWorkerGroup(const QString &qualifiedGroup);
-    // Picks the group of `sliceName` and preselects the slice for removal; false when the slice
-    // belongs to no TPU worker group.
+    // Picks the group of `sliceName` and preselects the slice for removal, unless a placement
+    // group holds it (then no slice is chosen, and the message bar says why); false when the slice
+    // belongs to no TPU worker group. The choice is kept by name: if a new snapshot shows that
+    // slice gone or changed (hosts, state, placement groups on it), it is cleared, a review that
+    // would remove it is withdrawn, and the message bar says so. It never moves to another slice.
     bool preselectSlice(const QString &sliceName);
+    // The slice chosen for removal, as it was when chosen (empty name: none).
+    const SliceTarget &chosenSlice() const { return m_chosen; }
     QString workerGroup() const;
 
     // The request as the controls say it, and planScale()'s answer on the current snapshot.
@@ -139,6 +144,9 @@ private:
     void refresh();
     void fillGroups();
     void onGroupChanged();
+    void onRemoveSliceChosen();
+    void clearChosenSlice();
+    void checkChosenSlice();
     void syncControlsToGroup();
     void updatePlan();
     void updateAvailability();
@@ -152,6 +160,7 @@ private:
     void onActionFinished(const QString &actionId, bool ok, const QString &message);
     void onActionConflict(const QString &actionId, const QStringList &changes, const QString &message);
     void showMessage(MessageKind kind, const QString &text);
+    void showPickerMessage(MessageKind kind, const QString &text);
     void appendLog(const QString &line);
     const WorkerGroup *currentGroup() const;
 
@@ -164,6 +173,8 @@ private:
     ScalePlan m_reviewPlan;       // what the open review shows, exactly what confirm sends
     ScalePlan m_sentPlan;         // what the running action carries out
     bool m_reviewing = false;
+    SliceTarget m_chosen;         // the slice chosen for removal, as it was when chosen
+    bool m_pickerMessage = false; // the message bar speaks of the picker (hidden on the next pick)
     QString m_syncedGroup;        // the group the spin boxes were last set from, and its values
     int m_syncedReplicas = 0, m_syncedMin = 0, m_syncedMax = 0;
     int m_actionCounter = 0;

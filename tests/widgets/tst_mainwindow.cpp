@@ -12,6 +12,8 @@
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
+#include <QMenu>
+#include <QStatusBar>
 #include <QStackedWidget>
 #include <QTreeWidget>
 #include <QTemporaryDir>
@@ -37,6 +39,60 @@ class TestMainWindow : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void aVanishedKubeContextIsNeverSubstituted()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QStringList made; // the contexts sources were made for, in order
+        auto make = [&made](const QString &context, QString *) -> std::unique_ptr<Source> {
+            made << context;
+            return std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("context %1").arg(context));
+        };
+        window.setSource(make(QStringLiteral("prod-a"), nullptr));
+        made.clear();
+        window.setKubeContexts({QStringLiteral("prod-a"), QStringLiteral("prod-b"), QStringLiteral("prod-c")}, QStringLiteral("prod-a"), make);
+        auto *menu = window.findChild<QMenu *>(QStringLiteral("kubeContextMenu"));
+        QVERIFY(menu && menu->isEnabled());
+        auto checked = [menu] {
+            QStringList names;
+            for (QAction *a : menu->actions())
+                if (a->isChecked())
+                    names << a->data().toString();
+            return names;
+        };
+        QCOMPARE(checked(), QStringList{QStringLiteral("prod-a")});
+        menu->actions().at(1)->trigger();
+        QCOMPARE(window.kubeContext(), QStringLiteral("prod-b"));
+        QCOMPARE(made, QStringList{QStringLiteral("prod-b")});
+
+        // The kubeconfig is read again: prod-b is gone from it, and its current-context says prod-a.
+        window.setKubeContexts({QStringLiteral("prod-a"), QStringLiteral("prod-c")}, QStringLiteral("prod-a"), make);
+        QCOMPARE(window.kubeContext(), QStringLiteral("prod-b")); // still the one in use, not its neighbour
+        QCOMPARE(made, QStringList{QStringLiteral("prod-b")});    // and no other source was made
+        QCOMPARE(checked(), QStringList{QStringLiteral("prod-b")});
+        QAction *gone = menu->actions().last();
+        QCOMPARE(gone->data().toString(), QStringLiteral("prod-b"));
+        QVERIFY(!gone->isEnabled());
+        QVERIFY2(gone->text().contains(QLatin1String("no longer in the kubeconfig")), qPrintable(gone->text()));
+        QVERIFY2(window.statusBar()->currentMessage().contains(QLatin1String("prod-b is no longer in the kubeconfig")),
+                 qPrintable(window.statusBar()->currentMessage()));
+
+        // A context asked for by a name that is no longer listed is refused, not replaced.
+        window.switchKubeContext(QStringLiteral("prod-gone"));
+        QCOMPARE(window.kubeContext(), QStringLiteral("prod-b"));
+        QCOMPARE(made, QStringList{QStringLiteral("prod-b")});
+        QVERIFY2(window.statusText().contains(QLatin1String("context prod-gone is no longer in the kubeconfig; still on prod-b")),
+                 qPrintable(window.statusText()));
+        QCOMPARE(checked(), QStringList{QStringLiteral("prod-b")});
+
+        // One still listed switches as asked.
+        for (QAction *a : menu->actions())
+            if (a->data().toString() == QLatin1String("prod-c"))
+                a->trigger();
+        QCOMPARE(window.kubeContext(), QStringLiteral("prod-c"));
+        QCOMPARE(made, (QStringList{QStringLiteral("prod-b"), QStringLiteral("prod-c")}));
+        QCOMPARE(checked(), QStringList{QStringLiteral("prod-c")});
+    }
+
     void theJobLogDockSaysWhyItIsEmptyWithoutLiveRay()
     {
         // Only a live Ray has logs to tail: the demo and recordings get a sentence, not an empty list.

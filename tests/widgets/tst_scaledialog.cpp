@@ -24,6 +24,8 @@
 #include <QSpinBox>
 #include <QTest>
 
+#include <functional>
+
 using namespace slicescope;
 
 namespace {
@@ -107,6 +109,56 @@ Capture autoscaledCapture()
     c.kubeRayClusters.replace("\"enableInTreeAutoscaling\":false", "\"enableInTreeAutoscaling\":true");
     return c;
 }
+
+// `snap` as a later snapshot would show it after `change`: the slices, hosts and groups edited
+// in place (a pod replaced, a host dying, a slice gone), everything else as it was.
+SnapshotPtr edited(const SnapshotPtr &snap, const std::function<void(ClusterSnapshot &)> &change)
+{
+    ClusterSnapshot copy = *snap;
+    change(copy);
+    return std::make_shared<const ClusterSnapshot>(std::move(copy));
+}
+
+void dropSlice(ClusterSnapshot &s, const QString &name)
+{
+    s.slices.removeAt(s.sliceIndex(name));
+    for (WorkerGroup &g : s.workerGroups)
+        g.slices.removeAll(name);
+    for (PlacementGroup &pg : s.placementGroups)
+        pg.slices.removeAll(name);
+}
+
+// The dialog over a fixed demo snapshot with an executor that only records what it is sent: the
+// test feeds every later snapshot itself.
+struct PickerRig {
+    FakeActions fake;
+    DemoCluster demo;
+    ScaleDialog dialog;
+    SnapshotPtr first;
+
+    PickerRig()
+    {
+        dialog.setActions(&fake);
+        dialog.resize(560, 720);
+        dialog.show();
+        first = buildSnapshot(demo.capture());
+        dialog.setSnapshot(first);
+        dialog.setWorkerGroup(kGroup);
+        QTest::mouseClick(find<QRadioButton>("modeRemove"), Qt::LeftButton);
+    }
+    template<typename T>
+    T *find(const char *name) const { return dialog.findChild<T *>(QLatin1String(name)); }
+    QComboBox *picker() const { return find<QComboBox>("removeSlice"); }
+    void choose(const QString &slice) const
+    {
+        const int row = picker()->findData(slice);
+        QVERIFY2(row >= 0, qPrintable(slice));
+        picker()->setCurrentIndex(row);
+    }
+    void review() const { QTest::mouseClick(find<QPushButton>("review"), Qt::LeftButton); }
+    void confirm() const { QTest::mouseClick(find<QPushButton>("confirm"), Qt::LeftButton); }
+    QString chosen() const { return picker()->currentData().toString(); }
+};
 
 QImage grabLaidOut(QWidget &w)
 {
@@ -322,9 +374,13 @@ private Q_SLOTS:
     void preselectsTheSliceBeingLookedAt()
     {
         Rig rig;
+        QVERIFY(rig.dialog.preselectSlice(QStringLiteral("v6e-4x4-2")));
+        QCOMPARE(rig.find<QComboBox>("removeSlice")->currentData().toString(), QStringLiteral("v6e-4x4-2"));
+        // The v4 slice is held by a placement group: its group comes up, the slice is not chosen.
         QVERIFY(rig.dialog.preselectSlice(QStringLiteral("v4-2x2x2-0")));
         QCOMPARE(rig.dialog.workerGroup(), QStringLiteral("ml/tpu-team/v4-2x2x2"));
-        QCOMPARE(rig.find<QComboBox>("removeSlice")->currentData().toString(), QStringLiteral("v4-2x2x2-0"));
+        QCOMPARE(rig.find<QComboBox>("removeSlice")->currentData().toString(), QString());
+        QVERIFY2(rig.dialog.messageText().startsWith(QLatin1String("v4-2x2x2-0 is not preselected for removal")), qPrintable(rig.dialog.messageText()));
         QCOMPARE(rig.find<QSpinBox>("replicas")->value(), 1);
         QCOMPARE(rig.find<QSpinBox>("replicas")->maximum(), 2);
         QVERIFY(!rig.dialog.preselectSlice(QStringLiteral("no-such-slice")));
@@ -467,6 +523,206 @@ private Q_SLOTS:
         QCOMPARE(buildSnapshot(source.cluster().capture())->workerGroups[snap->workerGroupIndex(kGroup)].replicas, 5);
     }
 
+    void thePickerStartsWithNoSliceChosen()
+    {
+        PickerRig rig;
+        QVERIFY(rig.find<QWidget>("removeSlice")->isVisible());
+        QCOMPARE(rig.picker()->currentIndex(), -1); // not the first row (v6e-4x4-0, which llm-train holds)
+        QCOMPARE(rig.chosen(), QString());
+        QVERIFY(rig.dialog.request().slice.isEmpty());
+        QVERIFY(!rig.dialog.plan().allowed);
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+        QVERIFY2(rig.find<QLabel>("plan")->text().contains(QLatin1String("No slice chosen")), qPrintable(rig.find<QLabel>("plan")->text()));
+        QVERIFY(grabLaidOut(rig.dialog).save(QDir::tempPath() + QStringLiteral("/scaledialog-remove-none-chosen.png")));
+
+        // Another group and back: nothing is picked on the way.
+        QVERIFY(rig.dialog.setWorkerGroup(QStringLiteral("ml/tpu-team/v4-2x2x2")));
+        QCOMPARE(rig.chosen(), QString());
+        rig.choose(QStringLiteral("v4-2x2x2-0"));
+        QVERIFY(rig.dialog.setWorkerGroup(kGroup));
+        QCOMPARE(rig.chosen(), QString());
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+    }
+
+    void aHeldSliceIsNeverPreselected()
+    {
+        PickerRig rig;
+        // Looking at the slice llm-train holds: its group comes up, the slice is not chosen for removal.
+        QVERIFY(rig.dialog.preselectSlice(QStringLiteral("v6e-4x4-0")));
+        QCOMPARE(rig.dialog.workerGroup(), kGroup);
+        QCOMPARE(rig.chosen(), QString());
+        QVERIFY2(rig.dialog.messageText().contains(QLatin1String("v6e-4x4-0 is not preselected for removal: placement group"))
+                     && rig.dialog.messageText().contains(QLatin1String("llm-train")),
+                 qPrintable(rig.dialog.messageText()));
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+        // Chosen by hand it may still be removed, and the note goes.
+        rig.choose(QStringLiteral("v6e-4x4-0"));
+        QVERIFY(rig.dialog.plan().allowed);
+        QVERIFY(rig.dialog.messageText().isEmpty());
+        // An idle slice is preselected.
+        QVERIFY(rig.dialog.preselectSlice(QStringLiteral("v6e-4x4-2")));
+        QCOMPARE(rig.chosen(), QStringLiteral("v6e-4x4-2"));
+    }
+
+    void aSliceThatVanishesMidReviewDisarmsIt()
+    {
+        PickerRig rig;
+        rig.choose(QStringLiteral("v6e-4x4-1"));
+        rig.review();
+        QVERIFY(rig.dialog.isReviewing());
+        QCOMPARE(rig.find<QPushButton>("confirm")->text(), QStringLiteral("Remove slice v6e-4x4-1"));
+
+        // Its pods went (someone deleted them) before KubeRay made new ones: the slice is gone.
+        rig.dialog.setSnapshot(edited(rig.first, [](ClusterSnapshot &s) { dropSlice(s, QStringLiteral("v6e-4x4-1")); }));
+        QVERIFY(!rig.dialog.isReviewing());
+        QVERIFY(!rig.find<QWidget>("reviewArea")->isVisible());
+        QVERIFY(!rig.find<QPushButton>("confirm")->isEnabled());
+        QCOMPARE(rig.dialog.messageText(), QStringLiteral("v6e-4x4-1 vanished from the cluster while you reviewed its removal; choose again"));
+        // The choice is cleared, not moved to the slice now in its row.
+        QCOMPARE(rig.picker()->currentIndex(), -1);
+        QCOMPARE(rig.chosen(), QString());
+        QVERIFY(rig.dialog.request().slice.isEmpty());
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+        rig.confirm();
+        QCoreApplication::processEvents();
+        QVERIFY(rig.fake.calls.isEmpty());
+        QVERIFY(grabLaidOut(rig.dialog).save(QDir::tempPath() + QStringLiteral("/scaledialog-vanished.png")));
+
+        // It comes back under the same name: still no choice until the operator makes one.
+        rig.dialog.setSnapshot(rig.first);
+        QCOMPARE(rig.chosen(), QString());
+        QVERIFY(rig.fake.calls.isEmpty());
+    }
+
+    void aSliceThatChangesMidReviewDisarmsIt_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("a host died") << QStringLiteral("host") << QStringLiteral("-> [worker 2 DEAD, pod ");
+        QTest::newRow("its pod was replaced") << QStringLiteral("pod") << QStringLiteral("pods ");
+        QTest::newRow("a placement group took it") << QStringLiteral("pg") << QStringLiteral("state ready -> reserved; placement groups none -> ");
+    }
+    void aSliceThatChangesMidReviewDisarmsIt()
+    {
+        QFETCH(QString, what);
+        QFETCH(QString, says);
+        PickerRig rig;
+        rig.choose(QStringLiteral("v6e-4x4-1"));
+        rig.review();
+        QVERIFY(rig.dialog.isReviewing());
+        QVERIFY(rig.find<QPushButton>("confirm")->isEnabled());
+
+        SnapshotPtr next;
+        if (what == QLatin1String("pg")) {
+            // Someone reserved it meanwhile: the real demo places their group on the idle slice.
+            SlicePlacementRequest r;
+            r.accelerator = QStringLiteral("v6e");
+            r.topology = QStringLiteral("4x4");
+            r.name = QStringLiteral("other-team");
+            QVERIFY(rig.demo.submitSlicePlacementGroup(r).ok);
+            rig.demo.advance(DemoCluster::kHeadReserveDelay + DemoCluster::kSliceReserveDelay + 500);
+            next = buildSnapshot(rig.demo.capture());
+            const PlacementGroup &pg = next->placementGroups[next->placementGroupIndex(QStringLiteral("other-team"))];
+            QCOMPARE(pg.slices, QStringList{QStringLiteral("v6e-4x4-1")});
+        } else {
+            next = edited(rig.first, [what](ClusterSnapshot &s) {
+                Host &h = s.slices[s.sliceIndex(QStringLiteral("v6e-4x4-1"))].hosts[2];
+                if (what == QLatin1String("host")) {
+                    h.state = HostState::Dead;
+                } else {
+                    Pod replacement = s.pods[h.pod];
+                    replacement.name += QStringLiteral("-new");
+                    s.pods.append(replacement);
+                    s.pods[h.pod].replicaKey.clear(); // the old one belongs to nobody now
+                    h.pod = int(s.pods.size()) - 1;
+                }
+            });
+        }
+        rig.dialog.setSnapshot(next);
+        QVERIFY(!rig.dialog.isReviewing());
+        QVERIFY(!rig.find<QPushButton>("confirm")->isEnabled());
+        const QString message = rig.dialog.messageText();
+        QVERIFY2(message.startsWith(QLatin1String("v6e-4x4-1 changed while you reviewed its removal (")) && message.contains(says)
+                     && (what != QLatin1String("pg") || message.contains(QLatin1String("other-team")))
+                     && message.endsWith(QLatin1String("nothing was sent. Choose again")),
+                 qPrintable(message));
+        QCOMPARE(rig.chosen(), QString());
+        rig.confirm();
+        QCoreApplication::processEvents();
+        QVERIFY(rig.fake.calls.isEmpty());
+    }
+
+    void theChoiceFollowsTheNameWhenRowsReorder()
+    {
+        PickerRig rig;
+        rig.choose(QStringLiteral("v6e-4x4-1"));
+        const int row = rig.picker()->currentIndex();
+        QCOMPARE(row, 1);
+        rig.review();
+        // The same cluster, the group's slices listed the other way round: v6e-4x4-2 sits in row 1.
+        rig.dialog.setSnapshot(edited(rig.first, [](ClusterSnapshot &s) {
+            QStringList &slices = s.workerGroups[s.workerGroupIndex(kGroup)].slices;
+            std::reverse(slices.begin(), slices.end());
+        }));
+        QCOMPARE(rig.picker()->itemData(row).toString(), QStringLiteral("v6e-4x4-2"));
+        QCOMPARE(rig.chosen(), QStringLiteral("v6e-4x4-1"));
+        QVERIFY(rig.picker()->currentText().startsWith(QLatin1String("v6e-4x4-1")));
+        QVERIFY(rig.dialog.isReviewing());
+        QCOMPARE(rig.find<QPushButton>("confirm")->text(), QStringLiteral("Remove slice v6e-4x4-1"));
+        rig.confirm();
+        QCOMPARE(rig.fake.calls.size(), 1);
+        const ScalePlan &sent = rig.fake.calls.at(0).second;
+        QCOMPARE(sent.slicesRemoved, QStringList{QStringLiteral("v6e-4x4-1")});
+        QCOMPARE(sent.podsToDelete.size(), 4);
+        for (const QString &pod : sent.podsToDelete)
+            QVERIFY2(pod.contains(QLatin1String("v6e-4x4")), qPrintable(pod));
+        const Slice &s = rig.first->slices[rig.first->sliceIndex(QStringLiteral("v6e-4x4-1"))];
+        QStringList pods;
+        for (const Host &h : s.hosts)
+            pods << rig.first->pods[h.pod].name;
+        pods.sort();
+        QCOMPARE(sent.podsToDelete, pods);
+    }
+
+    void aChangeWhileNotReviewingClearsTheChoiceToo()
+    {
+        PickerRig rig;
+        rig.choose(QStringLiteral("v6e-4x4-2"));
+        QVERIFY(rig.dialog.plan().allowed);
+        rig.dialog.setSnapshot(edited(rig.first, [](ClusterSnapshot &s) { dropSlice(s, QStringLiteral("v6e-4x4-2")); }));
+        QCOMPARE(rig.chosen(), QString());
+        QCOMPARE(rig.dialog.messageText(), QStringLiteral("v6e-4x4-2 vanished from the cluster while it was chosen for removal; choose again"));
+        QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
+    }
+
+    void theDemoRefusesARemovalWhoseSliceChanged()
+    {
+        // The executor checks again right before it acts: a plan reviewed on an older snapshot
+        // whose slice has changed since is refused, and the cluster is left alone.
+        DemoSource source;
+        DemoClusterActions actions(&source);
+        source.advance(0);
+        QSignalSpy conflicts(&actions, &ClusterActions::actionConflict);
+        QSignalSpy finished(&actions, &ClusterActions::actionFinished);
+        const SnapshotPtr snap = buildSnapshot(source.cluster().capture());
+        const ScalePlan stale = planScale(*snap, ScaleRequest{ScaleRequest::Mode::RemoveSlice, kGroup, 0, 0, 0, QStringLiteral("v6e-4x4-1")});
+        QVERIFY2(stale.allowed, qPrintable(stale.refusal));
+        SlicePlacementRequest r;
+        r.accelerator = QStringLiteral("v6e");
+        r.topology = QStringLiteral("4x4");
+        r.name = QStringLiteral("other-team");
+        QVERIFY(source.cluster().submitSlicePlacementGroup(r).ok);
+        source.advance(DemoCluster::kHeadReserveDelay + DemoCluster::kSliceReserveDelay + 500);
+        actions.scaleWorkerGroup(QStringLiteral("r"), stale);
+        QTRY_COMPARE(conflicts.size(), 1);
+        const QStringList changes = conflicts.at(0).at(1).toStringList();
+        QCOMPARE(changes.size(), 1);
+        QVERIFY2(changes.first().startsWith(QLatin1String("v6e-4x4-1 changed: ")) && changes.first().contains(QLatin1String("other-team")),
+                 qPrintable(changes.first()));
+        QVERIFY(finished.isEmpty());
+        QCOMPARE(buildSnapshot(source.cluster().capture())->workerGroups[snap->workerGroupIndex(kGroup)].replicas, 4);
+    }
+
     void renderForPeople()
     {
         // Not a pass/fail check: writes the dialog as people see it, to look at.
@@ -522,7 +778,9 @@ private Q_SLOTS:
         menu->actions().first()->trigger();
         QVERIFY(dialog->isVisible());
         QCOMPARE(dialog->workerGroup(), QStringLiteral("ml/tpu-team/v4-2x2x2"));
-        QCOMPARE(dialog->findChild<QComboBox *>(QStringLiteral("removeSlice"))->currentData().toString(), QStringLiteral("v4-2x2x2-0"));
+        // A placement group holds that slice: the picker starts empty and says why.
+        QCOMPARE(dialog->findChild<QComboBox *>(QStringLiteral("removeSlice"))->currentData().toString(), QString());
+        QVERIFY2(dialog->messageText().startsWith(QLatin1String("v4-2x2x2-0 is not preselected for removal")), qPrintable(dialog->messageText()));
         menu->close();
 
         // A recording cannot be changed: the dialog still previews, and says why it cannot send.
