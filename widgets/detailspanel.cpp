@@ -17,7 +17,10 @@ QString row(const QString &key, const QString &value)
 
 QString groupLabel(const PlacementGroup &g)
 {
-    return g.name.isEmpty() ? g.id.left(12) + QStringLiteral("…") : g.name;
+    const QString name = g.name.isEmpty() ? g.id.left(12) + QStringLiteral("…") : g.name;
+    // pg_per_slice: one request of several groups, "train_slice_1" is part of "train".
+    return g.reservation.isEmpty() ? name
+                                   : QStringLiteral("%1 (part of %2, %3 groups)").arg(name, g.reservation).arg(g.reservationSize);
 }
 
 } // namespace
@@ -67,7 +70,11 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
     out += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
     out += row(tr("Generation"), esc(s.generation ? s.generation->displayName : tr("unknown")));
     out += row(tr("Topology"), esc(s.topology.chips() ? QStringLiteral("%1 (%2)").arg(s.topology.toString(), s.podType) : tr("unknown")));
+    if (!s.rayName.isEmpty())
+        out += row(tr("Ray name"), esc(tr("%1 (shared with other live hosts)").arg(s.rayName)));
     out += row(tr("Hosts"), tr("%1 × %2 chips").arg(s.hostCount()).arg(s.chipsPerHost));
+    if (s.tpuPerChip > 1)
+        out += row(tr("Ray TPU per chip"), esc(tr("%1 (RAY_TPU_RESOURCE_PER_CHIP)").arg(s.tpuPerChip)));
     out += row(tr("Reserved"), tr("%1 of %2 chips").arg(s.reservedChips).arg(s.chips()));
     if (s.headHeldBy >= 0)
         out += row(tr("Head claimed by"), esc(groupLabel(snap.placementGroups[s.headHeldBy])));
@@ -117,6 +124,12 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
         out += row(tr("Pod"), esc(p ? p->qualifiedName() : tr("none")));
         if (p)
             out += row(tr("Pod phase"), esc(p->phase + (p->terminating ? tr(" (terminating)") : QString())));
+        if (p && (!p->reason.isEmpty() || !p->message.isEmpty()))
+            out += row(tr("Pod says"), esc(p->reason.isEmpty() ? p->message : p->message.isEmpty() ? p->reason : p->reason + QStringLiteral(": ") + p->message));
+        if (p && !p->megascale.isEmpty())
+            out += row(tr("Multislice"), esc(p->megascale.join(QStringLiteral(", "))));
+        if (n && !n->subslices.isEmpty())
+            out += row(tr("Subslices"), esc(n->subslices.join(QStringLiteral(", "))));
         out += row(tr("Kubernetes node"), esc(k ? k->name : p ? p->nodeName : QString()));
         out += row(tr("Node pool"), esc(k ? k->nodePool : QString()));
         out += row(tr("Chips"), tr("%1 reserved of %2").arg(h.reservedChips()).arg(h.chips.size()));

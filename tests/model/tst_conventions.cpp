@@ -5,11 +5,13 @@
 // through readCaptureFile() and buildSnapshot(), exactly the path live data takes.
 
 #include "capturefile.h"
+#include "history.h"
 #include "inspectjson.h"
 #include "planner.h"
 #include "snapshot.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -92,6 +94,7 @@ private slots:
     void v7xContainersAndRayWorkerIds();
     void multisliceEnvIsShown();
     void clampedReplicasAreSaid();
+    void aRemovalReadsAsARemoval();
 };
 
 // Every fixture, slice by slice: names, status, shape, hosts and their states. Expectations are
@@ -327,6 +330,82 @@ void TestConventions::clampedReplicasAreSaid()
 {
     LOAD(snap, "real-world/kuberay-observed-generation-stale");
     QVERIFY2(anyContains(snap->warnings, QStringLiteral("asks for 2 replicas outside 0..1: KubeRay makes 1")), qPrintable(snap->warnings.join(u';')));
+}
+
+// KubeRay deleting a slice's pods (a removal, workersToDelete) is told as a removal in the history,
+// never as hosts dying; once the pods are gone the slice is gone, though Ray lists its dead nodes.
+void TestConventions::aRemovalReadsAsARemoval()
+{
+    CaptureReadResult read = readCaptureFile(QStringLiteral(SLICESCOPE_TEST_DATA "/captures/real-world/kube-terminating-workerstodelete.slicescope.json"));
+    QVERIFY2(read.ok() && read.captures.size() == 1, qPrintable(read.error));
+    const Capture deleting = read.captures.first();
+    QJsonObject pods = QJsonDocument::fromJson(deleting.kubePods).object();
+    QJsonObject nodes = QJsonDocument::fromJson(deleting.rayNodes).object();
+    auto podItems = [&](auto &&keep) {
+        QJsonArray out;
+        for (const QJsonValue &v : pods.value(QStringLiteral("items")).toArray())
+            if (QJsonObject o = v.toObject(); keep(o))
+                out.append(o);
+        return out;
+    };
+    auto terminating = [](const QJsonObject &pod) { return pod.value(QStringLiteral("metadata")).toObject().contains(QStringLiteral("deletionTimestamp")); };
+
+    // Before: the same pods, none being deleted.
+    Capture before = deleting;
+    {
+        QJsonObject p = pods;
+        p.insert(QStringLiteral("items"), podItems([](QJsonObject &o) {
+            QJsonObject meta = o.value(QStringLiteral("metadata")).toObject();
+            meta.remove(QStringLiteral("deletionTimestamp"));
+            o.insert(QStringLiteral("metadata"), meta);
+            return true;
+        }));
+        before.kubePods = QJsonDocument(p).toJson(QJsonDocument::Compact);
+        before.capturedAt = deleting.capturedAt.addSecs(-2);
+    }
+    // After: those pods gone, their Ray nodes dead (Ray lists them for a while).
+    Capture after = deleting;
+    after.capturedAt = deleting.capturedAt.addSecs(30);
+    {
+        QJsonObject p = pods;
+        p.insert(QStringLiteral("items"), podItems([&](QJsonObject &o) { return !terminating(o); }));
+        after.kubePods = QJsonDocument(p).toJson(QJsonDocument::Compact);
+        QJsonObject data = nodes.value(QStringLiteral("data")).toObject(), result = data.value(QStringLiteral("result")).toObject();
+        QJsonArray list;
+        for (const QJsonValue &v : result.value(QStringLiteral("result")).toArray()) {
+            QJsonObject n = v.toObject();
+            if (n.value(QStringLiteral("labels")).toObject().value(QStringLiteral("ray.io/tpu-slice-name")).toString() == QLatin1String("tpu-group-1")) {
+                n.insert(QStringLiteral("state"), QStringLiteral("DEAD"));
+                n.insert(QStringLiteral("state_message"), QStringLiteral("Expected termination: received SIGTERM"));
+            }
+            list.append(n);
+        }
+        result.insert(QStringLiteral("result"), list);
+        data.insert(QStringLiteral("result"), result);
+        QJsonObject body = nodes;
+        body.insert(QStringLiteral("data"), data);
+        after.rayNodes = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    }
+
+    SnapshotHistory history;
+    history.add(buildSnapshot(before));
+    history.add(buildSnapshot(deleting));
+    const SnapshotPtr last = buildSnapshot(after);
+    history.add(last);
+    QCOMPARE(last->sliceIndex(u"tpu-group-1"), -1);
+
+    QStringList going, removed;
+    for (const HistoryEvent &e : history.events(1)) {
+        QVERIFY2(e.kind != HistoryEventKind::HostDied, qPrintable(e.text));
+        if (e.kind == HistoryEventKind::HostRemoved)
+            going << e.text;
+    }
+    QCOMPARE(going.size(), 4);
+    QVERIFY2(going.first().startsWith(QLatin1String("tpu-group-1 worker 0 is being removed (pod default/")), qPrintable(going.first()));
+    for (const HistoryEvent &e : history.events(2))
+        if (e.kind == HistoryEventKind::SliceRemoved)
+            removed << e.text;
+    QCOMPARE(removed, QStringList{QStringLiteral("slice tpu-group-1 was removed (it was degraded)")});
 }
 
 QTEST_GUILESS_MAIN(TestConventions)
