@@ -178,6 +178,7 @@ QList<QCommandLineOption> bundleOptions()
         {QStringLiteral("tpu-per-bundle"), QStringLiteral("TPU chips per bundle (default: the host's chips); chips / N bundles per slice."), QStringLiteral("N")},
         {QStringLiteral("chips-per-vm"), QStringLiteral("Chips per TPU VM, for shapes with more than one (v6e 2x4: 8 or 4; default: Ray's)."), QStringLiteral("N")},
         {QStringLiteral("strategy"), QStringLiteral("PACK, SPREAD, STRICT_PACK or STRICT_SPREAD (default SPREAD)."), QStringLiteral("S"), QStringLiteral("SPREAD")},
+        {QStringLiteral("cpu-per-bundle"), QStringLiteral("CPUs per bundle besides its TPU (default 1)."), QStringLiteral("C"), QStringLiteral("1")},
     };
 }
 
@@ -192,6 +193,10 @@ int readBundleOptions(const QCommandLineParser &parser, PlanRequest &request)
         if (!ok || *target < 1 || *target > 4096)
             return fail(BadUsage, QStringLiteral("--%1 wants a whole number of chips from 1 to 4096, not \"%2\"").arg(option, parser.value(option)));
     }
+    bool ok = false;
+    request.cpuPerBundle = parser.value(QStringLiteral("cpu-per-bundle")).toDouble(&ok);
+    if (!ok || request.cpuPerBundle < 0 || request.cpuPerBundle > 1024)
+        return fail(BadUsage, QStringLiteral("--cpu-per-bundle wants a number from 0 to 1024, not \"%1\"").arg(parser.value(QStringLiteral("cpu-per-bundle"))));
     request.strategy = parser.value(QStringLiteral("strategy")).toUpper();
     if (!QStringList{QStringLiteral("PACK"), QStringLiteral("SPREAD"), QStringLiteral("STRICT_PACK"), QStringLiteral("STRICT_SPREAD")}.contains(request.strategy))
         return fail(BadUsage, QStringLiteral("--strategy wants PACK, SPREAD, STRICT_PACK or STRICT_SPREAD, not \"%1\"").arg(parser.value(QStringLiteral("strategy"))));
@@ -237,7 +242,7 @@ int plan(const QStringList &arguments)
         out << "fits: " << shape << " would take " << result.wouldTake.join(QStringLiteral(", ")) << '\n';
     else
         out << "does not fit: " << shape << '\n';
-    out << "  " << describeBundles(result, 1) << " (CPU as submit-slice-pg's default)\n";
+    out << "  " << describeBundles(result) << '\n';
     for (const QString &r : result.reasons)
         out << "  " << r << '\n';
     for (const QString &n : result.notes)
@@ -386,7 +391,6 @@ int submitSlicePg(const QStringList &arguments)
         {QStringLiteral("name"), QStringLiteral("Name of the placement group."), QStringLiteral("NAME")},
         {QStringLiteral("detached"), QStringLiteral("The group outlives its job (release it with release-pg).")},
         {QStringLiteral("wait"), QStringLiteral("Seconds Ray may take to reserve the slices (default 60)."), QStringLiteral("S"), QStringLiteral("60")},
-        {QStringLiteral("cpu-per-bundle"), QStringLiteral("CPUs per bundle besides its TPU (default 1)."), QStringLiteral("C"), QStringLiteral("1")},
         {QStringLiteral("force"), QStringLiteral("Submit even when the planner says it does not fit, and let Ray decide.")},
     });
     parser.addOptions(bundleOptions());
@@ -420,9 +424,7 @@ int submitSlicePg(const QStringList &arguments)
     request.detached = parser.isSet(QStringLiteral("detached"));
     if (const int code = readWait(parser, request.timeoutS); code >= 0)
         return code;
-    request.cpuPerBundle = parser.value(QStringLiteral("cpu-per-bundle")).toDouble(&ok);
-    if (!ok || request.cpuPerBundle < 0 || request.cpuPerBundle > 1024)
-        return fail(BadUsage, QStringLiteral("--cpu-per-bundle wants a number from 0 to 1024, not \"%1\"").arg(parser.value(QStringLiteral("cpu-per-bundle"))));
+    request.cpuPerBundle = planRequest.cpuPerBundle;
     request.strategy = planRequest.strategy;
     request.tpuPerBundle = planRequest.tpuPerBundle;
     request.chipsPerVm = planRequest.chipsPerVm;
@@ -449,7 +451,7 @@ int submitSlicePg(const QStringList &arguments)
     const QJsonObject shownJob = sliceJobForDisplay(jobBody);
     notice(plan.feasible ? QStringLiteral("plan: %1 fits; the planner would take %2 (Ray picks the slices itself)").arg(shape, plan.wouldTake.join(QStringLiteral(", ")))
                          : QStringLiteral("plan: %1 does not fit (%2); submitting anyway (--force)").arg(shape, reasonsLine(plan)));
-    notice(QStringLiteral("Ray will reserve %1").arg(describeBundles(plan, request.cpuPerBundle)));
+    notice(QStringLiteral("Ray will reserve %1").arg(describeBundles(plan)));
     for (const QString &n : plan.notes)
         notice(QStringLiteral("note: ") + n);
     notice(QStringLiteral("submitting Ray job %1 to %2: entrypoint %3 in working_dir %4; runtime_env.env_vars %5=%6")

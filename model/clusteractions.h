@@ -33,7 +33,7 @@ struct SlicePlacementRequest {
 // The planner's question for this request: the same shape, bundles and strategy Ray is sent.
 inline PlanRequest planRequestFor(const SlicePlacementRequest &r)
 {
-    return PlanRequest{r.accelerator, r.topology, r.numSlices, r.tpuPerBundle, r.chipsPerVm, r.strategy};
+    return PlanRequest{r.accelerator, r.topology, r.numSlices, r.tpuPerBundle, r.chipsPerVm, r.strategy, r.cpuPerBundle};
 }
 
 class ClusterActions : public QObject

@@ -56,6 +56,9 @@ QString resolveBundles(const tpu::Generation &gen, const PlanRequest &request, P
         return rayRefuses + QStringLiteral("chips_per_vm must be positive.");
     if (request.tpuPerBundle < 0)
         return rayRefuses + QStringLiteral("TPU resources must be positive.");
+    if (request.cpuPerBundle < 0)
+        return QStringLiteral("CPU per bundle must not be negative");
+    r.cpuPerBundle = request.cpuPerBundle;
     if (request.chipsPerVm > 0 && !tpu::hostBlock(gen, r.topology, request.chipsPerVm)) {
         // Ray would take any positive number and count chips / chips_per_vm hosts; VMs of that
         // size do not exist (or cannot tile the topology), so the count would be fiction.
@@ -82,30 +85,51 @@ QString resolveBundles(const tpu::Generation &gen, const PlanRequest &request, P
     return {};
 }
 
-// Whether a ready slice's real hosts can hold the request's bundles under its strategy. Ray
-// accepts a request whose bundles fit no host (TPU 8 on 4-chip hosts) and leaves it PENDING.
-QString bundleFitProblem(const Slice &s, const PlanResult &r)
+// Whether a ready slice's real hosts can hold the request's bundles under its strategy, by their
+// chips and their CPU totals. Ray accepts a request whose bundles fit no host (TPU 8 on 4-chip
+// hosts, 4 bundles of 1 CPU on 1-CPU hosts) and leaves it PENDING (NO_RESOURCES).
+QString bundleFitProblem(const ClusterSnapshot &snap, const Slice &s, const PlanResult &r)
 {
     const int hosts = s.hostCount();
-    const int perHost = s.chipsPerHost > 0 ? s.chipsPerHost / r.tpuPerBundle : 0;
-    if (perHost == 0)
+    const int byChips = s.chipsPerHost > 0 ? s.chipsPerHost / r.tpuPerBundle : 0;
+    if (byChips == 0)
         return QStringLiteral("%1 is ready, but a bundle of %2 TPU does not fit on its hosts of %3 chips").arg(s.name).arg(r.tpuPerBundle).arg(s.chipsPerHost);
+    // Bundles a host holds: as many as its chips take, fewer when its CPU runs out first (the
+    // node's total: what others use of it is not in the state API).
+    int perHost = byChips, capacity = 0;
+    double fewestCpu = -1;
+    for (const Host &h : s.hosts) {
+        int holds = byChips;
+        if (r.cpuPerBundle > 0 && h.rayNode >= 0) {
+            const double cpu = snap.rayNodes[h.rayNode].cpu;
+            holds = std::min(holds, int(cpu / r.cpuPerBundle + 1e-9));
+            fewestCpu = fewestCpu < 0 ? cpu : std::min(fewestCpu, cpu);
+        }
+        perHost = std::min(perHost, holds);
+        capacity += holds;
+    }
+    if (perHost == 0 || capacity < r.bundlesPerSlice) {
+        if (perHost < byChips && fewestCpu >= 0)
+            return QStringLiteral("%1 is ready, but its hosts hold only %2 of the %3 bundles of {CPU: %4, TPU: %5}: a host has %6 CPU (lower CPU per bundle)")
+                .arg(s.name).arg(capacity).arg(r.bundlesPerSlice).arg(r.cpuPerBundle).arg(r.tpuPerBundle).arg(fewestCpu);
+    }
     if (r.strategy == QLatin1String("STRICT_SPREAD") && r.bundlesPerSlice > hosts)
         return QStringLiteral("%1 is ready, but STRICT_SPREAD puts each of its %2 bundles on a node of its own and it has %3 host%4")
             .arg(s.name).arg(r.bundlesPerSlice).arg(hosts).arg(hosts == 1 ? QString() : QStringLiteral("s"));
     if (r.strategy == QLatin1String("STRICT_PACK") && r.bundles() > perHost)
         return QStringLiteral("%1 is ready, but STRICT_PACK puts all %2 bundles on one node and its hosts hold %3 each")
             .arg(s.name).arg(r.bundles()).arg(perHost);
-    if (perHost * hosts < r.bundlesPerSlice)
+    if (capacity < r.bundlesPerSlice)
         return QStringLiteral("%1 is ready, but its %2 host%3 hold only %4 of the %5 bundles").arg(s.name).arg(hosts)
-            .arg(hosts == 1 ? QString() : QStringLiteral("s")).arg(perHost * hosts).arg(r.bundlesPerSlice);
+            .arg(hosts == 1 ? QString() : QStringLiteral("s")).arg(capacity).arg(r.bundlesPerSlice);
     return {};
 }
 
 } // namespace
 
-QString describeBundles(const PlanResult &plan, double cpuPerBundle)
+QString describeBundles(const PlanResult &plan)
 {
+    const double cpuPerBundle = plan.cpuPerBundle;
     if (!plan.generation || plan.bundlesPerSlice <= 0)
         return {};
     const int n = plan.bundles();
@@ -168,7 +192,7 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
             notReady << QStringLiteral("%1 is not part of this Ray cluster (known only from Kubernetes)").arg(s.name);
         else if (!s.isReady())
             notReady << whyNotReady(snap, s);
-        else if (const QString misfit = bundleFitProblem(s, r); !misfit.isEmpty())
+        else if (const QString misfit = bundleFitProblem(snap, s, r); !misfit.isEmpty())
             notReady << misfit;
         else
             r.candidates << s.name;

@@ -18,6 +18,7 @@ struct PlanRequest {
     int tpuPerBundle = 0;
     int chipsPerVm = 0;
     QString strategy = QStringLiteral("SPREAD"); // PACK, SPREAD, STRICT_PACK, STRICT_SPREAD
+    double cpuPerBundle = 1;       // resources_per_bundle.CPU (Ray's default 1); checked against hosts' CPU totals
 };
 
 // How much a worker group could grow to help.
@@ -41,6 +42,7 @@ struct PlanResult {
     int chipsPerHost = 0;          // chips per VM: the request's chipsPerVm, or Ray's default
     int tpuPerBundle = 0;          // TPU in each bundle: the request's, or chipsPerHost
     int bundlesPerSlice = 0;       // chips / tpuPerBundle
+    double cpuPerBundle = 1;
     QString strategy;
     bool singleHost = false;       // chips <= chipsPerHost: Ray reserves no head and pins no slice
     bool feasible = false;
@@ -53,7 +55,7 @@ struct PlanResult {
 };
 
 // What Ray will reserve per bundle, for people: "16 bundles x {CPU: 1, TPU: 1} on v6e-4x4-1".
-QString describeBundles(const PlanResult &plan, double cpuPerBundle);
+QString describeBundles(const PlanResult &plan);
 
 PlanResult planSlicePlacement(const ClusterSnapshot &snapshot, const PlanRequest &request);
 

@@ -510,7 +510,7 @@ void SliceComposer::reviewSubmit()
     m_reviewTitle->setText(tr("<b>Reserve %1 × %2 %3 as \"%4\"</b>").arg(r.numSlices).arg(m_plan.generation->name, m_plan.topology.toString(), escaped(r.name)));
     QStringList lines;
     lines << tr("What will change:");
-    lines << tr("  Ray will reserve %1").arg(describeBundles(m_plan, r.cpuPerBundle));
+    lines << tr("  Ray will reserve %1").arg(describeBundles(m_plan));
     lines << tr("  (%1 host%2 of %3 chips per slice, %4 bundle%5 per slice; strategy %6; %7)")
                  .arg(m_plan.hostsPerSlice).arg(m_plan.hostsPerSlice == 1 ? QString() : QStringLiteral("s")).arg(m_plan.chipsPerHost)
                  .arg(m_plan.bundlesPerSlice).arg(m_plan.bundlesPerSlice == 1 ? QString() : QStringLiteral("s"))
