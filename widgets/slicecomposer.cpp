@@ -75,7 +75,7 @@ SliceComposer::SliceComposer(QWidget *parent)
     m_cpu = new QDoubleSpinBox(this);
     m_cpu->setObjectName(QStringLiteral("cpuPerBundle"));
     m_cpu->setRange(0, 1024);
-    m_cpu->setDecimals(1);
+    m_cpu->setDecimals(2); // 0.25: four one-chip bundles on a host with one CPU
     m_cpu->setValue(1);
     m_tpu = new QComboBox(this);
     m_tpu->setObjectName(QStringLiteral("tpuPerBundle"));
