@@ -28,6 +28,7 @@
 #include <QUrl>
 
 #include <functional>
+#include <utility>
 
 #include <cstdio>
 
@@ -170,6 +171,38 @@ int inspect(const QStringList &arguments)
     return Success;
 }
 
+// The bundle options plan and submit-slice-pg share, so a what-if asks what a submit sends.
+QList<QCommandLineOption> bundleOptions()
+{
+    return {
+        {QStringLiteral("tpu-per-bundle"), QStringLiteral("TPU chips per bundle (default: the host's chips); chips / N bundles per slice."), QStringLiteral("N")},
+        {QStringLiteral("chips-per-vm"), QStringLiteral("Chips per TPU VM, for shapes with more than one (v6e 2x4: 8 or 4; default: Ray's)."), QStringLiteral("N")},
+        {QStringLiteral("strategy"), QStringLiteral("PACK, SPREAD, STRICT_PACK or STRICT_SPREAD (default SPREAD)."), QStringLiteral("S"), QStringLiteral("SPREAD")},
+        {QStringLiteral("cpu-per-bundle"), QStringLiteral("CPUs per bundle besides its TPU (default 1)."), QStringLiteral("C"), QStringLiteral("1")},
+    };
+}
+
+int readBundleOptions(const QCommandLineParser &parser, PlanRequest &request)
+{
+    for (const auto &[option, target] : {std::pair{QStringLiteral("tpu-per-bundle"), &request.tpuPerBundle},
+                                         std::pair{QStringLiteral("chips-per-vm"), &request.chipsPerVm}}) {
+        if (!parser.isSet(option))
+            continue;
+        bool ok = false;
+        *target = parser.value(option).toInt(&ok);
+        if (!ok || *target < 1 || *target > 4096)
+            return fail(BadUsage, QStringLiteral("--%1 wants a whole number of chips from 1 to 4096, not \"%2\"").arg(option, parser.value(option)));
+    }
+    bool ok = false;
+    request.cpuPerBundle = parser.value(QStringLiteral("cpu-per-bundle")).toDouble(&ok);
+    if (!ok || request.cpuPerBundle < 0 || request.cpuPerBundle > 1024)
+        return fail(BadUsage, QStringLiteral("--cpu-per-bundle wants a number from 0 to 1024, not \"%1\"").arg(parser.value(QStringLiteral("cpu-per-bundle"))));
+    request.strategy = parser.value(QStringLiteral("strategy")).toUpper();
+    if (!QStringList{QStringLiteral("PACK"), QStringLiteral("SPREAD"), QStringLiteral("STRICT_PACK"), QStringLiteral("STRICT_SPREAD")}.contains(request.strategy))
+        return fail(BadUsage, QStringLiteral("--strategy wants PACK, SPREAD, STRICT_PACK or STRICT_SPREAD, not \"%1\"").arg(parser.value(QStringLiteral("strategy"))));
+    return -1;
+}
+
 int plan(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -178,6 +211,7 @@ int plan(const QStringList &arguments)
         {QStringLiteral("accelerator"), QStringLiteral("TPU version: v4, v5e, v5p, v6e, v7x (or TPU-V6E, tpu7x...)."), QStringLiteral("V")},
         {QStringLiteral("num-slices"), QStringLiteral("Number of slices (default 1)."), QStringLiteral("N"), QStringLiteral("1")},
     });
+    parser.addOptions(bundleOptions());
     SourceSpec spec;
     if (const int code = parse(parser, arguments, QStringLiteral("plan"), spec); code >= 0)
         return code;
@@ -190,6 +224,8 @@ int plan(const QStringList &arguments)
     request.numSlices = parser.value(QStringLiteral("num-slices")).toInt(&ok);
     if (!ok || request.numSlices < 1)
         return fail(BadUsage, QStringLiteral("--num-slices wants a whole number >= 1, not \"%1\"").arg(parser.value(QStringLiteral("num-slices"))));
+    if (const int code = readBundleOptions(parser, request); code >= 0)
+        return code;
     SnapshotPtr snap;
     if (const int code = loadSnapshot(spec, snap); code >= 0)
         return code;
@@ -206,8 +242,11 @@ int plan(const QStringList &arguments)
         out << "fits: " << shape << " would take " << result.wouldTake.join(QStringLiteral(", ")) << '\n';
     else
         out << "does not fit: " << shape << '\n';
+    out << "  " << describeBundles(result) << '\n';
     for (const QString &r : result.reasons)
         out << "  " << r << '\n';
+    for (const QString &n : result.notes)
+        out << "  note: " << n << '\n';
     return Success;
 }
 
@@ -352,10 +391,9 @@ int submitSlicePg(const QStringList &arguments)
         {QStringLiteral("name"), QStringLiteral("Name of the placement group."), QStringLiteral("NAME")},
         {QStringLiteral("detached"), QStringLiteral("The group outlives its job (release it with release-pg).")},
         {QStringLiteral("wait"), QStringLiteral("Seconds Ray may take to reserve the slices (default 60)."), QStringLiteral("S"), QStringLiteral("60")},
-        {QStringLiteral("cpu-per-bundle"), QStringLiteral("CPUs per bundle besides the host's chips (default 1)."), QStringLiteral("C"), QStringLiteral("1")},
-        {QStringLiteral("strategy"), QStringLiteral("PACK, SPREAD, STRICT_PACK or STRICT_SPREAD (default SPREAD)."), QStringLiteral("S"), QStringLiteral("SPREAD")},
         {QStringLiteral("force"), QStringLiteral("Submit even when the planner says it does not fit, and let Ray decide.")},
     });
+    parser.addOptions(bundleOptions());
     SourceSpec spec;
     if (const int code = parse(parser, arguments, QStringLiteral("submit-slice-pg"), spec); code >= 0)
         return code;
@@ -374,7 +412,10 @@ int submitSlicePg(const QStringList &arguments)
     planRequest.numSlices = parser.value(QStringLiteral("num-slices")).toInt(&ok);
     if (!ok || planRequest.numSlices < 1 || planRequest.numSlices > 1024)
         return fail(BadUsage, QStringLiteral("--num-slices wants a whole number from 1 to 1024, not \"%1\"").arg(parser.value(QStringLiteral("num-slices"))));
-    // The planner's request checks (generation, topology rules) need no cluster.
+    if (const int code = readBundleOptions(parser, planRequest); code >= 0)
+        return code;
+    // The planner's request checks (generation, topology rules, what Ray refuses about the
+    // bundles, in Ray's words) need no cluster.
     if (const PlanResult check = planSlicePlacement(ClusterSnapshot{}, planRequest); !check.requestError.isEmpty())
         return fail(BadUsage, check.requestError);
     SlicePgRequest request;
@@ -383,12 +424,10 @@ int submitSlicePg(const QStringList &arguments)
     request.detached = parser.isSet(QStringLiteral("detached"));
     if (const int code = readWait(parser, request.timeoutS); code >= 0)
         return code;
-    request.cpuPerBundle = parser.value(QStringLiteral("cpu-per-bundle")).toDouble(&ok);
-    if (!ok || request.cpuPerBundle < 0 || request.cpuPerBundle > 1024)
-        return fail(BadUsage, QStringLiteral("--cpu-per-bundle wants a number from 0 to 1024, not \"%1\"").arg(parser.value(QStringLiteral("cpu-per-bundle"))));
-    request.strategy = parser.value(QStringLiteral("strategy")).toUpper();
-    if (!QStringList{QStringLiteral("PACK"), QStringLiteral("SPREAD"), QStringLiteral("STRICT_PACK"), QStringLiteral("STRICT_SPREAD")}.contains(request.strategy))
-        return fail(BadUsage, QStringLiteral("--strategy wants PACK, SPREAD, STRICT_PACK or STRICT_SPREAD, not \"%1\"").arg(parser.value(QStringLiteral("strategy"))));
+    request.cpuPerBundle = planRequest.cpuPerBundle;
+    request.strategy = planRequest.strategy;
+    request.tpuPerBundle = planRequest.tpuPerBundle;
+    request.chipsPerVm = planRequest.chipsPerVm;
     if (const int code = needLiveRay(spec, QStringLiteral("submit-slice-pg"), token); code >= 0)
         return code;
 
@@ -412,6 +451,9 @@ int submitSlicePg(const QStringList &arguments)
     const QJsonObject shownJob = sliceJobForDisplay(jobBody);
     notice(plan.feasible ? QStringLiteral("plan: %1 fits; the planner would take %2 (Ray picks the slices itself)").arg(shape, plan.wouldTake.join(QStringLiteral(", ")))
                          : QStringLiteral("plan: %1 does not fit (%2); submitting anyway (--force)").arg(shape, reasonsLine(plan)));
+    notice(QStringLiteral("Ray will reserve %1").arg(describeBundles(plan)));
+    for (const QString &n : plan.notes)
+        notice(QStringLiteral("note: ") + n);
     notice(QStringLiteral("submitting Ray job %1 to %2: entrypoint %3 in working_dir %4; runtime_env.env_vars %5=%6")
                .arg(submissionId, spec.rayUrl, slicePgEntrypoint(), slicePgDriverPackage().uri(), QLatin1String(kRequestEnvVar),
                     QString::fromUtf8(QJsonDocument(createRequestJson(request)).toJson(QJsonDocument::Compact))));

@@ -512,6 +512,11 @@ ActionResult DemoCluster::submitSlicePlacementGroup(const SlicePlacementRequest 
         return {false, QStringLiteral("ValueError: %1").arg(problem), {}, {}};
     if (request.numSlices < 1)
         return {false, s("num_slices must be at least 1"), {}, {}};
+    // Bundles as slice_placement_group makes them: chips / TPU per bundle, hosts by chips_per_vm;
+    // what Ray refuses, the demo refuses with Ray's words (the planner holds them).
+    const PlanResult shape = planSlicePlacement(ClusterSnapshot{}, planRequestFor(request));
+    if (!shape.requestError.isEmpty())
+        return {false, QStringLiteral("ValueError: %1").arg(shape.requestError), {}, {}};
     if (request.name.isEmpty())
         return {false, s("a slice placement group needs a name"), {}, {}};
     for (const PlacementGroup &pg : std::as_const(m_groupsPg))
@@ -522,11 +527,13 @@ ActionResult DemoCluster::submitSlicePlacementGroup(const SlicePlacementRequest 
                       s("python -m slicescope_driver  # reserves a slice placement group; request in SLICESCOPE_REQUEST"));
     job.request = request;
     job.podType = tpu::podType(*gen, *topo);
-    job.chipsPerHost = tpu::defaultChipsPerHost(*gen, *topo);
-    job.hostsPerSlice = topo->chips() / job.chipsPerHost;
+    job.chipsPerHost = shape.chipsPerHost;
+    job.hostsPerSlice = shape.hostsPerSlice;
+    job.tpuPerBundle = shape.tpuPerBundle;
+    job.bundlesPerSlice = shape.bundlesPerSlice;
     job.deadlineMs = m_now + qint64(request.timeoutSeconds) * 1000;
     const QString submissionId = job.submissionId;
-    const bool multiHost = job.hostsPerSlice > 1;
+    const bool multiHost = !shape.singleHost;
     schedule(500, [this, submissionId, multiHost] {
         for (Job &j : m_jobs)
             if (j.submissionId == submissionId && j.status == QLatin1String("PENDING")) {
@@ -618,17 +625,22 @@ bool DemoCluster::tryReserve(Job &job)
         return false;
     if (waited < 500 + kHeadReserveDelay + kSliceReserveDelay)
         return false;
-    // Step 3: the slice placement group itself, one bundle per host, pinned by slice name.
+    // Step 3: the slice placement group itself, chips / TPU-per-bundle bundles per slice (one per
+    // host by default), pinned by slice name; a host takes as many as its chips hold, in worker order.
     PlacementGroup &pg = addPlacementGroup(job.request.name, job.jobId, job.request.detached);
     pg.forRequest = job.submissionId;
     for (const QString &slice : std::as_const(claimed)) {
-        for (Node *n : sliceNodes(slice)) {
-            Bundle b;
-            b.resources = {{s("CPU"), job.request.cpuPerBundle},
-                           {s("TPU"), double(job.request.tpuPerBundle > 0 ? job.request.tpuPerBundle : job.chipsPerHost)}};
-            b.nodeId = n->id;
-            b.selector = {{s("ray.io/tpu-slice-name"), slice}};
-            pg.bundles.append(b);
+        const QList<Node *> hosts = sliceNodes(slice);
+        int placed = 0;
+        for (Node *n : hosts) {
+            for (int held = 0; placed < job.bundlesPerSlice && held + job.tpuPerBundle <= int(n->tpu); held += job.tpuPerBundle, ++placed) {
+                Bundle b;
+                b.resources = {{s("CPU"), job.request.cpuPerBundle}, {s("TPU"), double(job.tpuPerBundle)}};
+                b.nodeId = n->id;
+                if (multiHost) // Ray pins no slice for a single-host shape
+                    b.selector = {{s("ray.io/tpu-slice-name"), slice}};
+                pg.bundles.append(b);
+            }
         }
     }
     pg.state = s("CREATED");

@@ -123,7 +123,8 @@ private:
         // Slice request bookkeeping.
         SlicePlacementRequest request;
         QString podType;
-        int hostsPerSlice = 0, chipsPerHost = 0;
+        int hostsPerSlice = 0, chipsPerHost = 0;  // as Ray counts them (chips_per_vm or its default)
+        int tpuPerBundle = 0, bundlesPerSlice = 0;
         qint64 deadlineMs = 0;
     };
 

@@ -47,6 +47,11 @@ void DemoClusterActions::finishLater(const QString &actionId, bool ok, const QSt
 
 void DemoClusterActions::submitSlicePlacementGroup(const QString &actionId, const SlicePlacementRequest &request)
 {
+    // The last look before sending, over the demo's newest state (as the live path does).
+    if (const QString refusal = recheckSubmission(*buildSnapshot(m_source->cluster().capture()), request); !refusal.isEmpty()) {
+        finishLater(actionId, false, refusal);
+        return;
+    }
     const ActionResult result = m_source->act([&](DemoCluster &c) { return c.submitSlicePlacementGroup(request); });
     if (!result.ok) {
         finishLater(actionId, false, result.message);

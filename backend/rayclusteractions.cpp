@@ -91,9 +91,11 @@ void RayClusterActions::submitSlicePlacementGroup(const QString &actionId, const
         finishLater(actionId, false, tr("\"%1 %2\" is not a TPU slice shape").arg(request.accelerator, request.topology));
         return;
     }
-    // slice_placement_group gives every bundle its host's chips; the driver cannot ask for fewer.
-    if (request.tpuPerBundle != 0 && request.tpuPerBundle != tpu::defaultChipsPerHost(*gen, *topology)) {
-        finishLater(actionId, false, tr("a slice placement group takes whole hosts: TPU per bundle must be %1").arg(tpu::defaultChipsPerHost(*gen, *topology)));
+    // The last look before sending: the plan over the newest poll still fits (and the request is
+    // one Ray takes), or nothing is sent. Before the first poll there is nothing to plan against
+    // (the composer offers no submit then); the driver and Ray still check the request.
+    if (const QString refusal = m_last.hasRay() ? recheckSubmission(*buildSnapshot(m_last), request) : QString(); !refusal.isEmpty()) {
+        finishLater(actionId, false, refusal);
         return;
     }
     const QString submissionId = newSliceJobSubmissionId();

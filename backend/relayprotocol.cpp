@@ -112,6 +112,7 @@ QJsonObject toJson(const SlicePlacementRequest &r)
         {QStringLiteral("detached"), r.detached},
         {QStringLiteral("cpuPerBundle"), r.cpuPerBundle},
         {QStringLiteral("tpuPerBundle"), r.tpuPerBundle},
+        {QStringLiteral("chipsPerVm"), r.chipsPerVm},
         {QStringLiteral("strategy"), r.strategy},
         {QStringLiteral("timeoutSeconds"), r.timeoutSeconds},
     };
@@ -133,6 +134,7 @@ QString fromJson(const QJsonObject &o, SlicePlacementRequest &r)
     r.detached = o.value(QLatin1String("detached")).toBool(r.detached);
     r.cpuPerBundle = o.value(QLatin1String("cpuPerBundle")).toDouble(r.cpuPerBundle);
     r.tpuPerBundle = o.value(QLatin1String("tpuPerBundle")).toInt(r.tpuPerBundle);
+    r.chipsPerVm = o.value(QLatin1String("chipsPerVm")).toInt(r.chipsPerVm);
     r.timeoutSeconds = o.value(QLatin1String("timeoutSeconds")).toInt(r.timeoutSeconds);
     if (r.name.isEmpty())
         return QStringLiteral("the request names no placement group");

@@ -97,6 +97,24 @@ QString reservationProgress(const ClusterSnapshot &snap, const QString &submissi
     return QStringLiteral("all %1 slice heads reserved; creating the slice placement group").arg(heads);
 }
 
+QString recheckSubmission(const ClusterSnapshot &newest, const SlicePlacementRequest &request)
+{
+    const PlanResult plan = planSlicePlacement(newest, planRequestFor(request));
+    if (!plan.requestError.isEmpty())
+        return QStringLiteral("%1; nothing submitted").arg(plan.requestError);
+    if (const int g = newest.placementGroupIndex(request.name); g >= 0)
+        return QStringLiteral("a placement group named \"%1\" already exists (%2, %3); nothing submitted")
+            .arg(request.name, newest.placementGroups[g].id, newest.placementGroups[g].state);
+    if (plan.feasible)
+        return {};
+    QStringList reasons;
+    for (const QString &r : plan.reasons)
+        if (const QString t = r.simplified(); !t.isEmpty())
+            reasons << (t.endsWith(u':') ? t.chopped(1) : t);
+    return QStringLiteral("the newest snapshot says %1 %2 x%3 no longer fits (%4); nothing submitted")
+        .arg(plan.generation->name, plan.topology.toString()).arg(plan.numSlices).arg(reasons.join(QStringLiteral("; ")));
+}
+
 SlicePgRequest toSlicePgRequest(const SlicePlacementRequest &request)
 {
     SlicePgRequest r;
@@ -108,6 +126,8 @@ SlicePgRequest toSlicePgRequest(const SlicePlacementRequest &request)
     r.name = request.name;
     r.detached = request.detached;
     r.cpuPerBundle = request.cpuPerBundle;
+    r.tpuPerBundle = request.tpuPerBundle;
+    r.chipsPerVm = request.chipsPerVm;
     r.strategy = request.strategy;
     r.timeoutS = request.timeoutSeconds;
     return r;

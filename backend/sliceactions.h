@@ -39,6 +39,11 @@ bool jobCreatedBySliceScope(const QByteArray &jobsBody, const QString &jobId);
 // how many of its slice-head reservations are placed. Empty when the job is not listed yet.
 QString reservationProgress(const ClusterSnapshot &snapshot, const QString &submissionId);
 
+// The last look before a submit is sent: the request planned over the newest snapshot. Empty
+// when it still fits; otherwise one line saying why nothing is submitted (an invalid request in
+// Ray's words, a name already taken, or the planner's reasons it no longer fits).
+QString recheckSubmission(const ClusterSnapshot &newest, const SlicePlacementRequest &request);
+
 struct SlicePgRequest;
 // The composer's request as the driver takes it (Ray's accelerator spelling, canonical topology).
 SlicePgRequest toSlicePgRequest(const SlicePlacementRequest &request);

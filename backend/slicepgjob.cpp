@@ -155,18 +155,25 @@ QString newSliceJobSubmissionId()
 
 QJsonObject createRequestJson(const SlicePgRequest &request)
 {
-    return {
+    // Without "TPU" Ray adds the host's chips to each bundle itself; with it, Ray makes
+    // chips / TPU bundles per slice. chips_per_vm only when asked: Ray's default is the rule.
+    QJsonObject resources{{QStringLiteral("CPU"), request.cpuPerBundle}};
+    if (request.tpuPerBundle > 0)
+        resources.insert(QStringLiteral("TPU"), request.tpuPerBundle);
+    QJsonObject json{
         {QStringLiteral("mode"), QStringLiteral("create")},
         {QStringLiteral("topology"), request.topology},
         {QStringLiteral("accelerator_version"), request.acceleratorVersion},
         {QStringLiteral("num_slices"), request.numSlices},
-        // Only the CPU: Ray adds the host's chips (TPU: chips per host) to each bundle itself.
-        {QStringLiteral("resources_per_bundle"), QJsonObject{{QStringLiteral("CPU"), request.cpuPerBundle}}},
+        {QStringLiteral("resources_per_bundle"), resources},
         {QStringLiteral("name"), request.name},
         {QStringLiteral("detached"), request.detached},
         {QStringLiteral("strategy"), request.strategy},
         {QStringLiteral("timeout_s"), request.timeoutS},
     };
+    if (request.chipsPerVm > 0)
+        json.insert(QStringLiteral("chips_per_vm"), request.chipsPerVm);
+    return json;
 }
 
 QJsonObject removeRequestJson(const QString &placementGroupId, const QString &name, int timeoutS)

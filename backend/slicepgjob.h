@@ -37,7 +37,9 @@ struct SlicePgRequest {
     int numSlices = 1;
     QString name;
     bool detached = false;
-    double cpuPerBundle = 1;    // plus the host's chips, which Ray adds itself
+    double cpuPerBundle = 1;
+    int tpuPerBundle = 0;       // 0: not sent, Ray gives each bundle the host's chips
+    int chipsPerVm = 0;         // 0: not sent, Ray's get_chips_per_host() decides
     QString strategy = QStringLiteral("SPREAD");
     int timeoutS = 60;          // head reservations and ready(), inside the driver
 };

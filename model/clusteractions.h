@@ -6,6 +6,7 @@
 // need it and it does no I/O itself: backend/ implements it (the demo simulator, live Ray through
 // a job), app/ picks the implementation for the source, widgets only call it and listen.
 
+#include "planner.h"
 #include "scaleplan.h"
 #include "snapshot.h"
 
@@ -23,10 +24,17 @@ struct SlicePlacementRequest {
     bool detached = false;
     double cpuPerBundle = 1;      // bundle = {CPU, TPU}
     int tpuPerBundle = 0;         // 0: the host's chips (what slice_placement_group asks for)
+    int chipsPerVm = 0;           // 0: Ray's default for the shape (chips_per_vm not sent)
     QString strategy = QStringLiteral("SPREAD");
     int timeoutSeconds = 20;      // how long the driver waits for the reservation
     friend bool operator==(const SlicePlacementRequest &, const SlicePlacementRequest &) = default;
 };
+
+// The planner's question for this request: the same shape, bundles and strategy Ray is sent.
+inline PlanRequest planRequestFor(const SlicePlacementRequest &r)
+{
+    return PlanRequest{r.accelerator, r.topology, r.numSlices, r.tpuPerBundle, r.chipsPerVm, r.strategy, r.cpuPerBundle};
+}
 
 class ClusterActions : public QObject
 {

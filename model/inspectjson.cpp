@@ -174,11 +174,17 @@ QJsonObject planJson(const PlanResult &plan)
              {QStringLiteral("numSlices"), plan.numSlices},
              {QStringLiteral("hostsPerSlice"), plan.hostsPerSlice},
              {QStringLiteral("chipsPerHost"), plan.chipsPerHost},
+             {QStringLiteral("tpuPerBundle"), plan.tpuPerBundle},
+             {QStringLiteral("bundlesPerSlice"), plan.bundlesPerSlice},
+             {QStringLiteral("bundles"), plan.bundles()},
+             {QStringLiteral("strategy"), plan.strategy},
+             {QStringLiteral("singleHost"), plan.singleHost},
          }},
         {QStringLiteral("candidates"), strings(plan.candidates)},
         {QStringLiteral("wouldTake"), strings(plan.wouldTake)},
         {QStringLiteral("reasons"), strings(plan.reasons)},
         {QStringLiteral("growth"), growth},
+        {QStringLiteral("notes"), strings(plan.notes)},
     };
 }
 

@@ -43,7 +43,104 @@ QString whyNotReady(const ClusterSnapshot &snap, const Slice &s)
     Q_UNREACHABLE();
 }
 
+// What slice_placement_group makes of the request (Ray 2.60, ray/util/tpu.py: SlicePlacementGroup
+// and get_tpu_worker_resources), and what it refuses, in Ray's own words. Returns an error or "".
+QString resolveBundles(const tpu::Generation &gen, const PlanRequest &request, PlanResult &r)
+{
+    static const QStringList strategies = {QStringLiteral("PACK"), QStringLiteral("SPREAD"), QStringLiteral("STRICT_PACK"), QStringLiteral("STRICT_SPREAD")};
+    r.strategy = request.strategy.isEmpty() ? QStringLiteral("SPREAD") : request.strategy;
+    if (!strategies.contains(r.strategy))
+        return QStringLiteral("strategy \"%1\" is not one of %2").arg(r.strategy, strategies.join(QStringLiteral(", ")));
+    const QString rayRefuses = QStringLiteral("Ray refuses this request: ");
+    if (request.chipsPerVm < 0)
+        return rayRefuses + QStringLiteral("chips_per_vm must be positive.");
+    if (request.tpuPerBundle < 0)
+        return rayRefuses + QStringLiteral("TPU resources must be positive.");
+    if (request.cpuPerBundle < 0)
+        return QStringLiteral("CPU per bundle must not be negative");
+    r.cpuPerBundle = request.cpuPerBundle;
+    if (request.chipsPerVm > 0 && !tpu::hostBlock(gen, r.topology, request.chipsPerVm)) {
+        // Ray would take any positive number and count chips / chips_per_vm hosts; VMs of that
+        // size do not exist (or cannot tile the topology), so the count would be fiction.
+        QStringList sizes;
+        for (int c : gen.chipsPerHostOptions)
+            if (tpu::hostBlock(gen, r.topology, c))
+                sizes << QString::number(c);
+        return QStringLiteral("chips per VM %1 does not fit a %2 %3: its VMs have %4 chips")
+            .arg(request.chipsPerVm).arg(gen.name, r.topology.toString(), sizes.join(QStringLiteral(" or ")));
+    }
+    const int chips = r.topology.chips();
+    r.chipsPerHost = request.chipsPerVm > 0 ? request.chipsPerVm : tpu::defaultChipsPerHost(gen, r.topology);
+    r.hostsPerSlice = std::max(1, chips / r.chipsPerHost);
+    r.singleHost = chips <= r.chipsPerHost;
+    r.tpuPerBundle = request.tpuPerBundle > 0 ? request.tpuPerBundle : r.chipsPerHost;
+    const qint64 total = qint64(chips) * r.numSlices;
+    if (total % r.tpuPerBundle != 0)
+        return rayRefuses + QStringLiteral("Total TPU resources (%1) not divisible by TPUs requested per worker (%2).").arg(total).arg(r.tpuPerBundle);
+    if (chips % r.tpuPerBundle != 0)
+        return rayRefuses + QStringLiteral("The requested resources per worker (%1 TPU devices) do not divide evenly into the TPU devices "
+                                           "available per slice (%2). This configuration results in an uneven distribution of workers "
+                                           "across slices, which is not supported.").arg(r.tpuPerBundle).arg(chips);
+    r.bundlesPerSlice = chips / r.tpuPerBundle;
+    return {};
+}
+
+// Whether a ready slice's real hosts can hold the request's bundles under its strategy, by their
+// chips and their CPU totals. Ray accepts a request whose bundles fit no host (TPU 8 on 4-chip
+// hosts, 4 bundles of 1 CPU on 1-CPU hosts) and leaves it PENDING (NO_RESOURCES).
+QString bundleFitProblem(const ClusterSnapshot &snap, const Slice &s, const PlanResult &r)
+{
+    const int hosts = s.hostCount();
+    const int byChips = s.chipsPerHost > 0 ? s.chipsPerHost / r.tpuPerBundle : 0;
+    if (byChips == 0)
+        return QStringLiteral("%1 is ready, but a bundle of %2 TPU does not fit on its hosts of %3 chips").arg(s.name).arg(r.tpuPerBundle).arg(s.chipsPerHost);
+    // Bundles a host holds: as many as its chips take, fewer when its CPU runs out first (the
+    // node's total: what others use of it is not in the state API).
+    int perHost = byChips, capacity = 0;
+    double fewestCpu = -1;
+    for (const Host &h : s.hosts) {
+        int holds = byChips;
+        if (r.cpuPerBundle > 0 && h.rayNode >= 0) {
+            const double cpu = snap.rayNodes[h.rayNode].cpu;
+            holds = std::min(holds, int(cpu / r.cpuPerBundle + 1e-9));
+            fewestCpu = fewestCpu < 0 ? cpu : std::min(fewestCpu, cpu);
+        }
+        perHost = std::min(perHost, holds);
+        capacity += holds;
+    }
+    if (perHost == 0 || capacity < r.bundlesPerSlice) {
+        if (perHost < byChips && fewestCpu >= 0)
+            return QStringLiteral("%1 is ready, but its hosts hold only %2 of the %3 bundles of {CPU: %4, TPU: %5}: a host has %6 CPU (lower CPU per bundle)")
+                .arg(s.name).arg(capacity).arg(r.bundlesPerSlice).arg(r.cpuPerBundle).arg(r.tpuPerBundle).arg(fewestCpu);
+    }
+    if (r.strategy == QLatin1String("STRICT_SPREAD") && r.bundlesPerSlice > hosts)
+        return QStringLiteral("%1 is ready, but STRICT_SPREAD puts each of its %2 bundles on a node of its own and it has %3 host%4")
+            .arg(s.name).arg(r.bundlesPerSlice).arg(hosts).arg(hosts == 1 ? QString() : QStringLiteral("s"));
+    if (r.strategy == QLatin1String("STRICT_PACK") && r.bundles() > perHost)
+        return QStringLiteral("%1 is ready, but STRICT_PACK puts all %2 bundles on one node and its hosts hold %3 each")
+            .arg(s.name).arg(r.bundles()).arg(perHost);
+    if (capacity < r.bundlesPerSlice)
+        return QStringLiteral("%1 is ready, but its %2 host%3 hold only %4 of the %5 bundles").arg(s.name).arg(hosts)
+            .arg(hosts == 1 ? QString() : QStringLiteral("s")).arg(capacity).arg(r.bundlesPerSlice);
+    return {};
+}
+
 } // namespace
+
+QString describeBundles(const PlanResult &plan)
+{
+    const double cpuPerBundle = plan.cpuPerBundle;
+    if (!plan.generation || plan.bundlesPerSlice <= 0)
+        return {};
+    const int n = plan.bundles();
+    QString text = QStringLiteral("%1 bundle%2 x {CPU: %3, TPU: %4}").arg(n).arg(n == 1 ? QString() : QStringLiteral("s"))
+                       .arg(cpuPerBundle).arg(plan.tpuPerBundle);
+    if (!plan.wouldTake.isEmpty())
+        text += QStringLiteral(" on ") + plan.wouldTake.join(QStringLiteral(", "));
+    if (plan.numSlices > 1)
+        text += QStringLiteral(" (%1 per slice)").arg(plan.bundlesPerSlice);
+    return text;
+}
 
 PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &request)
 {
@@ -72,11 +169,13 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
         return r;
     }
     r.podType = tpu::podType(*r.generation, r.topology);
-    r.chipsPerHost = tpu::defaultChipsPerHost(*r.generation, r.topology);
-    r.hostsPerSlice = r.topology.chips() / r.chipsPerHost;
+    if (const QString problem = resolveBundles(*r.generation, request, r); !problem.isEmpty()) {
+        r.requestError = problem;
+        return r;
+    }
     const QString shape = QStringLiteral("%1 %2").arg(r.generation->name, r.topology.toString());
 
-    QStringList notReady;
+    QStringList notReady, otherVmSize;
     int sameShape = 0;
     QStringList samePodTypeOtherShape;
     for (const Slice &s : snap.slices) {
@@ -91,11 +190,25 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
         if (snap.hasRay && s.source == SliceSource::Kubernetes && s.isReady())
             // Ray cannot place bundles on hosts it does not list (another RayCluster's slice).
             notReady << QStringLiteral("%1 is not part of this Ray cluster (known only from Kubernetes)").arg(s.name);
-        else if (s.isReady())
-            r.candidates << s.name;
-        else
+        else if (!s.isReady())
             notReady << whyNotReady(snap, s);
+        else if (const QString misfit = bundleFitProblem(snap, s, r); !misfit.isEmpty())
+            notReady << misfit;
+        else
+            r.candidates << s.name;
+        if (s.isReady() && s.chipsPerHost > 0 && s.chipsPerHost != r.chipsPerHost)
+            otherVmSize << QStringLiteral("%1 (%2 host%3 of %4 chips)").arg(s.name).arg(s.hostCount())
+                               .arg(s.hostCount() == 1 ? QString() : QStringLiteral("s")).arg(s.chipsPerHost);
     }
+    if (!otherVmSize.isEmpty())
+        r.notes << QStringLiteral("chips per VM %1: Ray counts %2 host%3 of %1 chips per slice, but %4 %5 VMs of another size")
+                       .arg(r.chipsPerHost).arg(r.hostsPerSlice).arg(r.hostsPerSlice == 1 ? QString() : QStringLiteral("s"))
+                       .arg(otherVmSize.join(QStringLiteral(", ")), otherVmSize.size() == 1 ? QStringLiteral("has") : QStringLiteral("have"));
+    if (r.singleHost && r.bundles() > 1 && r.strategy != QLatin1String("STRICT_PACK"))
+        r.notes << QStringLiteral("a single-host %1 reserves no slice head and pins no slice: Ray may place its %2 bundles on any nodes with free TPU (%3 %4); STRICT_PACK keeps them on one host")
+                       .arg(shape).arg(r.bundles()).arg(r.strategy,
+                                                       r.strategy == QLatin1String("STRICT_SPREAD") ? QStringLiteral("puts each on a node of its own")
+                                                                                                      : QStringLiteral("prefers distinct nodes"));
     r.wouldTake = r.candidates.mid(0, r.numSlices);
     r.feasible = r.candidates.size() >= r.numSlices;
 
@@ -115,9 +228,10 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
         return r;
 
     const int missing = r.numSlices - int(r.candidates.size());
-    r.reasons << QStringLiteral("needs %1 ready %2 slice%3 (%4, %5 host%6 of %7 chips); %8 ready%9")
+    r.reasons << QStringLiteral("needs %1 ready %2 slice%3 (%4, %5 host%6 of %7 chips, %8 bundle%9 of %10 TPU each); %11 ready%12")
                      .arg(r.numSlices).arg(shape, r.numSlices == 1 ? QString() : QStringLiteral("s"), r.podType)
                      .arg(r.hostsPerSlice).arg(r.hostsPerSlice == 1 ? QString() : QStringLiteral("s")).arg(r.chipsPerHost)
+                     .arg(r.bundlesPerSlice).arg(r.bundlesPerSlice == 1 ? QString() : QStringLiteral("s")).arg(r.tpuPerBundle)
                      .arg(r.candidates.isEmpty() ? QStringLiteral("none is")
                           : r.candidates.size() == 1 ? QStringLiteral("1 is") : QStringLiteral("%1 are").arg(r.candidates.size()))
                      .arg(r.candidates.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r.candidates.join(QStringLiteral(", "))));

@@ -12,6 +12,13 @@ struct PlanRequest {
     QString accelerator;   // any spelling findGeneration() accepts: "v6e", "TPU-V6E", "tpu7x"...
     QString topology;      // "4x4", "2x2x2"
     int numSlices = 1;
+    // What slice_placement_group's resources_per_bundle and chips_per_vm will say (Ray 2.60,
+    // ray/util/tpu.py get_tpu_worker_resources): 0 leaves each to Ray's default, which is the
+    // host's chips per bundle and get_chips_per_host() (8 for a v5e/v6e 2x4, else 4 or fewer).
+    int tpuPerBundle = 0;
+    int chipsPerVm = 0;
+    QString strategy = QStringLiteral("SPREAD"); // PACK, SPREAD, STRICT_PACK, STRICT_SPREAD
+    double cpuPerBundle = 1;       // resources_per_bundle.CPU (Ray's default 1); checked against hosts' CPU totals
 };
 
 // How much a worker group could grow to help.
@@ -31,14 +38,24 @@ struct PlanResult {
     tpu::Topology topology;
     QString podType;
     int numSlices = 1;
-    int hostsPerSlice = 0;
-    int chipsPerHost = 0;
+    int hostsPerSlice = 0;         // chips / chipsPerHost, as Ray counts them (at least 1)
+    int chipsPerHost = 0;          // chips per VM: the request's chipsPerVm, or Ray's default
+    int tpuPerBundle = 0;          // TPU in each bundle: the request's, or chipsPerHost
+    int bundlesPerSlice = 0;       // chips / tpuPerBundle
+    double cpuPerBundle = 1;
+    QString strategy;
+    bool singleHost = false;       // chips <= chipsPerHost: Ray reserves no head and pins no slice
     bool feasible = false;
     QStringList candidates;        // every ready slice of that shape, in name order
     QStringList wouldTake;         // the first numSlices candidates
     QStringList reasons;           // when infeasible: sentences a person can act on
     QList<GroupGrowth> growth;     // worker groups that make slices of this shape
+    QStringList notes;             // true either way, worth knowing before submitting
+    int bundles() const { return bundlesPerSlice * numSlices; }
 };
+
+// What Ray will reserve per bundle, for people: "16 bundles x {CPU: 1, TPU: 1} on v6e-4x4-1".
+QString describeBundles(const PlanResult &plan);
 
 PlanResult planSlicePlacement(const ClusterSnapshot &snapshot, const PlanRequest &request);
 

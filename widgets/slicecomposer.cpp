@@ -31,6 +31,14 @@ QString escaped(const QString &text)
     return text.toHtmlEscaped();
 }
 
+// What a release choice is checked against: a group that changes in any of these while chosen
+// is no longer the one the operator looked at.
+QString seenAs(const PlacementGroup &g)
+{
+    return QStringLiteral("%1 %2, %3 bundles, slices %4").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state)
+        .arg(g.bundles.size()).arg(g.slices.isEmpty() ? QStringLiteral("none") : g.slices.join(QStringLiteral(", ")));
+}
+
 } // namespace
 
 SliceComposer::SliceComposer(QWidget *parent)
@@ -56,17 +64,21 @@ SliceComposer::SliceComposer(QWidget *parent)
     m_numSlices->setRange(1, 1024);
     form->addRow(tr("Slices"), m_numSlices);
 
-    // Resources per bundle: CPU plus TPU chips; Ray accepts 1, 2, 4 or 8 TPU per bundle.
+    // Chips per VM: Ray's default for the shape, or a VM size that tiles it (v6e 2x4: 8 or 4).
+    m_chipsPerVm = new QComboBox(this);
+    m_chipsPerVm->setObjectName(QStringLiteral("chipsPerVm"));
+    form->addRow(tr("Chips per VM"), m_chipsPerVm);
+
+    // Resources per bundle: CPU plus TPU chips, chips / TPU bundles per slice (slice_placement_group's
+    // resources_per_bundle); the TPU choices divide the slice and fit a VM.
     auto *resources = new QHBoxLayout;
     m_cpu = new QDoubleSpinBox(this);
     m_cpu->setObjectName(QStringLiteral("cpuPerBundle"));
     m_cpu->setRange(0, 1024);
-    m_cpu->setDecimals(1);
+    m_cpu->setDecimals(2); // 0.25: four one-chip bundles on a host with one CPU
     m_cpu->setValue(1);
     m_tpu = new QComboBox(this);
     m_tpu->setObjectName(QStringLiteral("tpuPerBundle"));
-    for (int chips : {1, 2, 4, 8})
-        m_tpu->addItem(QString::number(chips), chips);
     resources->addWidget(new QLabel(tr("CPU"), this));
     resources->addWidget(m_cpu, 1);
     resources->addWidget(new QLabel(tr("TPU"), this));
@@ -113,6 +125,7 @@ SliceComposer::SliceComposer(QWidget *parent)
     auto *release = new QHBoxLayout;
     m_releaseGroup = new QComboBox(this);
     m_releaseGroup->setObjectName(QStringLiteral("releaseGroup"));
+    m_releaseGroup->setPlaceholderText(tr("choose a placement group"));
     m_releaseButton = new QPushButton(tr("Release..."), this);
     m_releaseButton->setObjectName(QStringLiteral("release"));
     release->addWidget(m_releaseGroup, 1);
@@ -167,11 +180,16 @@ SliceComposer::SliceComposer(QWidget *parent)
         connect(box, &QSpinBox::valueChanged, this, &SliceComposer::onEdited);
     connect(m_cpu, &QDoubleSpinBox::valueChanged, this, &SliceComposer::onEdited);
     connect(m_tpu, &QComboBox::currentIndexChanged, this, &SliceComposer::onEdited);
+    connect(m_chipsPerVm, &QComboBox::currentIndexChanged, this, &SliceComposer::onTpuOptionsChanged);
+    connect(m_releaseGroup, &QComboBox::activated, this, [this](int row) { chooseReleaseGroup(m_releaseGroup->itemData(row).toString()); });
     connect(m_strategy, &QComboBox::currentIndexChanged, this, &SliceComposer::onEdited);
     connect(m_name, &QLineEdit::textChanged, this, &SliceComposer::onEdited);
     connect(m_detached, &QCheckBox::toggled, this, &SliceComposer::onEdited);
     connect(m_reviewButton, &QPushButton::clicked, this, &SliceComposer::reviewSubmit);
-    connect(m_releaseButton, &QPushButton::clicked, this, [this] { reviewRelease(m_releaseGroup->currentData().toString()); });
+    connect(m_releaseButton, &QPushButton::clicked, this, [this] {
+        if (!m_releaseChoice.isEmpty())
+            reviewRelease(m_releaseChoice);
+    });
     connect(m_confirmButton, &QPushButton::clicked, this, &SliceComposer::confirmReview);
     connect(m_cancelButton, &QPushButton::clicked, this, &SliceComposer::cancelReview);
     connect(m_typeName, &QLineEdit::textChanged, this, &SliceComposer::updateConfirmEnabled);
@@ -199,11 +217,41 @@ void SliceComposer::fillTopologies()
 
 void SliceComposer::onShapeChanged()
 {
-    // A new shape resets TPU per bundle to the host's chips: what slice_placement_group asks for.
+    // A new shape offers its VM sizes and resets both choices to Ray's defaults: a bundle per VM.
     const tpu::Generation *gen = tpu::findGeneration(m_accelerator->currentData().toString());
-    if (const auto topo = tpu::parseTopology(m_topology->currentText()); gen && topo) {
+    const auto topo = tpu::parseTopology(m_topology->currentText());
+    {
+        const QSignalBlocker blocker(m_chipsPerVm);
+        m_chipsPerVm->clear();
+        if (gen && topo) {
+            const int rayDefault = tpu::defaultChipsPerHost(*gen, *topo);
+            m_chipsPerVm->addItem(tr("Ray's default (%1)").arg(rayDefault), 0);
+            for (int chips : gen->chipsPerHostOptions)
+                if (chips != rayDefault && tpu::hostBlock(*gen, *topo, chips))
+                    m_chipsPerVm->addItem(QString::number(chips), chips);
+            m_chipsPerVm->setCurrentIndex(0);
+        }
+        m_chipsPerVm->setEnabled(m_chipsPerVm->count() > 1);
+    }
+    onTpuOptionsChanged();
+}
+
+void SliceComposer::onTpuOptionsChanged()
+{
+    // TPU per bundle: the counts Ray takes for this shape (they divide the slice's chips) that
+    // also fit one VM; the VM's chips (Ray's default) come first chosen.
+    const tpu::Generation *gen = tpu::findGeneration(m_accelerator->currentData().toString());
+    const auto topo = tpu::parseTopology(m_topology->currentText());
+    {
         const QSignalBlocker blocker(m_tpu);
-        m_tpu->setCurrentIndex(std::max(0, m_tpu->findData(tpu::defaultChipsPerHost(*gen, *topo))));
+        m_tpu->clear();
+        if (gen && topo) {
+            const int vm = m_chipsPerVm->currentData().toInt() > 0 ? m_chipsPerVm->currentData().toInt() : tpu::defaultChipsPerHost(*gen, *topo);
+            for (int chips = 1; chips <= vm; chips *= 2)
+                if (topo->chips() % chips == 0 && vm % chips == 0)
+                    m_tpu->addItem(QString::number(chips), chips);
+            m_tpu->setCurrentIndex(std::max(0, m_tpu->findData(vm)));
+        }
     }
     onEdited();
 }
@@ -211,8 +259,15 @@ void SliceComposer::onShapeChanged()
 void SliceComposer::onEdited()
 {
     // Editing again leaves the last result behind: show what this request would take.
-    if (m_pending == Pending::None)
+    if (m_pending == Pending::None) {
         m_resultGroup.clear();
+        m_outcome.clear();
+    }
+    // A review shows one request exactly; an edited request is another one.
+    if (m_reviewing == Pending::Submit && request() != m_reviewedRequest) {
+        cancelReview();
+        showMessage(MessageKind::Info, tr("The request changed while it was under review: review it again."));
+    }
     updatePlan();
 }
 
@@ -226,6 +281,7 @@ SlicePlacementRequest SliceComposer::request() const
     r.detached = m_detached->isChecked();
     r.cpuPerBundle = m_cpu->value();
     r.tpuPerBundle = m_tpu->currentData().toInt();
+    r.chipsPerVm = m_chipsPerVm->currentData().toInt();
     r.strategy = m_strategy->currentText();
     r.timeoutSeconds = m_timeout->value();
     return r;
@@ -236,10 +292,6 @@ QString SliceComposer::composeProblem() const
     const SlicePlacementRequest r = request();
     if (!m_plan.requestError.isEmpty())
         return m_plan.requestError;
-    if (!tpu::isValidTpuRequest(r.tpuPerBundle))
-        return tr("TPU per bundle must be 1, 2, 4 or 8");
-    if (m_plan.chipsPerHost > 0 && r.tpuPerBundle != m_plan.chipsPerHost)
-        return tr("a slice placement group takes whole hosts: TPU per bundle must be the host's %1 chips").arg(m_plan.chipsPerHost);
     if (r.name.isEmpty())
         return tr("give the placement group a name");
     if (m_snapshot && m_snapshot->placementGroupIndex(r.name) >= 0)
@@ -256,16 +308,21 @@ QString SliceComposer::composeProblem() const
 void SliceComposer::updatePlan()
 {
     const SlicePlacementRequest r = request();
-    m_plan = m_snapshot ? planSlicePlacement(*m_snapshot, PlanRequest{r.accelerator, r.topology, r.numSlices}) : PlanResult{};
+    m_plan = m_snapshot ? planSlicePlacement(*m_snapshot, planRequestFor(r)) : PlanResult{};
     QString html;
-    if (!m_snapshot) {
+    if (!m_outcome.isEmpty()) {
+        // The reservation just made stays in sight: the same request planned again would only say
+        // that its own slices are taken. Editing the request brings the what-if back.
+        html = tr("<b style='color:#1a7f37'>Reserved:</b> %1<br>Edit the request to plan the next one.").arg(escaped(m_outcome));
+    } else if (!m_snapshot) {
         html = tr("No cluster data yet.");
     } else if (!m_plan.requestError.isEmpty()) {
         html = tr("<b>Invalid request:</b> %1").arg(escaped(m_plan.requestError));
     } else {
-        const QString shape = tr("%1 %2 &times;%3 (%4, %5 hosts of %6 chips per slice)")
+        const QString shape = tr("%1 %2 &times;%3 (%4, %5 hosts of %6 chips per slice; %7 bundles of %8 TPU per slice)")
                                   .arg(m_plan.generation->name, m_plan.topology.toString()).arg(m_plan.numSlices)
-                                  .arg(m_plan.podType).arg(m_plan.hostsPerSlice).arg(m_plan.chipsPerHost);
+                                  .arg(m_plan.podType).arg(m_plan.hostsPerSlice).arg(m_plan.chipsPerHost)
+                                  .arg(m_plan.bundlesPerSlice).arg(m_plan.tpuPerBundle);
         if (m_plan.feasible) {
             html = tr("<b style='color:#1a7f37'>Feasible:</b> %1.<br>Would take %2 (Ray picks the slices itself; the planner shows the first ready ones).")
                        .arg(shape, escaped(m_plan.wouldTake.join(QStringLiteral(", "))));
@@ -281,6 +338,8 @@ void SliceComposer::updatePlan()
             }
             html = tr("<b style='color:#b35900'>Does not fit:</b> %1<br>%2").arg(shape, items.join(QStringLiteral("<br>")));
         }
+        for (const QString &note : std::as_const(m_plan.notes))
+            html += tr("<br><i>Note:</i> %1").arg(escaped(note));
     }
     m_planLabel->setText(html);
     const QString problem = composeProblem();
@@ -352,7 +411,7 @@ void SliceComposer::setActions(ClusterActions *actions, const QString &reason)
         connect(actions, &ClusterActions::actionFinished, this, &SliceComposer::onActionFinished);
     }
     const QString why = !actions ? reason : actions->unavailableReason();
-    m_releaseButton->setEnabled(why.isEmpty());
+    m_releaseButton->setEnabled(why.isEmpty() && !m_releaseChoice.isEmpty());
     m_releaseButton->setToolTip(why);
     if (!why.isEmpty())
         showMessage(MessageKind::Info, tr("Reserving and releasing are off: %1").arg(why));
@@ -363,23 +422,76 @@ void SliceComposer::setActions(ClusterActions *actions, const QString &reason)
 
 void SliceComposer::fillReleaseGroups()
 {
-    const QString keep = m_releaseGroup->currentData().toString();
+    {
+        const QSignalBlocker blocker(m_releaseGroup);
+        m_releaseGroup->clear();
+        // Head reservations belong to their slice request and go with it; people release the group.
+        if (m_snapshot)
+            for (const PlacementGroup &g : m_snapshot->placementGroups)
+                if (g.kind != PlacementGroupKind::SliceHead)
+                    m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state,
+                                                                  g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
+                                            g.id);
+    }
+    // The group a submit just made, once the snapshots list it.
+    if (!m_selectCreated.isEmpty() && m_snapshot)
+        if (const int g = m_snapshot->placementGroupIndex(m_selectCreated); g >= 0 && m_snapshot->placementGroups[g].kind != PlacementGroupKind::SliceHead) {
+            m_selectCreated.clear();
+            chooseReleaseGroup(m_snapshot->placementGroups[g].id);
+            return;
+        }
+    if (m_pending == Pending::Release && m_releaseTarget == m_releaseChoice && !m_releaseChoice.isEmpty()
+        && m_snapshot && m_snapshot->placementGroupIndex(m_releaseChoice) < 0) {
+        m_releaseChoice.clear(); // our own release took it: that is the outcome, not a surprise
+        m_releaseChoiceSeen.clear();
+    } else if (const QString change = releaseChoiceChange(); !change.isEmpty()) {
+        // Never slide to a neighbour: the choice goes, and whatever was armed for it.
+        const bool armed = m_reviewing == Pending::Release && m_releaseTarget == m_releaseChoice;
+        m_releaseChoice.clear();
+        m_releaseChoiceSeen.clear();
+        if (armed)
+            cancelReview();
+        showMessage(MessageKind::Info, armed ? tr("%1: the release review was withdrawn and the choice cleared; choose again.").arg(change)
+                                             : tr("%1: the release choice was cleared; choose again.").arg(change));
+    }
     const QSignalBlocker blocker(m_releaseGroup);
-    m_releaseGroup->clear();
-    if (!m_snapshot)
-        return;
-    // Head reservations belong to their slice request and go with it; people release the group.
-    for (const PlacementGroup &g : m_snapshot->placementGroups)
-        if (g.kind != PlacementGroupKind::SliceHead)
-            m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state,
-                                                          g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
-                                    g.id);
-    m_releaseGroup->setCurrentIndex(std::max(0, m_releaseGroup->findData(keep)));
+    m_releaseGroup->setCurrentIndex(m_releaseChoice.isEmpty() ? -1 : m_releaseGroup->findData(m_releaseChoice));
+    m_releaseButton->setEnabled(!m_releaseChoice.isEmpty() && m_actions && m_actions->unavailableReason().isEmpty());
+}
+
+void SliceComposer::chooseReleaseGroup(const QString &id)
+{
+    const int g = m_snapshot && !id.isEmpty() ? m_snapshot->placementGroupIndex(id) : -1;
+    m_releaseChoice = g >= 0 ? m_snapshot->placementGroups[g].id : QString();
+    m_releaseChoiceSeen = g >= 0 ? seenAs(m_snapshot->placementGroups[g]) : QString();
+    const QSignalBlocker blocker(m_releaseGroup);
+    m_releaseGroup->setCurrentIndex(m_releaseChoice.isEmpty() ? -1 : m_releaseGroup->findData(m_releaseChoice));
+    m_releaseButton->setEnabled(!m_releaseChoice.isEmpty() && m_actions && m_actions->unavailableReason().isEmpty());
+}
+
+// Empty while the chosen group is in the newest snapshot as it was when chosen; else what happened.
+QString SliceComposer::releaseChoiceChange() const
+{
+    if (m_releaseChoice.isEmpty() || !m_snapshot)
+        return {};
+    const int g = m_snapshot->placementGroupIndex(m_releaseChoice);
+    if (g < 0)
+        return tr("Placement group %1 (%2) is gone from the newest snapshot").arg(m_releaseChoiceSeen.section(u' ', 0, 0), m_releaseChoice);
+    if (const QString now = seenAs(m_snapshot->placementGroups[g]); now != m_releaseChoiceSeen)
+        return tr("Placement group %1 changed (was %2, now %3)").arg(m_releaseChoice, m_releaseChoiceSeen, now);
+    return {};
 }
 
 QString SliceComposer::selectedReleaseGroup() const
 {
-    return m_releaseGroup->currentData().toString();
+    return m_releaseChoice;
+}
+
+void SliceComposer::refuse(const QString &text)
+{
+    cancelReview();
+    showMessage(MessageKind::Error, text);
+    updatePlan();
 }
 
 bool SliceComposer::isReviewing() const
@@ -393,15 +505,21 @@ void SliceComposer::reviewSubmit()
         return;
     const SlicePlacementRequest r = request();
     m_reviewing = Pending::Submit;
+    m_reviewedRequest = r;
+    m_reviewedTake = m_plan.wouldTake;
     m_reviewTitle->setText(tr("<b>Reserve %1 × %2 %3 as \"%4\"</b>").arg(r.numSlices).arg(m_plan.generation->name, m_plan.topology.toString(), escaped(r.name)));
     QStringList lines;
     lines << tr("What will change:");
-    lines << tr("  slices the planner expects Ray to take: %1").arg(m_plan.wouldTake.join(QStringLiteral(", ")));
-    lines << tr("  %1 bundle(s) of {CPU: %2, TPU: %3}, strategy %4, %5")
-                 .arg(m_plan.hostsPerSlice * r.numSlices).arg(r.cpuPerBundle).arg(r.tpuPerBundle).arg(r.strategy,
-                      r.detached ? tr("detached (release it explicitly)") : tr("held by its job (released when the job stops)"));
+    lines << tr("  Ray will reserve %1").arg(describeBundles(m_plan));
+    lines << tr("  (%1 host%2 of %3 chips per slice, %4 bundle%5 per slice; strategy %6; %7)")
+                 .arg(m_plan.hostsPerSlice).arg(m_plan.hostsPerSlice == 1 ? QString() : QStringLiteral("s")).arg(m_plan.chipsPerHost)
+                 .arg(m_plan.bundlesPerSlice).arg(m_plan.bundlesPerSlice == 1 ? QString() : QStringLiteral("s"))
+                 .arg(r.strategy, r.detached ? tr("detached: release it explicitly") : tr("held by its job: released when the job stops"));
+    lines << tr("  the slices are the planner's expectation: Ray picks them itself");
+    for (const QString &note : std::as_const(m_plan.notes))
+        lines << tr("  note: %1").arg(note);
     lines << tr("  other users cannot reserve these slices while the group exists");
-    lines << QString() << tr("The job that will run:") << m_actions->describeSubmission(r);
+    lines << QString() << tr("Exactly what is sent:") << m_actions->describeSubmission(r);
     m_reviewText->setPlainText(lines.join(u'\n'));
     m_typeNameLabel->hide();
     m_typeName->hide();
@@ -421,7 +539,7 @@ void SliceComposer::reviewRelease(const QString &nameOrId)
         return;
     }
     const PlacementGroup &g = m_snapshot->placementGroups[index];
-    m_releaseGroup->setCurrentIndex(std::max(0, m_releaseGroup->findData(g.id)));
+    chooseReleaseGroup(g.id);
     const bool ours = m_actions->createdBySliceScope(*m_snapshot, g);
     m_reviewing = Pending::Release;
     m_releaseTarget = g.id;
@@ -468,6 +586,27 @@ void SliceComposer::confirmReview()
     if (!m_confirmButton->isEnabled() || !m_actions)
         return;
     const Pending what = m_reviewing;
+    // The last look before sending, against the newest snapshot this panel has.
+    if (what == Pending::Submit) {
+        const SlicePlacementRequest r = request();
+        const PlanResult now = m_snapshot ? planSlicePlacement(*m_snapshot, planRequestFor(r)) : PlanResult{};
+        if (!now.feasible) {
+            refuse(tr("Not submitted: the newest snapshot says %1 no longer fits. Look at the plan and review again.").arg(r.name));
+            return;
+        }
+        if (now.wouldTake != m_reviewedTake) {
+            refuse(tr("Not submitted: the slices it would take changed (%1 -> %2). Review again.")
+                       .arg(m_reviewedTake.join(QStringLiteral(", ")), now.wouldTake.join(QStringLiteral(", "))));
+            return;
+        }
+    } else if (const QString change = m_releaseTarget == m_releaseChoice ? releaseChoiceChange() : QStringLiteral("the chosen group is another one");
+               !change.isEmpty()) {
+        m_releaseChoice.clear();
+        m_releaseChoiceSeen.clear();
+        fillReleaseGroups();
+        refuse(tr("Not released: %1.").arg(change));
+        return;
+    }
     cancelReview();
     m_actionId = QStringLiteral("composer-%1").arg(++m_actionCounter);
     m_pending = what;
@@ -498,8 +637,16 @@ void SliceComposer::onActionFinished(const QString &actionId, bool ok, const QSt
     const Pending what = m_pending;
     m_pending = Pending::None;
     showMessage(ok ? MessageKind::Success : MessageKind::Error, message);
-    if (what == Pending::Submit && ok && m_snapshot) {
-        const int g = m_snapshot->placementGroupIndex(m_resultGroup);
+    if (what == Pending::Release && ok && m_releaseChoice == m_releaseTarget) {
+        m_releaseChoice.clear();
+        m_releaseChoiceSeen.clear();
+        fillReleaseGroups();
+    }
+    if (what == Pending::Submit && ok) {
+        m_outcome = message;
+        m_selectCreated = m_resultGroup; // chosen in the release list as soon as it is listed
+        fillReleaseGroups();
+        const int g = m_snapshot ? m_snapshot->placementGroupIndex(m_resultGroup) : -1;
         if (g >= 0)
             applyHighlights(m_snapshot->placementGroups[g].slices);
     } else if (what == Pending::Submit) {

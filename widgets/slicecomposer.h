@@ -50,7 +50,9 @@ public:
 
     // Opens the release review for a placement group (from the tables or the details panel).
     void reviewRelease(const QString &nameOrId);
-    // The id picked in the panel's own list of placement groups.
+    // The id picked in the panel's own list of placement groups ("" when none is chosen). The
+    // choice is kept by id: when that group disappears or changes, it is cleared (never moved to
+    // another row), a release review for it is withdrawn, and the message bar says so.
     QString selectedReleaseGroup() const;
 
 Q_SIGNALS:
@@ -75,6 +77,10 @@ private:
     void cancelReview();
     void updateConfirmEnabled();
     void fillReleaseGroups();
+    void chooseReleaseGroup(const QString &id);
+    QString releaseChoiceChange() const;
+    void refuse(const QString &text);
+    void onTpuOptionsChanged();
     void onActionProgress(const QString &actionId, const QString &text);
     void onActionFinished(const QString &actionId, bool ok, const QString &message);
     void showMessage(MessageKind kind, const QString &text);
@@ -93,12 +99,19 @@ private:
     Pending m_reviewing = Pending::None;
     QString m_releaseTarget;     // id of the group under release review
     QString m_releaseTypeName;   // non-empty: the name the operator must type
+    QString m_releaseChoice;     // id chosen in the release list
+    QString m_releaseChoiceSeen; // that group as it was when chosen (name, state, slices, bundles)
+    QString m_selectCreated;     // after a successful submit: the group to choose once listed
+    QString m_outcome;           // the last successful reservation, shown until the request is edited
+    SlicePlacementRequest m_reviewedRequest;
+    QStringList m_reviewedTake;  // the slices the plan under review would take
 
     QComboBox *m_accelerator = nullptr;
     QComboBox *m_topology = nullptr;
     QSpinBox *m_numSlices = nullptr;
     QDoubleSpinBox *m_cpu = nullptr;
     QComboBox *m_tpu = nullptr;
+    QComboBox *m_chipsPerVm = nullptr;
     QComboBox *m_strategy = nullptr;
     QLineEdit *m_name = nullptr;
     QCheckBox *m_detached = nullptr;

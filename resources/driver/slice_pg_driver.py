@@ -10,6 +10,8 @@ Request (create):
   {"mode": "create", "topology": "4x4", "accelerator_version": "v6e", "num_slices": 1,
    "resources_per_bundle": {"CPU": 1}, "name": "train", "detached": false, "strategy": "SPREAD",
    "timeout_s": 60}
+  resources_per_bundle may hold "TPU" (fewer than a host's chips: chips / TPU bundles per slice)
+  and the request may hold "chips_per_vm"; both go to slice_placement_group unchanged.
 Request (remove):
   {"mode": "remove", "placement_group_id": "hex", "name": "train", "timeout_s": 60}
 
@@ -62,13 +64,16 @@ def describe(pg_id_hex):
 
     info = pg_state(pg_id_hex) or {}
     labels = {n["NodeID"]: (n.get("Labels") or {}) for n in ray.nodes()}
+    resources = info.get("bundles") or {}
     bundles, slices = [], []
     for index, node_id in sorted((info.get("bundles_to_node_id") or {}).items()):
         node_labels = labels.get(node_id, {})
         slice_name = node_labels.get(SLICE_LABEL)
         worker = node_labels.get(WORKER_LABEL)
+        held = resources.get(index) or {}
         bundles.append({"index": int(index), "nodeId": node_id, "slice": slice_name,
-                        "workerId": int(worker) if worker is not None and worker.isdigit() else None})
+                        "workerId": int(worker) if worker is not None and worker.isdigit() else None,
+                        "tpu": held.get("TPU"), "cpu": held.get("CPU")})
         if slice_name and slice_name not in slices:
             slices.append(slice_name)
     return info, bundles, slices
@@ -87,6 +92,7 @@ def create(req):
             accelerator_version=str(req["accelerator_version"]),
             num_slices=int(req.get("num_slices") or 1),
             resources_per_bundle=req.get("resources_per_bundle") or None,
+            chips_per_vm=int(req["chips_per_vm"]) if req.get("chips_per_vm") else None,
             name=str(req.get("name") or ""),
             lifetime="detached" if detached else None,
             strategy=str(req.get("strategy") or "SPREAD"),
@@ -117,7 +123,8 @@ def create(req):
     heads = [h.id.hex() for h in spg.head_placement_groups]
     emit({"ok": True, "mode": "create", "placementGroupId": pg_id, "name": info.get("name", req.get("name", "")),
           "state": info.get("state", "CREATED"), "detached": detached, "slices": slices, "bundles": bundles,
-          "headPlacementGroups": heads, "namespace": NAMESPACE})
+          "headPlacementGroups": heads, "namespace": NAMESPACE,
+          "bundleResources": spg.bundle_resources, "chipsPerHost": spg.chips_per_host, "numBundles": spg.num_bundles})
     if detached:
         # The group outlives us; the head groups are not detached and would go with this driver
         # anyway: release them now, the worker group already holds every chip of its slices.

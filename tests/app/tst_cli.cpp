@@ -142,6 +142,29 @@ private Q_SLOTS:
                                   << true << 1 << QString();
         QTest::newRow("no 8x8 anywhere") << QStringList{QStringLiteral("--topology"), QStringLiteral("8x8"), QStringLiteral("--accelerator"), QStringLiteral("v6e")}
                                          << false << 0 << QStringLiteral("no worker group makes v6e 8x8");
+        QTest::newRow("TPU 8 fits no 4-chip host") << QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e"),
+                                                                  QStringLiteral("--tpu-per-bundle"), QStringLiteral("8")}
+                                                   << false << 0 << QStringLiteral("a bundle of 8 TPU does not fit on its hosts of 4 chips");
+    }
+
+    // plan asks what submit-slice-pg sends: the same bundle options, in the JSON.
+    void planWithBundleOptions()
+    {
+        const Run r = runSlicescope({QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--json"), QStringLiteral("--topology"), QStringLiteral("4x4"),
+                                     QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--tpu-per-bundle"), QStringLiteral("1"),
+                                     QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.5"), QStringLiteral("--strategy"), QStringLiteral("pack")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject request = r.json().value(QLatin1String("request")).toObject();
+        QCOMPARE(request.value(QLatin1String("tpuPerBundle")).toInt(), 1);
+        QCOMPARE(request.value(QLatin1String("bundlesPerSlice")).toInt(), 16);
+        QCOMPARE(request.value(QLatin1String("bundles")).toInt(), 16);
+        QCOMPARE(request.value(QLatin1String("hostsPerSlice")).toInt(), 4);
+        QCOMPARE(request.value(QLatin1String("strategy")).toString(), QStringLiteral("PACK"));
+        QVERIFY(r.json().value(QLatin1String("notes")).isArray());
+        const Run text = runSlicescope({QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--topology"), QStringLiteral("2x4"),
+                                        QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--chips-per-vm"), QStringLiteral("4")});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("2 bundles x {CPU: 1, TPU: 4}"), text.out.constData());
     }
 
     void plan()
@@ -238,6 +261,10 @@ private Q_SLOTS:
         QTest::newRow("plan invalid topology") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("3x3")} << 2 << QStringLiteral("3x3 is not a v6e topology");
         QTest::newRow("plan unknown accelerator") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v9z"), QStringLiteral("--topology"), QStringLiteral("4x4")} << 2 << QStringLiteral("v9z");
         QTest::newRow("plan zero slices") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--num-slices"), QStringLiteral("0")} << 2 << QStringLiteral("--num-slices");
+        QTest::newRow("plan TPU not dividing the slice") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--tpu-per-bundle"), QStringLiteral("3")} << 2 << QStringLiteral("Ray refuses this request: Total TPU resources (16) not divisible by TPUs requested per worker (3).");
+        QTest::newRow("plan no such VM size") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("2x2"), QStringLiteral("--chips-per-vm"), QStringLiteral("8")} << 2 << QStringLiteral("chips per VM 8 does not fit a v6e 2x2");
+        QTest::newRow("plan chips per VM zero") << QStringList{QStringLiteral("plan"), QStringLiteral("--demo"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--chips-per-vm"), QStringLiteral("0")} << 2 << QStringLiteral("--chips-per-vm wants a whole number");
+        QTest::newRow("submit TPU not dividing the slice") << QStringList{QStringLiteral("submit-slice-pg"), QStringLiteral("--ray"), QStringLiteral("http://127.0.0.1:1"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--name"), QStringLiteral("x"), QStringLiteral("--tpu-per-bundle"), QStringLiteral("5")} << 2 << QStringLiteral("not divisible by TPUs requested per worker (5)");
         QTest::newRow("ray URL not http") << QStringList{QStringLiteral("inspect"), QStringLiteral("--ray"), QStringLiteral("ftp://head:8265")} << 2 << QStringLiteral("http:// or https://");
         QTest::newRow("ray URL with credentials") << QStringList{QStringLiteral("inspect"), QStringLiteral("--ray"), QStringLiteral("http://me:pw@head:8265")} << 2 << QStringLiteral("--ray-token-file");
         QTest::newRow("missing kubeconfig") << QStringList{QStringLiteral("inspect"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/kubeconfig")} << 1 << QStringLiteral("/nonexistent/kubeconfig does not exist");

@@ -20,6 +20,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
@@ -468,6 +469,125 @@ private Q_SLOTS:
         QCOMPARE(rel.json().value(QLatin1String("state")).toString(), QStringLiteral("REMOVED"));
         QCOMPARE(rel.json().value(QLatin1String("job")).toObject().value(QLatin1String("request")).toObject().value(QLatin1String("mode")).toString(),
                  QStringLiteral("remove"));
+        m_toRelease.clear();
+        checkAllReady(inspect());
+    }
+
+    // resources_per_bundle {"TPU": 1}: Ray makes chips / 1 = 16 bundles for one v6e 4x4, and the
+    // read path must show each of the slice's 16 chips held by its own bundle. The harness's
+    // hosts have 1 CPU each, so 4 bundles per host take 0.25 CPU each: with Ray's default of 1
+    // CPU the group stays PENDING (NO_RESOURCES), which the planner says before submitting.
+    void sixteenOneChipBundlesHoldEveryChipOfTheSliceOnce()
+    {
+        const Run tooMuchCpu = submit(QStringLiteral("sst-16"), QStringLiteral("4x4"), {QStringLiteral("--tpu-per-bundle"), QStringLiteral("1")});
+        QCOMPARE(tooMuchCpu.exitCode, 1);
+        QVERIFY2(tooMuchCpu.lastErrLine().contains(QLatin1String("hold only 4 of the 16 bundles of {CPU: 1, TPU: 1}"))
+                     && tooMuchCpu.lastErrLine().contains(QLatin1String("nothing submitted")), tooMuchCpu.err.constData());
+        QVERIFY2(!tooMuchCpu.err.contains("submitting Ray job"), tooMuchCpu.err.constData());
+
+        // The what-if asks the same question the submit sends.
+        const Run planned = runSlicescope(QStringList{QStringLiteral("plan")} + ray() +
+                                          QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"),
+                                                      QStringLiteral("v6e"), QStringLiteral("--tpu-per-bundle"), QStringLiteral("1"),
+                                                      QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.25"), QStringLiteral("--json")});
+        QVERIFY2(planned.exitCode == 0, planned.err.constData());
+        const QJsonObject planRequest = planned.json().value(QLatin1String("request")).toObject();
+        QCOMPARE(planRequest.value(QLatin1String("bundlesPerSlice")).toInt(), 16);
+        QCOMPARE(planRequest.value(QLatin1String("tpuPerBundle")).toInt(), 1);
+        QVERIFY(planned.json().value(QLatin1String("feasible")).toBool());
+
+        QElapsedTimer clock;
+        clock.start();
+        const Run r = submit(QStringLiteral("sst-16"), QStringLiteral("4x4"), {QStringLiteral("--tpu-per-bundle"), QStringLiteral("1"),
+                             QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.25"), QStringLiteral("--wait"), QStringLiteral("60")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.contains("Ray will reserve 16 bundles x {CPU: 0.25, TPU: 1} on "), r.err.constData());
+        const QJsonObject j = r.json();
+        QCOMPARE(j.value(QLatin1String("state")).toString(), QStringLiteral("CREATED"));
+        // Sent as data, and Ray built what was sent.
+        const QJsonObject sent = j.value(QLatin1String("job")).toObject().value(QLatin1String("request")).toObject();
+        QCOMPARE(sent.value(QLatin1String("resources_per_bundle")).toObject(), (QJsonObject{{QStringLiteral("CPU"), 0.25}, {QStringLiteral("TPU"), 1}}));
+        QCOMPARE(j.value(QLatin1String("numBundles")).toInt(), 16);
+        QCOMPARE(j.value(QLatin1String("bundleResources")).toObject().value(QLatin1String("TPU")).toDouble(), 1.0);
+        const QJsonArray bundles = j.value(QLatin1String("bundles")).toArray();
+        QCOMPARE(bundles.size(), 16);
+        const QStringList slices = strings(j.value(QLatin1String("slices")));
+        QCOMPARE(slices.size(), 1);
+        QMap<int, int> perWorker;
+        for (const QJsonValue &b : bundles) {
+            QCOMPARE(b.toObject().value(QLatin1String("slice")).toString(), slices.first());
+            QCOMPARE(b.toObject().value(QLatin1String("tpu")).toDouble(), 1.0);
+            ++perWorker[b.toObject().value(QLatin1String("workerId")).toInt()];
+        }
+        QCOMPARE(perWorker.size(), 4);
+        const QString id = j.value(QLatin1String("placementGroupId")).toString();
+
+        // What `inspect --ray` shows: 16 reserved chips, each held by a distinct bundle index.
+        const QJsonObject seen = inspect();
+        const QJsonObject s = sliceNamed(seen, slices.first());
+        QCOMPARE(s.value(QLatin1String("reservedChips")).toInt(), 16);
+        QSet<int> indexes;
+        int chips = 0;
+        QStringList layout;
+        for (const QJsonValue &h : s.value(QLatin1String("hosts")).toArray()) {
+            QStringList onHost;
+            for (const QJsonValue &c : h.toObject().value(QLatin1String("chips")).toArray()) {
+                ++chips;
+                QCOMPARE(c.toObject().value(QLatin1String("placementGroup")).toString(), id);
+                indexes.insert(c.toObject().value(QLatin1String("bundleIndex")).toInt());
+                onHost << QString::number(c.toObject().value(QLatin1String("bundleIndex")).toInt());
+            }
+            layout << QStringLiteral("worker %1: %2").arg(h.toObject().value(QLatin1String("workerId")).toInt()).arg(onHost.join(u','));
+        }
+        QCOMPARE(chips, 16);
+        QCOMPARE(indexes.size(), 16); // every chip its own bundle
+        QCOMPARE(*std::max_element(indexes.cbegin(), indexes.cend()), 15);
+        for (const QJsonValue &g : seen.value(QLatin1String("placementGroups")).toArray()) {
+            if (g.toObject().value(QLatin1String("id")).toString() != id)
+                continue;
+            const QJsonArray seenBundles = g.toObject().value(QLatin1String("bundles")).toArray();
+            QCOMPARE(seenBundles.size(), 16);
+            for (const QJsonValue &b : seenBundles)
+                QCOMPARE(b.toObject().value(QLatin1String("tpu")).toInt(), 1);
+        }
+        qInfo("16 one-chip bundles on %s CREATED in %.1f s; bundle index per chip: %s", qPrintable(slices.first()),
+              j.value(QLatin1String("seconds")).toDouble(), qPrintable(layout.join(QStringLiteral("; "))));
+
+        const Run rel = release(QStringLiteral("sst-16"));
+        QVERIFY2(rel.exitCode == 0, rel.err.constData());
+        QCOMPARE(rel.json().value(QLatin1String("state")).toString(), QStringLiteral("REMOVED"));
+        m_toRelease.clear();
+        checkAllReady(inspect());
+    }
+
+    // What Ray refuses is refused before anything is submitted, in Ray's words.
+    void aTpuCountThatDoesNotDivideTheSliceIsRefusedFirst()
+    {
+        const int jobsBefore = int(QJsonDocument::fromJson(rayGet(QStringLiteral("api/jobs/"))).array().size());
+        const Run r = submit(QStringLiteral("sst-3"), QStringLiteral("4x4"), {QStringLiteral("--tpu-per-bundle"), QStringLiteral("3")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.lastErrLine().contains(QLatin1String("not divisible by TPUs requested per worker (3)")), r.err.constData());
+        QCOMPARE(int(QJsonDocument::fromJson(rayGet(QStringLiteral("api/jobs/"))).array().size()), jobsBefore);
+        m_toRelease.clear();
+    }
+
+    // chips_per_vm 4 on the harness's one-host v6e 2x4: Ray counts two 4-chip VMs, so it claims
+    // the slice's head and makes two bundles of 4, which the 8-chip host holds both.
+    void chipsPerVmFourOnAnEightChipHost()
+    {
+        const Run r = submit(QStringLiteral("sst-vm4"), QStringLiteral("2x4"), {QStringLiteral("--chips-per-vm"), QStringLiteral("4"),
+                             QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.5")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.contains("note: chips per VM 4"), r.err.constData());
+        const QJsonObject j = r.json();
+        QCOMPARE(j.value(QLatin1String("job")).toObject().value(QLatin1String("request")).toObject().value(QLatin1String("chips_per_vm")).toInt(), 4);
+        QCOMPARE(j.value(QLatin1String("chipsPerHost")).toInt(), 4);
+        QCOMPARE(j.value(QLatin1String("bundles")).toArray().size(), 2);
+        QCOMPARE(j.value(QLatin1String("headPlacementGroups")).toArray().size(), 1); // two VMs by Ray's count: a head is claimed
+        QCOMPARE(strings(j.value(QLatin1String("slices"))), QStringList{QStringLiteral("tpu-v6e-2x4-0")});
+        QCOMPARE(sliceNamed(inspect(), QStringLiteral("tpu-v6e-2x4-0")).value(QLatin1String("reservedChips")).toInt(), 8);
+        const Run rel = release(QStringLiteral("sst-vm4"));
+        QVERIFY2(rel.exitCode == 0, rel.err.constData());
         m_toRelease.clear();
         checkAllReady(inspect());
     }

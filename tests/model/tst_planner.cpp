@@ -136,6 +136,8 @@ private slots:
     void plan();
     void requestErrors_data();
     void requestErrors();
+    void bundles_data();
+    void bundles();
     void headPlacementGroup_data();
     void headPlacementGroup();
     void rayOnlyGivesNoGroupAdvice();
@@ -304,6 +306,100 @@ void TestPlanner::requestErrors()
     QVERIFY(r.candidates.isEmpty());
     QVERIFY(r.wouldTake.isEmpty());
     QVERIFY(r.reasons.isEmpty());
+}
+
+// Bundles as Ray 2.60's slice_placement_group builds them (ray/util/tpu.py, get_tpu_worker_resources):
+// chips / TPU-per-bundle per slice, hosts by chips_per_vm, what Ray refuses in its words, and
+// whether the ready slices' real hosts (8 CPU each in this fixture) hold them.
+void TestPlanner::bundles_data()
+{
+    QTest::addColumn<QString>("accelerator");
+    QTest::addColumn<QString>("topology");
+    QTest::addColumn<int>("numSlices");
+    QTest::addColumn<int>("tpuPerBundle");
+    QTest::addColumn<int>("chipsPerVm");
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<double>("cpu");
+    QTest::addColumn<QString>("error");     // a part of the request error; empty: a valid request
+    QTest::addColumn<QString>("shape");     // "hosts x chipsPerHost, bundles per slice x TPU"
+    QTest::addColumn<bool>("feasible");
+    QTest::addColumn<QString>("wouldTake");
+    QTest::addColumn<QStringList>("reason"); // one reason holds all of these; empty: none asked
+    QTest::addColumn<QString>("note");      // a part of some note; empty: no note at all
+
+    const QString spread = QStringLiteral("SPREAD");
+    QTest::newRow("v6e 4x4, Ray's default") << "v6e" << "4x4" << 1 << 0 << 0 << spread << 1.0 << "" << "4x4, 4x4" << true << "tpu-a-0" << QStringList() << "";
+    QTest::newRow("v6e 4x4, TPU 1: 16 bundles") << "v6e" << "4x4" << 1 << 1 << 0 << spread << 1.0 << "" << "4x4, 16x1" << true << "tpu-a-0" << QStringList() << "";
+    QTest::newRow("v6e 4x4 x2, TPU 2: 8 bundles a slice") << "v6e" << "4x4" << 2 << 2 << 0 << spread << 1.0 << "" << "4x4, 8x2" << true << "tpu-a-0, tpu-a-1" << QStringList() << "";
+    QTest::newRow("TPU 3 does not divide 16: Ray's total check")
+        << "v6e" << "4x4" << 1 << 3 << 0 << spread << 1.0 << "Total TPU resources (16) not divisible by TPUs requested per worker (3)." << "" << false << "" << QStringList() << "";
+    QTest::newRow("x3, TPU 3: the total divides, a slice does not")
+        << "v6e" << "4x4" << 3 << 3 << 0 << spread << 1.0 << "The requested resources per worker (3 TPU devices) do not divide evenly into the TPU devices available per slice (16)."
+        << "" << false << "" << QStringList() << "";
+    QTest::newRow("TPU 0 is no request: Ray's default") << "v6e" << "4x4" << 1 << 0 << 0 << spread << 1.0 << "" << "4x4, 4x4" << true << "tpu-a-0" << QStringList() << "";
+    QTest::newRow("negative TPU") << "v6e" << "4x4" << 1 << -1 << 0 << spread << 1.0 << "TPU resources must be positive." << "" << false << "" << QStringList() << "";
+    QTest::newRow("negative chips per VM") << "v6e" << "4x4" << 1 << 0 << -4 << spread << 1.0 << "chips_per_vm must be positive." << "" << false << "" << QStringList() << "";
+    QTest::newRow("no 3-chip VMs") << "v6e" << "4x4" << 1 << 0 << 3 << spread << 1.0 << "chips per VM 3 does not fit a v6e 4x4" << "" << false << "" << QStringList() << "";
+    QTest::newRow("an unknown strategy") << "v6e" << "4x4" << 1 << 0 << 0 << "SCATTER" << 1.0 << "SCATTER" << "" << false << "" << QStringList() << "";
+    // Ray takes these, and the group would stay PENDING: the planner says so first.
+    QTest::newRow("TPU 8 on 4-chip hosts") << "v6e" << "4x4" << 1 << 8 << 0 << spread << 1.0 << "" << "4x4, 2x8" << false << ""
+                                           << words({"tpu-a-0", "8 TPU", "4 chips"}) << "";
+    QTest::newRow("TPU 16: one bundle no host holds") << "v6e" << "4x4" << 1 << 16 << 0 << spread << 1.0 << "" << "4x4, 1x16" << false << ""
+                                                      << words({"tpu-a-1", "16 TPU"}) << "";
+    QTest::newRow("chips per VM 8 on a v6e 4x4 of 4-chip hosts") << "v6e" << "4x4" << 1 << 0 << 8 << spread << 1.0 << "" << "2x8, 2x8" << false << ""
+                                                                 << words({"tpu-a-0", "8 TPU", "4 chips"}) << "chips per VM 8";
+    QTest::newRow("16 bundles of 4 CPU on 8-CPU hosts") << "v6e" << "4x4" << 1 << 1 << 0 << spread << 4.0 << "" << "4x4, 16x1" << false << ""
+                                                        << words({"tpu-a-0", "8", "16", "8 CPU"}) << "";
+    QTest::newRow("16 bundles of 2 CPU fill 8-CPU hosts") << "v6e" << "4x4" << 1 << 1 << 0 << spread << 2.0 << "" << "4x4, 16x1" << true << "tpu-a-0" << QStringList() << "";
+    QTest::newRow("no CPU at all") << "v6e" << "4x4" << 1 << 1 << 0 << spread << 0.0 << "" << "4x4, 16x1" << true << "tpu-a-0" << QStringList() << "";
+    QTest::newRow("STRICT_SPREAD: 16 bundles, 4 hosts") << "v6e" << "4x4" << 1 << 1 << 0 << "STRICT_SPREAD" << 1.0 << "" << "4x4, 16x1" << false << ""
+                                                        << words({"STRICT_SPREAD", "16", "4 hosts"}) << "";
+    // v5e 2x4: one 8-chip VM by Ray's default, or two 4-chip VMs when asked.
+    QTest::newRow("v5e 2x4, Ray's default: one 8-chip VM") << "v5litepod" << "2x4" << 1 << 0 << 0 << spread << 1.0 << "" << "1x8, 1x8" << true << "lite-0" << QStringList() << "";
+    QTest::newRow("v5e 2x4, chips per VM 4: two bundles on the 8-chip host") << "v5litepod" << "2x4" << 1 << 0 << 4 << spread << 1.0 << "" << "2x4, 2x4" << true << "lite-0"
+                                                                           << QStringList() << "chips per VM 4: Ray counts 2 hosts";
+    QTest::newRow("v5e 2x4, TPU 1: single host, Ray may spread") << "v5litepod" << "2x4" << 1 << 1 << 0 << spread << 1.0 << "" << "1x8, 8x1" << true << "lite-0"
+                                                                << QStringList() << "may place its 8 bundles on any nodes";
+    QTest::newRow("v5e 2x4, TPU 1, STRICT_PACK: one host") << "v5litepod" << "2x4" << 1 << 1 << 0 << "STRICT_PACK" << 1.0 << "" << "1x8, 8x1" << true << "lite-0" << QStringList() << "";
+}
+
+void TestPlanner::bundles()
+{
+    QFETCH(QString, accelerator);
+    QFETCH(QString, topology);
+    QFETCH(int, numSlices);
+    QFETCH(int, tpuPerBundle);
+    QFETCH(int, chipsPerVm);
+    QFETCH(QString, strategy);
+    QFETCH(double, cpu);
+    QFETCH(QString, error);
+    QFETCH(QString, shape);
+    QFETCH(bool, feasible);
+    QFETCH(QString, wouldTake);
+    QFETCH(QStringList, reason);
+    QFETCH(QString, note);
+    static const SnapshotPtr snap = mixedCluster();
+    const PlanResult r = planSlicePlacement(*snap, PlanRequest{accelerator, topology, numSlices, tpuPerBundle, chipsPerVm, strategy, cpu});
+    if (!error.isEmpty()) {
+        QVERIFY2(r.requestError.contains(error), qPrintable(r.requestError));
+        QVERIFY(!r.feasible && r.candidates.isEmpty());
+        return;
+    }
+    QVERIFY2(r.requestError.isEmpty(), qPrintable(r.requestError));
+    QCOMPARE(QStringLiteral("%1x%2, %3x%4").arg(r.hostsPerSlice).arg(r.chipsPerHost).arg(r.bundlesPerSlice).arg(r.tpuPerBundle), shape);
+    QCOMPARE(r.bundles(), r.bundlesPerSlice * numSlices);
+    QCOMPARE(r.feasible, feasible);
+    QCOMPARE(r.wouldTake.join(QStringLiteral(", ")), wouldTake);
+    if (!reason.isEmpty())
+        QVERIFY2(hasReason(r.reasons, reason), qPrintable(r.reasons.join(u'\n')));
+    if (note.isEmpty())
+        QVERIFY2(r.notes.isEmpty(), qPrintable(r.notes.join(u'\n')));
+    else
+        QVERIFY2(r.notes.join(u'\n').contains(note), qPrintable(r.notes.join(u'\n')));
+    if (feasible)
+        QCOMPARE(describeBundles(r), QStringLiteral("%1 bundle%2 x {CPU: %3, TPU: %4} on %5%6")
+                                         .arg(r.bundles()).arg(r.bundles() == 1 ? QString() : QStringLiteral("s")).arg(cpu).arg(r.tpuPerBundle)
+                                         .arg(wouldTake, numSlices > 1 ? QStringLiteral(" (%1 per slice)").arg(r.bundlesPerSlice) : QString()));
 }
 
 void TestPlanner::headPlacementGroup_data()

@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -180,6 +181,146 @@ private Q_SLOTS:
         rig.advance(1000);
         QCOMPARE(rig.composer.highlightedSlices(), kTwoSlices);
         QCOMPARE(rig.workspace.overview()->highlightedSlices(), kTwoSlices);
+    }
+
+    // 16 one-chip bundles: the composer's TPU choice is sent, the review says exactly what Ray
+    // reserves per bundle, the demo makes those bundles; the success stays in sight and the new
+    // group is the release list's choice.
+    void sixteenOneChipBundlesAreSentReviewedAndKept()
+    {
+        Rig rig;
+        QSignalSpy finished(&rig.actions, &ClusterActions::actionFinished);
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 1);
+        auto *tpu = rig.find<QComboBox>("tpuPerBundle");
+        QStringList offered;
+        for (int i = 0; i < tpu->count(); ++i)
+            offered << tpu->itemText(i);
+        QCOMPARE(offered, (QStringList{QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("4")})); // divide 16, fit a 4-chip VM
+        tpu->setCurrentIndex(tpu->findData(1));
+        QCOMPARE(rig.composer.request().tpuPerBundle, 1);
+        QCOMPARE(rig.composer.plan().bundlesPerSlice, 16);
+        QTest::keyClicks(rig.find<QLineEdit>("name"), QStringLiteral("one-chip"));
+        QTest::mouseClick(rig.find<QPushButton>("review"), Qt::LeftButton);
+        const QString shown = rig.find<QPlainTextEdit>("reviewText")->toPlainText();
+        QVERIFY2(shown.contains(QLatin1String("Ray will reserve 16 bundles x {CPU: 1, TPU: 1} on v6e-4x4-1")), qPrintable(shown));
+        QVERIFY2(shown.contains(QLatin1String("\"resources_per_bundle\":{\"CPU\":1,\"TPU\":1}")), qPrintable(shown));
+        QTest::mouseClick(rig.find<QPushButton>("confirm"), Qt::LeftButton);
+        rig.advance(DemoCluster::kHeadReserveDelay + DemoCluster::kSliceReserveDelay + 1000);
+        QCOMPARE(finished.size(), 1);
+        QVERIFY2(finished.at(0).at(1).toBool(), qPrintable(finished.at(0).at(2).toString()));
+        // The demo made what Ray makes: 16 bundles of 1 TPU, each chip of the slice its own bundle.
+        const SnapshotPtr snap = buildSnapshot(rig.source.cluster().capture());
+        const int g = snap->placementGroupIndex(QStringLiteral("one-chip"));
+        QVERIFY(g >= 0);
+        QCOMPARE(snap->placementGroups[g].bundles.size(), 16);
+        QSet<int> indexes;
+        for (const Host &h : snap->slices[snap->sliceIndex(QStringLiteral("v6e-4x4-1"))].hosts)
+            for (const ChipUse &c : h.chips) {
+                QCOMPARE(c.placementGroup, g);
+                indexes.insert(c.bundleIndex);
+            }
+        QCOMPARE(indexes.size(), 16);
+        // Later snapshots do not replace the success with the what-if of the same request.
+        rig.advance(2000);
+        QVERIFY2(rig.planText().contains(QLatin1String("Reserved:")) && !rig.planText().contains(QLatin1String("Does not fit")), qPrintable(rig.planText()));
+        QVERIFY2(rig.composer.messageText().contains(QLatin1String("CREATED")), qPrintable(rig.composer.messageText()));
+        QCOMPARE(rig.composer.selectedReleaseGroup(), snap->placementGroups[g].id);
+        QCOMPARE(rig.find<QComboBox>("releaseGroup")->currentData().toString(), snap->placementGroups[g].id);
+        // Editing brings the what-if back.
+        rig.find<QSpinBox>("numSlices")->setValue(2);
+        QVERIFY2(!rig.planText().contains(QLatin1String("Reserved:")), qPrintable(rig.planText()));
+    }
+
+    void chipsPerVmIsOfferedForAmbiguousShapesAndSent()
+    {
+        Rig rig;
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("2x4"), 1);
+        auto *vm = rig.find<QComboBox>("chipsPerVm");
+        QVERIFY(vm->isEnabled());
+        QCOMPARE(vm->currentData().toInt(), 0); // Ray's default (8)
+        QCOMPARE(rig.composer.plan().hostsPerSlice, 1);
+        vm->setCurrentIndex(vm->findData(4));
+        QCOMPARE(rig.composer.request().chipsPerVm, 4);
+        QCOMPARE(rig.composer.plan().hostsPerSlice, 2);
+        QCOMPARE(rig.find<QComboBox>("tpuPerBundle")->currentData().toInt(), 4); // a bundle per VM
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 1);
+        QCOMPARE(rig.composer.request().chipsPerVm, 0); // a new shape starts from Ray's default
+    }
+
+    // The release list is keyed by id: a chosen group that vanishes clears the choice, withdraws
+    // its review and says so; it never slides to another row.
+    void aVanishedGroupClearsTheChoiceAndDisarmsTheRelease()
+    {
+        Rig rig;
+        const SnapshotPtr before = buildSnapshot(rig.source.cluster().capture());
+        const int g = before->placementGroupIndex(QStringLiteral("llm-train"));
+        QVERIFY(g >= 0);
+        const QString id = before->placementGroups[g].id;
+        rig.composer.reviewRelease(QStringLiteral("llm-train"));
+        QCOMPARE(rig.composer.selectedReleaseGroup(), id);
+        QTest::keyClicks(rig.find<QLineEdit>("typeName"), QStringLiteral("llm-train"));
+        QVERIFY(rig.find<QPushButton>("confirm")->isEnabled());
+        // Someone else releases it meanwhile.
+        QVERIFY(rig.source.act([](DemoCluster &c) { return c.releasePlacementGroup(QStringLiteral("llm-train")); }).ok);
+        rig.advance(250);
+        QVERIFY(!rig.composer.isReviewing());
+        QCOMPARE(rig.composer.selectedReleaseGroup(), QString());
+        QCOMPARE(rig.find<QComboBox>("releaseGroup")->currentIndex(), -1);
+        QVERIFY(!rig.find<QPushButton>("release")->isEnabled());
+        QVERIFY2(rig.composer.messageText().contains(id) && rig.composer.messageText().contains(QLatin1String("gone")), qPrintable(rig.composer.messageText()));
+    }
+
+    void aChangedGroupClearsTheChoiceToo()
+    {
+        Rig rig;
+        QSignalSpy finished(&rig.actions, &ClusterActions::actionFinished);
+        SlicePlacementRequest r;
+        r.accelerator = QStringLiteral("v6e");
+        r.topology = QStringLiteral("4x4");
+        r.name = QStringLiteral("moving");
+        rig.actions.submitSlicePlacementGroup(QStringLiteral("setup"), r);
+        rig.advance(500); // the job runs; the group is not there yet
+        rig.advance(DemoCluster::kHeadReserveDelay + DemoCluster::kSliceReserveDelay + 1000);
+        QCOMPARE(finished.size(), 1);
+        const SnapshotPtr snap = buildSnapshot(rig.source.cluster().capture());
+        const QString id = snap->placementGroups[snap->placementGroupIndex(QStringLiteral("moving"))].id;
+        rig.composer.reviewRelease(id);
+        QVERIFY(rig.composer.isReviewing());
+        // Its slice loses a host: the group is no longer the one the operator looked at.
+        QVERIFY(rig.source.act([&](DemoCluster &c) { return c.removeSlice(snap->placementGroups[snap->placementGroupIndex(id)].slices.first()); }).ok);
+        for (int step = 0; step < 120 && rig.composer.isReviewing(); ++step)
+            rig.advance(250); // the slice's pods terminate and its nodes die over demo seconds
+        QVERIFY(!rig.composer.isReviewing());
+        QCOMPARE(rig.composer.selectedReleaseGroup(), QString());
+        QVERIFY2(rig.composer.messageText().contains(id), qPrintable(rig.composer.messageText()));
+    }
+
+    // The last look before sending: when the newest snapshot moves the plan to other slices,
+    // the click refuses and asks for a new review instead of sending what was not shown.
+    void aSubmitWhosePlanMovedIsRefusedAtConfirm()
+    {
+        Rig rig;
+        QSignalSpy finished(&rig.actions, &ClusterActions::actionFinished);
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 1);
+        QTest::keyClicks(rig.find<QLineEdit>("name"), QStringLiteral("late"));
+        QTest::mouseClick(rig.find<QPushButton>("review"), Qt::LeftButton);
+        QVERIFY(rig.composer.isReviewing());
+        QCOMPARE(rig.composer.plan().wouldTake, QStringList{QStringLiteral("v6e-4x4-1")});
+        // Someone takes that slice between the review and the click.
+        SlicePlacementRequest other;
+        other.accelerator = QStringLiteral("v6e");
+        other.topology = QStringLiteral("4x4");
+        other.name = QStringLiteral("someone-else");
+        QVERIFY(rig.source.act([&](DemoCluster &c) { return c.submitSlicePlacementGroup(other); }).ok);
+        rig.advance(DemoCluster::kHeadReserveDelay + DemoCluster::kSliceReserveDelay + 1000);
+        QCOMPARE(rig.composer.plan().wouldTake, QStringList{QStringLiteral("v6e-4x4-2")});
+        QTest::mouseClick(rig.find<QPushButton>("confirm"), Qt::LeftButton);
+        QVERIFY(!rig.composer.isReviewing());
+        QVERIFY2(rig.composer.messageText().contains(QLatin1String("Not submitted")) && rig.composer.messageText().contains(QLatin1String("v6e-4x4-1 -> v6e-4x4-2")),
+                 qPrintable(rig.composer.messageText()));
+        QCoreApplication::processEvents();
+        QVERIFY(finished.isEmpty());
+        QVERIFY(rig.source.cluster().capture().rayJobs.indexOf("late") < 0);
     }
 
     void releaseAsksFirstAndMoreForOthersGroups()
