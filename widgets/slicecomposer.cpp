@@ -209,8 +209,12 @@ void SliceComposer::fillTopologies()
     m_topology->clear();
     if (!gen)
         return;
-    for (const tpu::Topology &t : tpu::validTopologies(*gen))
+    for (const tpu::Topology &t : tpu::validTopologies(*gen)) {
         m_topology->addItem(t.toString());
+        // Where Ray accepts what GKE does not document (v6e 2x8, another axis order), say so.
+        if (const QString note = tpu::topologyNote(*gen, t); !note.isEmpty())
+            m_topology->setItemData(m_topology->count() - 1, note, Qt::ToolTipRole);
+    }
     const int keep = m_topology->findText(previous);
     m_topology->setCurrentIndex(keep >= 0 ? keep : 0);
 }

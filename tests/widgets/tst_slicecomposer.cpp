@@ -133,6 +133,12 @@ private Q_SLOTS:
                 offered << topo->itemText(j);
             QCOMPARE(offered, expected);
         }
+        // Ray's list (docs/facts.md 3) offers v6e 2x8, which GKE does not document: the item says so.
+        rig.choose(QStringLiteral("v6e"), QStringLiteral("2x8"), 1);
+        QCOMPARE(topo->currentText(), QStringLiteral("2x8"));
+        QVERIFY2(topo->itemData(topo->currentIndex(), Qt::ToolTipRole).toString().contains(QLatin1String("GKE documents no such node pool")),
+                 qPrintable(topo->itemData(topo->currentIndex(), Qt::ToolTipRole).toString()));
+        QVERIFY(topo->itemData(topo->findText(QStringLiteral("4x4")), Qt::ToolTipRole).toString().isEmpty());
         // TPU per bundle follows the host: 8 on a v6e 2x4 (one host), 4 on a 4x4.
         rig.choose(QStringLiteral("v6e"), QStringLiteral("2x4"), 1);
         QCOMPARE(rig.find<QComboBox>("tpuPerBundle")->currentData().toInt(), 8);
