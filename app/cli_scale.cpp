@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `slicescope scale`: scale a KubeRay TPU worker group, change its bounds, or remove one chosen
-// slice (ARCHITECTURE.md "Command line"; FACTS.md 4.1). Reads the cluster, checks the request
+// slice (ARCHITECTURE.md "Command line"; docs/facts.md 4.1). Reads the cluster, checks the request
 // with the same rules as the window (model/scaleplan), prints what will change, and only with
 // --yes patches it and reports what it then observed.
 

@@ -538,7 +538,7 @@ ActionResult DemoCluster::submitSlicePlacementGroup(const SlicePlacementRequest 
         for (Job &j : m_jobs)
             if (j.submissionId == submissionId && j.status == QLatin1String("PENDING")) {
                 j.status = s("RUNNING");
-                // Step 1 of slice_placement_group (FACTS.md 2.2): one head PG per slice.
+                // Step 1 of slice_placement_group (docs/facts.md 2.2): one head PG per slice.
                 if (multiHost)
                     for (int i = 0; i < j.request.numSlices; ++i) {
                         PlacementGroup &pg = addPlacementGroup(QString(), j.jobId, false);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The Kubernetes API client (FACTS.md 4): requests authenticated the way kubectl does (bearer
+// The Kubernetes API client (docs/facts.md 4): requests authenticated the way kubectl does (bearer
 // token, token file, client certificate, exec plugin; see kubeconfig.h), TLS as the kubeconfig
 // says, and KubeWatch, which keeps one collection (RayClusters, Ray pods, TPU nodes) current by
 // LIST then WATCH. Asynchronous on Qt's event loop, like RayClient: no nested loops, no waiting.
@@ -40,7 +40,7 @@ public:
     // "https://127.0.0.1:6443" for messages (no user info, no path).
     QString displayServer() const;
 
-    // The transport seam (STYLE.md 5): tests put a fault-injecting manager here. Not owned.
+    // The transport seam (docs/style.md 5): tests put a fault-injecting manager here. Not owned.
     void setNetworkAccessManager(QNetworkAccessManager *manager);
     QNetworkAccessManager *networkAccessManager() const { return m_manager; }
     // No bytes for this long fails a plain request (default 30 s). Watches use their own idle limit.

@@ -2,7 +2,7 @@
 #pragma once
 
 // How SliceScope finds and authenticates to a Kubernetes API server, the way kubectl does
-// (FACTS.md 4.3): kubeconfig files (a KUBECONFIG list merged, first file to set a value wins),
+// (docs/facts.md 4.3): kubeconfig files (a KUBECONFIG list merged, first file to set a value wins),
 // contexts and namespaces, cluster TLS settings, and the user's credentials: a bearer token or
 // token file, a client certificate and key (RSA or EC), or an exec credential plugin (v1 and
 // v1beta1, how GKE's gke-gcloud-auth-plugin works). Also the in-cluster service-account config.

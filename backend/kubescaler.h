@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Carries out a ScalePlan on a live RayCluster (FACTS.md 4.1) and reports what it observed:
+// Carries out a ScalePlan on a live RayCluster (docs/facts.md 4.1) and reports what it observed:
 //   1. re-reads the RayCluster and checks that the group still is as the plan saw it; for a
 //      removal that names pods, also re-reads the group's pods and checks that each slice to
 //      remove still has exactly the pods reviewed (else nothing is written: never another slice);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The live Kubernetes source: watches RayClusters, Ray pods and TPU nodes (FACTS.md 4.2) and emits
+// The live Kubernetes source: watches RayClusters, Ray pods and TPU nodes (docs/facts.md 4.2) and emits
 // a Capture whenever they change, with the Ray dashboard's bodies alongside when a RayCluster has
 // a head service: reached through the API server's service proxy with the same credential, so a
 // kubeconfig alone gives both views (or at --ray URL when one is given).

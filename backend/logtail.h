@@ -2,7 +2,7 @@
 #pragma once
 
 // A Ray job's driver log, live, through the dashboard's GET /api/jobs/{id}/logs/tail WebSocket
-// (FACTS.md 1.3): each TEXT frame is a chunk of log lines, and the server closes the socket once
+// (docs/facts.md 1.3): each TEXT frame is a chunk of log lines, and the server closes the socket once
 // the job has finished.
 //
 // What Ray 2.60 does that shapes this class (ray/dashboard/modules/job/job_manager.py and

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The read side of the Ray dashboard's HTTP API (FACTS.md section 1): one poll gathers the bodies
+// The read side of the Ray dashboard's HTTP API (docs/facts.md section 1): one poll gathers the bodies
 // of /api/version, the state API's nodes and placement groups, the jobs list and the `ray status`
 // text into one Capture, all or nothing. Asynchronous on Qt's event loop (no nested loops, no
 // waiting), so it runs the same in the window, the headless verbs and the browser build.
 //
 // Every request carries an explicit User-Agent (the dashboard refuses what looks like a browser,
-// FACTS.md 1.4), a transfer timeout and a bound on the body size. A bearer token, when there is
+// docs/facts.md 1.4), a transfer timeout and a bound on the body size. A bearer token, when there is
 // one, is sent in the Authorization header and nowhere else: messages name where it came from,
 // never what it is.
 
@@ -39,7 +39,7 @@ struct RayToken {
     bool isEmpty() const { return value.isEmpty(); }
 };
 
-// Finds the token in Ray's own order (FACTS.md 1.4), after an explicit file: `tokenFile` (the
+// Finds the token in Ray's own order (docs/facts.md 1.4), after an explicit file: `tokenFile` (the
 // --ray-token-file option), RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token. Finding none is
 // not an error (the cluster may not want one). Returns an error sentence when a file that was
 // named explicitly (the option or RAY_AUTH_TOKEN_PATH) cannot be read or holds no usable token.
@@ -59,10 +59,10 @@ public:
 
     void setToken(RayToken token);
     // The header the token goes in: "Authorization" (default), or "X-Ray-Authorization", which Ray
-    // also reads (FACTS.md 1.4), when Authorization is taken by someone on the way (the Kubernetes
+    // also reads (docs/facts.md 1.4), when Authorization is taken by someone on the way (the Kubernetes
     // API server's service proxy wants its own bearer token there).
     void setTokenHeader(QByteArray header) { m_tokenHeader = std::move(header); }
-    // The transport seam (STYLE.md 5): a QNetworkAccessManager subclass whose createRequest()
+    // The transport seam (docs/style.md 5): a QNetworkAccessManager subclass whose createRequest()
     // injects faults. Not owned; if it goes away the client's own is used again.
     void setNetworkAccessManager(QNetworkAccessManager *manager);
     // No bytes for this long fails the request (default 30 s).
@@ -88,7 +88,7 @@ public:
     // Abandons the poll in flight without a signal.
     void cancel();
 
-    // Single requests outside a poll: the Job Submission API (FACTS.md 1.3) and one-off state
+    // Single requests outside a poll: the Job Submission API (docs/facts.md 1.3) and one-off state
     // reads. The handler runs once, later, on the event loop: with an empty `error` and the body
     // of a 2xx answer, or with a one-line `error` that names the method and URL (never the
     // token) and what to do. `status` is the HTTP status, 0 when there was no answer. Requests

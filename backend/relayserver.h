@@ -4,7 +4,7 @@
 // The relay (`slicescope serve`, docs/relay-protocol.md): serves the static web bundle and, on
 // the same origin, a WebSocket at /relay that pushes the captures of a live source to every
 // connected browser and carries their actions to the source's native ClusterActions, which call
-// Ray and Kubernetes as a non-browser client (FACTS.md 1.4). Native only: never built for wasm.
+// Ray and Kubernetes as a non-browser client (docs/facts.md 1.4). Native only: never built for wasm.
 //
 // Security: every HTTP request and WebSocket needs the access token (?token= or the cookie the
 // first page load sets; compared in constant time), the Host header must name the listen address

@@ -3,7 +3,7 @@
 
 // The client side of the relay (docs/relay-protocol.md): a Source whose captures come from a
 // `slicescope serve` relay over one WebSocket, and the ClusterActions that ask that relay to act.
-// Used by the browser build (where Ray and Kubernetes cannot be reached directly, FACTS.md 1.4)
+// Used by the browser build (where Ray and Kubernetes cannot be reached directly, docs/facts.md 1.4)
 // and by the desktop's `--relay URL`. Built for WebAssembly too: it talks only through
 // WebSocketClient.
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Creating and removing TPU slice placement groups through Ray jobs (FACTS.md 2.2: no HTTP route
+// Creating and removing TPU slice placement groups through Ray jobs (docs/facts.md 2.2: no HTTP route
 // creates a placement group, a job's driver must). The driver is a fixed Python program compiled
 // into the binary (resources/driver/slice_pg_driver.py); the job's entrypoint is fixed and generic
 // and the request reaches the driver only as data, JSON in a runtime-env variable, so nothing an

@@ -5,7 +5,7 @@
 #include "democluster.h"
 #include "democlusteractions.h"
 #include "relaysource.h"
-#ifndef Q_OS_WASM // a browser cannot reach Ray or Kubernetes itself (FACTS.md 1.4)
+#ifndef Q_OS_WASM // a browser cannot reach Ray or Kubernetes itself (docs/facts.md 1.4)
 #include "kubeclusteractions.h"
 #include "kubesource.h"
 #include "livesource.h"
@@ -21,7 +21,7 @@
 namespace slicescope {
 
 namespace {
-// How long one slice of reading may take before the event loop gets a turn (STYLE.md 8). The
+// How long one slice of reading may take before the event loop gets a turn (docs/style.md 8). The
 // captures' handlers (the window building snapshots) run inside the slice and count too.
 constexpr qint64 kSliceNs = 8'000'000;
 } // namespace

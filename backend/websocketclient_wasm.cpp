@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // WebSocketClient for the browser build: the browser's own WebSocket through emscripten's
 // <emscripten/websocket.h> (linked with -lwebsocket.js), since Qt's WebSockets module is not
-// available for WebAssembly here (FACTS.md 5). The browser calls the callbacks from its event loop,
+// available for WebAssembly here (docs/facts.md 5). The browser calls the callbacks from its event loop,
 // outside any Qt event dispatch; each one is posted into Qt's event loop (a queued call), so the
 // signals arrive like any other Qt event and a slot may close or delete the client freely.
 

@@ -58,7 +58,7 @@ public:
     virtual void submitSlicePlacementGroup(const QString &actionId, const SlicePlacementRequest &request) = 0;
     virtual void releasePlacementGroup(const QString &actionId, const QString &nameOrId, bool force) = 0;
 
-    // Scaling KubeRay worker groups (FACTS.md 4.1). Empty when `group` may be scaled from here;
+    // Scaling KubeRay worker groups (docs/facts.md 4.1). Empty when `group` may be scaled from here;
     // else why not, in words for a disabled control's tooltip: "a capture file cannot be changed",
     // "your Kubernetes user may not patch rayclusters.ray.io in namespace x (RBAC)", "checking
     // permissions...". availabilityChanged() says when the answer may have changed.

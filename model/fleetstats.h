@@ -11,7 +11,7 @@
 //  - reserved chips: chips held by placement-group bundles (Slice::reservedChips).
 //  - free chips: chips - reserved chips.
 //  - available chips: the free chips of Ready slices. A slice placement group takes whole
-//    slices (FACTS.md 2.2), so only these can serve one.
+//    slices (docs/facts.md 2.2), so only these can serve one.
 //  - claimed chips: the free chips of Claimed slices (only TPU-<pod-type>-head is held: a slice
 //    placement group between its steps 1 and 3). Spoken for, so neither available nor stranded.
 //  - stranded chips: the free chips of a slice that no slice placement group can take, because

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Scale rules for KubeRay TPU worker groups (FACTS.md 4, 4.1): one replica is one slice. Given a
+// Scale rules for KubeRay TPU worker groups (docs/facts.md 4, 4.1): one replica is one slice. Given a
 // snapshot and what the operator asks for, says whether it is allowed and what would happen (the
 // slices added or removed, the placement groups displaced) and writes the JSON Patch that does it
 // without overwriting anyone else's change. Pure: no I/O, so the window, the CLI and the relay

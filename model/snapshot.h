@@ -62,7 +62,7 @@ struct RayNode {
     double tpu = 0;          // resources_total.TPU
     double cpu = 0;
     bool hasSliceHeadResource = false; // TPU-<pod-type>-head: worker 0 only
-    // Default TPU labels (FACTS.md 2.1); empty when absent.
+    // Default TPU labels (docs/facts.md 2.1); empty when absent.
     QString sliceName;
     QString podType;
     QString topology;

@@ -627,7 +627,7 @@ private:
             if (!p.podIp.isEmpty() && m_nodesByIp.contains(p.podIp))
                 m_rayClusters.insert(p.ns + u'/' + p.cluster);
 
-        // Pods are grouped by replica first (FACTS.md 4), then the group is named by TPU_NAME.
+        // Pods are grouped by replica first (docs/facts.md 4), then the group is named by TPU_NAME.
         QHash<QString, QList<int>> byReplica;
         QStringList order;
         for (int i = 0; i < m_s.pods.size(); ++i) {

@@ -2,7 +2,7 @@
 #pragma once
 
 // The one table of TPU generations and the topology maths built on it
-// (FACTS.md sections 2 and 3). The slice view, the planner, the snapshot
+// (docs/facts.md sections 2 and 3). The slice view, the planner, the snapshot
 // builder and `inspect` all ask this file; nothing else knows a TPU rule.
 
 #include <QList>
@@ -110,7 +110,7 @@ struct IciLink {
     friend bool operator==(const IciLink &, const IciLink &) = default;
 };
 
-// The canonical logical layout of one slice (FACTS.md 3): host blocks tile the topology,
+// The canonical logical layout of one slice (docs/facts.md 3): host blocks tile the topology,
 // host w sits at host-grid (bx, by, bz) with w = bx + by*Bx + bz*Bx*By, and inside a host
 // chip c sits at its block offset in x-fastest order. The single source of chip positions.
 class SliceLayout
@@ -148,7 +148,7 @@ private:
     bool m_valid = false;
 };
 
-// Which axes wrap for a slice of this shape (FACTS.md 3, "wraparound").
+// Which axes wrap for a slice of this shape (docs/facts.md 3, "wraparound").
 std::array<bool, 3> wrapAxes(const Generation &gen, const Topology &topology);
 
 // Ray accepts 1, 2, 4 or 8 chips per task or bundle.

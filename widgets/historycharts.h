@@ -9,7 +9,7 @@
 // A vertical cursor line marks the time the window's scrubber is at; hovering a chart shows the
 // values of the entry nearest the mouse and its time.
 //
-// Responsiveness (STYLE.md 6 and 9): the history's signals only mark the panel dirty; a redraw
+// Responsiveness (docs/style.md 6 and 9): the history's signals only mark the panel dirty; a redraw
 // follows at most every refreshInterval() ms (bursts coalesce into one), rebuilds every series
 // from the history's points with one QXYSeries::replace() each, and waits while the panel is
 // hidden. Long histories are decimated exactly first (points on a straight line between their

@@ -2,7 +2,7 @@
 #pragma once
 
 // A Ray job's log as it arrives: a read-only text pane that follows the end (until the reader
-// scrolls back, STYLE.md 9), a pause that holds new lines back, a "Full log" button, and a bound
+// scrolls back, docs/style.md 9), a pause that holds new lines back, a "Full log" button, and a bound
 // on the lines kept so a chatty job cannot eat the memory. It knows nothing of Ray: app/ feeds it
 // lines through its slots and acts on its signals (JobLogTail in backend/ does the talking).
 

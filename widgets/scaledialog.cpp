@@ -61,7 +61,7 @@ protected:
     }
 };
 
-// One JSON Patch op per line: the shape FACTS.md writes them in, and easy to check by eye.
+// One JSON Patch op per line: the shape docs/facts.md writes them in, and easy to check by eye.
 QString prettyPatch(const QByteArray &patch)
 {
     const QJsonArray ops = QJsonDocument::fromJson(patch).array();
@@ -579,7 +579,7 @@ void ScaleDialog::setSnapshot(const SnapshotPtr &snapshot)
 {
     m_snapshot = snapshot;
     m_stale = true;
-    // Nobody sees a hidden dialog's preview: plan again when it shows (STYLE.md 9). An open
+    // Nobody sees a hidden dialog's preview: plan again when it shows (docs/style.md 9). An open
     // review still follows, so it never holds a plan the cluster has left behind.
     if (isVisible() || m_reviewing || isRunning())
         refresh();

@@ -2,13 +2,13 @@
 #pragma once
 
 // "Scale worker group": change how many slices a KubeRay TPU worker group has, or remove one
-// chosen slice (FACTS.md 4, 4.1). The what-if answer is planScale()'s, live on every snapshot and
+// chosen slice (docs/facts.md 4, 4.1). The what-if answer is planScale()'s, live on every snapshot and
 // drawn as a strip of slice tiles (new ones as ghosts, removed ones crossed out); a review shows
 // the summary and the exact JSON Patch, and nothing is sent before its confirm button. When
 // someone else changed the group meanwhile, the dialog says what changed, re-plans on the newest
 // snapshot and asks again: it never re-sends by itself.
 //
-// A non-modal dialog, opened with show() and never exec() (no nested event loop, STYLE.md 8):
+// A non-modal dialog, opened with show() and never exec() (no nested event loop, docs/style.md 8):
 // scaling is one group at a time and needs no highlights in the overview, unlike reserving, so
 // it does not take a dock's room; the window stays usable beside it.
 

@@ -2,9 +2,9 @@
 #pragma once
 
 // The geometry of the slice view as a plain value, shared by painting, tooltips and mouse
-// handling so the three can never disagree about where a chip is (STYLE.md 10).
+// handling so the three can never disagree about where a chip is (docs/style.md 10).
 //
-// Conventions. World space is measured in chip pitches, with the layout's own axes (FACTS.md 3):
+// Conventions. World space is measured in chip pitches, with the layout's own axes (docs/facts.md 3):
 // x to the right, y away from the viewer, z up. Chip (x, y, z) of an X x Y x Z slice is a box
 // kChipSize wide and deep and chipHeight() tall (a cube unless set otherwise) centred at
 //     ( x - (X-1)/2,  y - (Y-1)/2,  (z - (Z-1)/2) * (1 + explode) ),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// One TPU slice as a 3D grid of chips in the canonical logical layout (FACTS.md 3), coloured by
+// One TPU slice as a 3D grid of chips in the canonical logical layout (docs/facts.md 3), coloured by
 // worker id, bundle occupancy or state. Geometry lives in SliceProjection (sliceprojection.h),
 // shared by painting, tooltips and mouse handling.
 //

@@ -722,7 +722,7 @@ void TimelineTrack::drawTicks(QPainter &painter, const TimelineGeometry &g) cons
     if (!m_model || !m_history)
         return;
     // One column per pixel and lane, holding the worst tone of the entries drawn there: a long
-    // history of a busy cluster costs the plot's width, not its event count (STYLE.md 11).
+    // history of a busy cluster costs the plot's width, not its event count (docs/style.md 11).
     const int w = g.plot.width();
     std::vector<std::array<EventTone, kTimelineLaneCount>> columns(size_t(std::max(1, w)));
     for (auto &c : columns)
@@ -811,7 +811,7 @@ bool TimelineTrack::event(QEvent *event)
 {
     if (event->type() != QEvent::ToolTip)
         return QWidget::event(event);
-    // Built at hover time (STYLE.md 12): the entry nearest the mouse and what changed in it.
+    // Built at hover time (docs/style.md 12): the entry nearest the mouse and what changed in it.
     auto *help = static_cast<QHelpEvent *>(event);
     const TimelineGeometry g = geometry();
     if (help->pos().x() < g.plot.left()) {

@@ -17,7 +17,7 @@
 //    the window can select what changed.
 //
 // The widget only says where the reader wants to be (positionChanged, liveChanged); the window
-// shows the snapshot. Events are built by the history lazily, for the rows on screen (STYLE.md
+// shows the snapshot. Events are built by the history lazily, for the rows on screen (docs/style.md
 // 9, 12): the list keeps one small summary per entry, not the events themselves.
 
 #include "history.h"
@@ -50,7 +50,7 @@ EventTone eventTone(const HistoryEvent &event);
 QColor eventToneColor(EventTone tone, const Theme &theme);
 
 // The track's projection between time and x, shared by painting, the mouse and the tests
-// (STYLE.md 10). Times are ms since the epoch; the span is never empty.
+// (docs/style.md 10). Times are ms since the epoch; the span is never empty.
 struct TimelineGeometry {
     QRect plot;            // where ticks are drawn, in widget coordinates
     qint64 firstMs = 0;    // the time at plot.left()

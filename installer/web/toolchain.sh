@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The WebAssembly toolchain for SliceScope, from Debian 12's own packages and source packages
-# (docs: FACTS.md section 5):
+# (docs: docs/facts.md section 5):
 #   - Debian's emscripten 3.1.6 and nodejs, behind an EMSDK-shaped shim folder (Qt's wasm CMake code
 #     looks for $EMSDK/.emscripten and $EMSDK/upstream/emscripten/emcc);
 #   - Qt 6.4.2 for wasm (static), built from Debian's qt6-base source;

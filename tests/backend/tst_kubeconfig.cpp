@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// kubeconfig loading and credentials the way kubectl does them (FACTS.md 4.3): KUBECONFIG merging,
+// kubeconfig loading and credentials the way kubectl does them (docs/facts.md 4.3): KUBECONFIG merging,
 // contexts and namespaces, cluster TLS settings, tokens, client certificates (RSA, EC, PKCS#8),
 // exec plugin configs, the in-cluster service account, and the exec credential provider driving
 // small shell-script plugins. Certificates and keys are made with openssl at test time, so no key

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // KubeWatch against a scripted server, for the faults a real API server does not produce on
-// demand (FACTS.md 4.2): paged LIST with continue, resume from the last resourceVersion (bookmarks
+// demand (docs/facts.md 4.2): paged LIST with continue, resume from the last resourceVersion (bookmarks
 // included) after a normal end, relist on an ERROR 410 event and on HTTP 410, a malformed line, a
 // silent stream, a 5xx. The real server is tests/integration/tst_kube_live.
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// JobLogTail against what a real Ray will not do on demand (TESTING.md, backend tier): chunks that
+// JobLogTail against what a real Ray will not do on demand (docs/testing.md, backend tier): chunks that
 // end inside a line, a tail connection that drops abruptly mid-stream, a dashboard that does not
 // come back. A fake dashboard on 127.0.0.1 serves both the plain HTTP reads (GET /api/jobs/{id},
 // GET /api/jobs/{id}/logs) and the /api/jobs/{id}/logs/tail WebSocket on one port, as Ray does:

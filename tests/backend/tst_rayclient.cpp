@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// RayClient's handling of what a real Ray will not do on demand (TESTING.md, backend tier): 429
+// RayClient's handling of what a real Ray will not do on demand (docs/testing.md, backend tier): 429
 // storms, 5xx, bodies past the size bound, a server that never answers, a server that echoes the
 // token. A scripted HTTP server on 127.0.0.1 plays the dashboard, so the requests go through Qt's
 // real HTTP stack and the test sees the headers as a server would. The protocol itself is proven
@@ -290,7 +290,7 @@ private Q_SLOTS:
         qputenv("HOME", oldHome);
     }
 
-    // The Job Submission API (FACTS.md 1.3): a POST that does not look like a browser's (the
+    // The Job Submission API (docs/facts.md 1.3): a POST that does not look like a browser's (the
     // dashboard answers 405 to those), with the token, a JSON body, and one-line failures.
     void jobRequestsLookLikeNoBrowser()
     {

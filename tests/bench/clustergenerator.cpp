@@ -170,13 +170,13 @@ private:
     bool m_python;
 };
 
-// The kinds of TPU slice in the generated fleet (FACTS.md 2.1 and 3), with how often each is
+// The kinds of TPU slice in the generated fleet (docs/facts.md 2.1 and 3), with how often each is
 // picked. Mostly v6e 4x4; v6e 2x4 is one 8-chip host; v5p 4x4x4 spans 16 hosts.
 struct SliceKind {
     const char *generation;     // "v6e"
     const char *acceleratorType;// ray.io/accelerator-type
     const char *gkeAccelerator; // cloud.google.com/gke-tpu-accelerator
-    const char *podType;        // ray.io/tpu-pod-type (TensorCores, FACTS.md 2.1)
+    const char *podType;        // ray.io/tpu-pod-type (TensorCores, docs/facts.md 2.1)
     const char *topology;
     int hosts;
     int chipsPerHost;
@@ -217,7 +217,7 @@ struct NodeRec {
     double memoryBytes = 32e9;
     qint64 startMs = 0;
     qint64 endMs = 0;
-    bool timesAsStrings = false; // 64-bit numbers may arrive as JSON strings (FACTS.md 1.1)
+    bool timesAsStrings = false; // 64-bit numbers may arrive as JSON strings (docs/facts.md 1.1)
     bool expectedDeath = false;  // picks the state_message of a dead node
     bool purged = false;         // ClusterSimulation: Ray forgot this dead node (no longer listed)
 };
@@ -464,7 +464,7 @@ private:
         m_groups.push_back(std::move(g));
     }
 
-    // ray.util.tpu.slice_placement_group step 1 (FACTS.md 2.2): claim worker 0's head resource.
+    // ray.util.tpu.slice_placement_group step 1 (docs/facts.md 2.2): claim worker 0's head resource.
     GroupRec headGroup(const SliceRec &s)
     {
         const SliceKind &k = kSliceKinds[size_t(s.kind)];
@@ -588,7 +588,7 @@ private:
         return w.take();
     }
 
-    // The state API envelope around `items` (FACTS.md 1.1).
+    // The state API envelope around `items` (docs/facts.md 1.1).
     template<typename F>
     QByteArray writeStateList(int count, qsizetype reserve, F &&items)
     {
@@ -726,7 +726,7 @@ private:
         });
     }
 
-    // A KubeRay worker pod for every TPU host that is up (FACTS.md 4): replica labels, the TPU
+    // A KubeRay worker pod for every TPU host that is up (docs/facts.md 4): replica labels, the TPU
     // request, the webhook's TPU_* env, and the pod IP its Ray node reports.
     QByteArray writePods()
     {
@@ -1178,7 +1178,7 @@ private:
             n = remap[size_t(n)];
     }
 
-    // One RayCluster with a TPU worker group per generated group (FACTS.md 4): KubeRay's spec.
+    // One RayCluster with a TPU worker group per generated group (docs/facts.md 4): KubeRay's spec.
     QByteArray writeRayClusters()
     {
         JsonWriter w(JsonWriter::Style::Compact, qsizetype(m_workerGroups.size()) * 700 + 1024);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // slicescope-bench history: an hour of 2-second snapshots of a large, busy cluster kept in one
-// SnapshotHistory (ISSUE 6). Figures, not pass/fail (TESTING.md, "Benchmarks"):
+// SnapshotHistory (ISSUE 6). Figures, not pass/fail (docs/testing.md, "Benchmarks"):
 //  - resident memory at the end (and its peak), against the process before the history held
 //    anything (generator, one capture, one snapshot), and the history's own estimate, by part;
 //  - the per-snapshot ingest (buildSnapshot + SnapshotHistory::add) at the start and at the end,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// slicescope-bench: figures, not pass/fail (TESTING.md, "Benchmarks"). These machines are shared
+// slicescope-bench: figures, not pass/fail (docs/testing.md, "Benchmarks"). These machines are shared
 // and noisy, so every figure is a ratio measured side by side in one run, interleaved, against a
 // baseline doing the same irreducible work, plus the absolute times.
 //
@@ -562,7 +562,7 @@ int runIngest(int argc, char **argv)
 
 // ---- render ------------------------------------------------------------------------------------
 //
-// Two large slices built as Ray would report them (FACTS.md 2.1, 2.2) and joined by the real
+// Two large slices built as Ray would report them (docs/facts.md 2.1, 2.2) and joined by the real
 // buildSnapshot(), so the view paints production data: whole-slice training groups, a sweep
 // holding 2 of 4 chips per host, a notebook holding 1, the slice head claimed, one dead host.
 

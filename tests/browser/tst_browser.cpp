@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The browser tier: the WebAssembly bundle (installer/web/build.sh), served by `slicescope serve
-// --demo`, loaded in Debian's headless Chromium driven over the DevTools protocol (FACTS.md 5).
+// --demo`, loaded in Debian's headless Chromium driven over the DevTools protocol (docs/facts.md 5).
 // The page's first frame must match the desktop's golden `demo-overview` (the same comparison and
 // tolerance as tests/widgets); a click on a slice tile must open that slice in the slice view.
 // The app prints "slicescope: first frame" and "slicescope: showing slice NAME" on the console

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Golden-image checks shared by the widget tests (TESTING.md): images live in tests/data/golden;
+// Golden-image checks shared by the widget tests (docs/testing.md): images live in tests/data/golden;
 // a pixel differs when a channel is off by more than kChannelTolerance, and an image fails when
 // more than kMaxDifferingShare of its pixels differ. On failure NAME.actual.png and NAME.diff.png
 // are written to the working folder. SLICESCOPE_RECORD_GOLDENS=1 records instead (look at them

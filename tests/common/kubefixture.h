@@ -2,7 +2,7 @@
 #pragma once
 
 // Making Kubernetes objects on the harness's API server (tests/integration/kube-harness.sh) the way
-// KubeRay and GKE would make them on a real TPU cluster (FACTS.md 4): TPU nodes with GKE's labels,
+// KubeRay and GKE would make them on a real TPU cluster (docs/facts.md 4): TPU nodes with GKE's labels,
 // RayClusters with TPU worker groups, and worker pods with KubeRay's labels and the env GKE's TPU
 // webhook injects. The harness runs no scheduler, controller-manager or kubelet, so nothing happens
 // by itself: a test binds pods to nodes and marks them Running here, and what it did not create does
@@ -111,7 +111,7 @@ inline QString podPath(const QString &ns, const QString &name) { return podsPath
 inline QString servicePath(const QString &ns, const QString &name) { return u"/api/v1/namespaces/"_s + ns + u"/services/"_s + name; }
 inline QString nodePath(const QString &name) { return u"/api/v1/nodes/"_s + name; }
 
-// TPU_NAME as GKE's webhook sets it: the slice name Ray reports (FACTS.md 4).
+// TPU_NAME as GKE's webhook sets it: the slice name Ray reports (docs/facts.md 4).
 inline QString sliceName(const QString &group, int replicaIndex) { return group + u'-' + QString::number(replicaIndex); }
 
 // ray.io/worker-group-replica-name: KubeRay makes it <group>-<5 random characters>. Here the
@@ -362,7 +362,7 @@ public:
                                                            {u"spec"_s, spec}});
     }
 
-    // What the operator writes into status (FACTS.md 4), e.g. {"state": "ready", "readyWorkerReplicas": 2}.
+    // What the operator writes into status (docs/facts.md 4), e.g. {"state": "ready", "readyWorkerReplicas": 2}.
     KubeResponse setRayClusterStatus(const QString &ns, const QString &name, const QJsonObject &status)
     {
         using namespace Qt::StringLiterals;

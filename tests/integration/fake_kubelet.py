@@ -160,7 +160,7 @@ class Api:
 
 
 class Informer(threading.Thread):
-    """LIST then WATCH one resource (FACTS.md 4.2) into `items`; calls `changed` after every update."""
+    """LIST then WATCH one resource (docs/facts.md 4.2) into `items`; calls `changed` after every update."""
 
     def __init__(self, api, path, selector, changed, name):
         super().__init__(daemon=True, name=name)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds (once) the real Kubernetes API server and etcd the integration tier runs against, from Go
-# modules on the module proxy (FACTS.md 4.4), and prints the folder holding the binaries and the KubeRay
+# modules on the module proxy (docs/facts.md 4.4), and prints the folder holding the binaries and the KubeRay
 # CRD. Everything lives outside the clone, keyed by the versions, so a warm machine skips the build:
 #
 #   tests/integration/kube-env.sh        -> prints e.g. ~/.cache/slicescope/kube-v1.37.2-etcd-v3.6.16-kuberay-v1.5.0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A real Kubernetes API server (and its etcd) on 127.0.0.1 serving the KubeRay CRDs, for the
-# integration tier (FACTS.md 4.4), with the real KubeRay operator and a fake kubelet + GKE next to it.
+# integration tier (docs/facts.md 4.4), with the real KubeRay operator and a fake kubelet + GKE next to it.
 # No scheduler, controller-manager or kubelet: a test creates nodes and pods itself, binds them and
 # sets their status (tests/common/kubefixture.h does it the way KubeRay and GKE would), or lets the
 # operator and the fake kubelet do it:
@@ -400,7 +400,7 @@ EOF
 }
 kubeconfig "$dir/kubeconfig" admin "    token: $admin_token"
 kubeconfig "$dir/kubeconfig-viewer" viewer "    token: $viewer_token"
-# Relative paths resolve against the kubeconfig's own folder (FACTS.md 4.3), whatever the cwd.
+# Relative paths resolve against the kubeconfig's own folder (docs/facts.md 4.3), whatever the cwd.
 kubeconfig "$dir/kubeconfig-cert" cert-admin "    client-certificate: cert-admin.crt
     client-key: cert-admin.key"
 kubeconfig "$dir/kubeconfig-cert-rsa" cert-rsa "    client-certificate-data: $(base64 -w0 "$dir/cert-rsa.crt")
@@ -460,7 +460,7 @@ EOF
 
   # One replica: no leader election. No metrics or health endpoints ("0" disables them: no port to
   # pick). Multi-host indexing labels worker pods with ray.io/worker-group-replica-name, -replica-index
-  # and ray.io/replica-host-index (FACTS.md 4), on an operator that knows the gate (alpha in v1.5).
+  # and ray.io/replica-host-index (docs/facts.md 4), on an operator that knows the gate (alpha in v1.5).
   gates=()
   if grep -aq RayMultiHostIndexing "$operator"; then gates=(--feature-gates=RayMultiHostIndexing=true); fi
   log "starting the KubeRay operator (${gates[*]:-no feature gates})"

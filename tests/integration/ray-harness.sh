@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# A real Ray cluster on 127.0.0.1 that looks like a TPU fleet (FACTS.md 2.3), for the integration tier.
+# A real Ray cluster on 127.0.0.1 that looks like a TPU fleet (docs/facts.md 2.3), for the integration tier.
 #
 #   tests/integration/ray-harness.sh up DIR     start it; writes DIR/dashboard-url, DIR/token, DIR/gcs-address
 #   tests/integration/ray-harness.sh down DIR   stop everything `up` started, remove its files

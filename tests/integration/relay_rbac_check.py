@@ -4,7 +4,7 @@
 tests/integration/kube-harness.sh (found through SLICESCOPE_KUBE_DIR, or the first argument):
 applies every object server-side as the admin, into a namespace of its own, then asks the API
 server with SubjectAccessReview (as the admin) whether the relay's ServiceAccount may do each verb
-FACTS.md 4.3 lists, and may NOT do anything beyond them. Removes what it applied. Exit 0 when every
+docs/facts.md 4.3 lists, and may NOT do anything beyond them. Removes what it applied. Exit 0 when every
 answer is the expected one, 1 otherwise, 77 (skipped) without a harness outside CI."""
 
 import json

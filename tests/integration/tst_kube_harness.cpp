@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Kubernetes harness itself (tests/integration/kube-harness.sh): does the real API server it starts
-// serve what SliceScope relies on (FACTS.md 4), and do the fixture's objects (tests/common/kubefixture.h)
+// serve what SliceScope relies on (docs/facts.md 4), and do the fixture's objects (tests/common/kubefixture.h)
 // read back as KubeRay and GKE would have made them? If this fails, every Kubernetes integration test
 // after it would fail for the harness's sake, not the product's.
 //
@@ -103,7 +103,7 @@ private slots:
     }
 
     // The KubeRay CRD is installed and served: ray.io/v1 lists rayclusters with every verb SliceScope
-    // uses, and only a status subresource (FACTS.md 4: no scale).
+    // uses, and only a status subresource (docs/facts.md 4: no scale).
     void crdIsServed()
     {
         const KubeResponse r = m_admin->get(u"/apis/ray.io/v1"_s);
@@ -216,7 +216,7 @@ private slots:
     }
 
     // The viewer reads everything SliceScope shows and changes nothing; SelfSubjectAccessReview (how
-    // SliceScope asks up front, FACTS.md 4.3) agrees with what the server then does.
+    // SliceScope asks up front, docs/facts.md 4.3) agrees with what the server then does.
     void viewerCanListButNotPatch()
     {
         const QString cluster = u"viewed"_s;
@@ -261,7 +261,7 @@ private slots:
         QVERIFY2(admin.ok(), qPrintable(admin.describe()));
     }
 
-    // Scaling safely (FACTS.md 4.1): a JSON Patch whose `test` fails is refused with 422 and changes
+    // Scaling safely (docs/facts.md 4.1): a JSON Patch whose `test` fails is refused with 422 and changes
     // nothing; with the right `test` it applies and bumps metadata.generation.
     void failedJsonPatchTestIs422()
     {

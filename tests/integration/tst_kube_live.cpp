@@ -116,7 +116,7 @@ private Q_SLOTS:
             fx->deleteObject(kube::nodePath(n));
     }
 
-    // The same server, four ways to prove who you are (FACTS.md 4.3).
+    // The same server, four ways to prove who you are (docs/facts.md 4.3).
     void authenticates_data()
     {
         QTest::addColumn<QString>("kubeconfig");

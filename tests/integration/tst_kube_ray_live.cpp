@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A kubeconfig alone gives both views: the RayCluster's head service is reached through the real
-// API server's service proxy (FACTS.md 4.3), and behind it answers the real Ray of ray-harness.sh.
+// API server's service proxy (docs/facts.md 4.3), and behind it answers the real Ray of ray-harness.sh.
 // Needs both harnesses (SLICESCOPE_KUBE_DIR and SLICESCOPE_RAY_DIR).
 //
 // Without kubelet and endpoint controllers the test does their part: the head pod is Running with

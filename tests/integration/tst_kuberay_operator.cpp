@@ -3,7 +3,7 @@
 // a RayCluster and the fake kubelet + GKE (tests/integration/fake_kubelet.py) schedules and runs what
 // it makes, so scaling a TPU worker group creates and deletes whole slices as on GKE. Nothing here
 // makes a pod or a node: the test only writes the RayCluster, the way SliceScope does (JSON Patch with
-// a `test` op, FACTS.md 4.1), and reads back what the operator and the fake kubelet did, with the
+// a `test` op, docs/facts.md 4.1), and reads back what the operator and the fake kubelet did, with the
 // time each took (qInfo, so it shows in the log).
 //
 // The namespace is labelled slicescope.test/kuberay-operator=enabled: the harness's operator only
@@ -361,7 +361,7 @@ private slots:
         QVERIFY(!victim.isEmpty() && !survivor.isEmpty());
         const QList<Pod> going = s.value(victim);
         const QList<Pod> staying = s.value(survivor);
-        const QString named = going.at(1).name; // any pod of the slice names it (FACTS.md 4.1)
+        const QString named = going.at(1).name; // any pod of the slice names it (docs/facts.md 4.1)
 
         QElapsedTimer t;
         t.start();
@@ -402,7 +402,7 @@ private slots:
         }
         checkSlicesOnTheirNodePools(pods());
 
-        // Clear workersToDelete once the pods are gone (FACTS.md 4.1): nothing changes. KubeRay v1.5
+        // Clear workersToDelete once the pods are gone (docs/facts.md 4.1): nothing changes. KubeRay v1.5
         // writes status only when something in it besides observedGeneration changed (state, the
         // replica counts, endpoints, head, conditions), so after an edit like this one
         // observedGeneration stays behind metadata.generation: printed, not asserted.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Builds Capture bodies shaped like the real APIs (FACTS.md 1.1 state API envelopes with the TPU
+// Builds Capture bodies shaped like the real APIs (docs/facts.md 1.1 state API envelopes with the TPU
 // labels and resources of 2.1; KubeRay RayClusterList, PodList and NodeList of section 4), so a
 // test states a cluster in a few lines and still goes through buildSnapshot()'s real parser.
 
@@ -22,7 +22,7 @@ inline QString hexId(const QString &seed, int length)
     return QString::fromLatin1(QCryptographicHash::hash(seed.toUtf8(), QCryptographicHash::Sha224).toHex().left(length));
 }
 
-// The state API envelope around a list (FACTS.md 1.1): counts agree, so nothing looks truncated.
+// The state API envelope around a list (docs/facts.md 1.1): counts agree, so nothing looks truncated.
 inline QByteArray stateEnvelope(const QJsonArray &items)
 {
     const QJsonObject list{
@@ -52,7 +52,7 @@ inline QByteArray kubeList(const QString &kind, const QJsonArray &items)
         .toJson(QJsonDocument::Compact);
 }
 
-// One TPU slice as Ray sees it: one node per host, labelled and resourced as FACTS.md 2.1 says.
+// One TPU slice as Ray sees it: one node per host, labelled and resourced as docs/facts.md 2.1 says.
 struct SliceSpec {
     QString name;              // ray.io/tpu-slice-name (TPU_NAME)
     QString acceleratorType;   // ray.io/accelerator-type: "TPU-V6E"
@@ -167,7 +167,7 @@ public:
         });
     }
 
-    // The real PG of ray.util.tpu.slice_placement_group (FACTS.md 2.2): one bundle per host,
+    // The real PG of ray.util.tpu.slice_placement_group (docs/facts.md 2.2): one bundle per host,
     // {"CPU": 1, "TPU": chips}, each selecting the slice by name.
     void addSlicePlacementGroup(const QString &id, const QString &name, const QString &slice, const QStringList &nodeIds, int tpu,
                                 const QString &state = QStringLiteral("CREATED"), bool detached = true)
@@ -179,7 +179,7 @@ public:
         addPlacementGroup(id, name, state, QStringLiteral("FINISHED"), detached, bundles);
     }
 
-    // The head PG of step 1 (FACTS.md 2.2): claims one slice through TPU-<pod-type>-head on worker 0.
+    // The head PG of step 1 (docs/facts.md 2.2): claims one slice through TPU-<pod-type>-head on worker 0.
     void addHeadPlacementGroup(const QString &id, const QString &name, const QString &podType, const QString &worker0)
     {
         addPlacementGroup(id, name, QStringLiteral("CREATED"), QStringLiteral("FINISHED"), false,
@@ -232,7 +232,7 @@ public:
         });
     }
 
-    // A running TPU worker pod as KubeRay and the GKE TPU webhook leave it (FACTS.md 4).
+    // A running TPU worker pod as KubeRay and the GKE TPU webhook leave it (docs/facts.md 4).
     void addTpuPod(const QString &ns, const QString &name, const QString &cluster, const QString &group, const QString &replicaName,
                    const QString &tpuName, int worker, const QString &podIp, const QString &nodeName, const QString &accelerator,
                    const QString &topology, int tpu)

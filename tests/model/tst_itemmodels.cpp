@@ -21,7 +21,7 @@ using namespace slicescope::testfixture;
 namespace {
 
 // Snapshot A, Ray + Kubernetes, namespace "ml":
-//   tpu-a-0  v6e 2x4 as two 4-chip hosts (FACTS.md 3), nodes a00/a01 at 10.1.0.1/.2, pods and GKE
+//   tpu-a-0  v6e 2x4 as two 4-chip hosts (docs/facts.md 3), nodes a00/a01 at 10.1.0.1/.2, pods and GKE
 //            nodes known; placement group "train" holds all 8 chips.
 //   lite-0   v5e 1x1, one 1-chip host b00 at 10.2.0.1, Ray only, in no worker group.
 //   a PENDING unnamed placement group with one unplaced CPU bundle; a REMOVED one (dropped).

@@ -13,7 +13,7 @@ using namespace slicescope::testfixture;
 
 namespace {
 
-// A TPU worker pod as KubeRay and the GKE webhook make it (FACTS.md 4).
+// A TPU worker pod as KubeRay and the GKE webhook make it (docs/facts.md 4).
 QJsonObject tpuPod(const QString &ns, const QString &cluster, const QString &group, int replica, int host,
                    const QString &ip, const QString &phase, bool ready)
 {

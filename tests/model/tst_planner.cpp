@@ -414,7 +414,7 @@ void TestPlanner::headPlacementGroup_data()
     QTest::newRow("PENDING head PG, not placed") << "PENDING" << "" << false;
 }
 
-// Step 1 of slice_placement_group (FACTS.md 2.2) holds no chip, only TPU-<pod-type>-head on
+// Step 1 of slice_placement_group (docs/facts.md 2.2) holds no chip, only TPU-<pod-type>-head on
 // worker 0; while it stands the slice is claimed. Bodies written out as the API sends them.
 void TestPlanner::headPlacementGroup()
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The model tier over fixture captures (tests/data/captures, described in its README.md): every
 // fixture goes through readCaptureFile() and buildSnapshot(), exactly the path live data takes.
-// Expected values are worked out by hand from FACTS.md (labels, pod grouping, the canonical chip
+// Expected values are worked out by hand from docs/facts.md (labels, pod grouping, the canonical chip
 // layout of section 3, intactness of section 2.2) and the fixture text, never copied from output.
 
 #include "capturefile.h"
@@ -340,7 +340,7 @@ void TestSnapshot::sliceShape()
     QCOMPARE(s->workerGroup, workerGroup);
 }
 
-// Chip positions, worked out from FACTS.md 3: host w sits at host-grid (bx, by, bz) with
+// Chip positions, worked out from docs/facts.md 3: host w sits at host-grid (bx, by, bz) with
 // w = bx + by*Bx + bz*Bx*By, chip c at its block offset, x fastest.
 void TestSnapshot::chipCoordinates_data()
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The generation table and topology maths of model/tpu.h against FACTS.md sections 2 and 3.
-// Every expected number below is derived by hand from FACTS.md (the derivation sits in a comment
+// The generation table and topology maths of model/tpu.h against docs/facts.md sections 2 and 3.
+// Every expected number below is derived by hand from docs/facts.md (the derivation sits in a comment
 // next to the row where it is not obvious), never copied from program output.
 
 #include "tpu.h"
@@ -93,7 +93,7 @@ private slots:
     void isValidTpuRequest();
 };
 
-// FACTS.md 3's table, one row per generation.
+// docs/facts.md 3's table, one row per generation.
 void TestTpu::generationTable_data()
 {
     QTest::addColumn<QString>("name");
@@ -104,7 +104,7 @@ void TestTpu::generationTable_data()
     QTest::addColumn<QList<int>>("chipsPerHost");
     QTest::addColumn<int>("maxChips");
 
-    // Pod-type suffix counts TensorCores: x2 for v4, v5p, v7x; x1 for v5e and v6e (FACTS.md 2.1).
+    // Pod-type suffix counts TensorCores: x2 for v4, v5p, v7x; x1 for v5e and v6e (docs/facts.md 2.1).
     QTest::newRow("v4") << "v4" << "v4" << "tpu-v4-podslice" << true << 2 << QList<int>{4} << 16 * 16 * 16;
     QTest::newRow("v5e") << "v5e" << "v5litepod" << "tpu-v5-lite-podslice" << false << 1 << QList<int>{1, 4, 8} << 16 * 16;
     QTest::newRow("v5p") << "v5p" << "v5p" << "tpu-v5p-slice" << true << 2 << QList<int>{4} << 16 * 20 * 28;
@@ -138,7 +138,7 @@ void TestTpu::findGeneration_data()
     QTest::addColumn<QString>("spelling");
     QTest::addColumn<QString>("expected"); // empty: must not resolve
 
-    // What people and the APIs write (FACTS.md 2.1, 2.2, 3).
+    // What people and the APIs write (docs/facts.md 2.1, 2.2, 3).
     QTest::newRow("v4") << "v4" << "v4";
     QTest::newRow("TPU-V4") << "TPU-V4" << "v4";
     QTest::newRow("gke v4") << "tpu-v4-podslice" << "v4";
@@ -237,7 +237,7 @@ void TestTpu::podType_data()
     QTest::newRow("v6e 1x1") << "v6e" << "1x1" << "v6e-1";
     QTest::newRow("v6e 2x4") << "v6e" << "2x4" << "v6e-8";
     QTest::newRow("v6e 4x4") << "v6e" << "4x4" << "v6e-16";
-    // FACTS.md 2.1: the pod type does not identify the topology.
+    // docs/facts.md 2.1: the pod type does not identify the topology.
     QTest::newRow("v6e 2x8 same pod type") << "v6e" << "2x8" << "v6e-16";
     QTest::newRow("v6e 16x16") << "v6e" << "16x16" << "v6e-256";
     QTest::newRow("v7x 1x1x1") << "v7x" << "1x1x1" << "v7x-2";
@@ -266,7 +266,7 @@ void TestTpu::generationOfPodType_data()
     QTest::newRow("v5p-128") << "v5p-128" << "v5p" << 128;
     QTest::newRow("v6e-16") << "v6e-16" << "v6e" << 16;
     QTest::newRow("v7x-16") << "v7x-16" << "v7x" << 16;
-    // GKE's spelling, which Ray normalises to v7x-16 (FACTS.md 2.1): accept it anyway.
+    // GKE's spelling, which Ray normalises to v7x-16 (docs/facts.md 2.1): accept it anyway.
     QTest::newRow("tpu7x-16") << "tpu7x-16" << "v7x" << 16;
 
     QTest::newRow("unknown generation") << "v3-8" << "" << 0;
@@ -514,7 +514,7 @@ void TestTpu::hosts_data()
 
     QTest::newRow("v6e 1x1") << "v6e" << "1x1" << 0 << 1 << "1x1x1" << "1x1x1" << 1;
     QTest::newRow("v6e 2x2") << "v6e" << "2x2" << 0 << 4 << "2x2x1" << "1x1x1" << 1;
-    // FACTS.md 3: a 2x4 is usually one 8-chip host, but can be two 4-chip hosts.
+    // docs/facts.md 3: a 2x4 is usually one 8-chip host, but can be two 4-chip hosts.
     QTest::newRow("v6e 2x4 one host") << "v6e" << "2x4" << 0 << 8 << "2x4x1" << "1x1x1" << 1;
     QTest::newRow("v6e 2x4 explicit 8") << "v6e" << "2x4" << 8 << 8 << "2x4x1" << "1x1x1" << 1;
     QTest::newRow("v6e 2x4 two hosts") << "v6e" << "2x4" << 4 << 4 << "2x2x1" << "1x2x1" << 2;
@@ -585,7 +585,7 @@ void TestTpu::chipPosition_data()
     QTest::addColumn<int>("chip");
     QTest::addColumn<QString>("position");
 
-    // w = bx + by*Bx + bz*Bx*By; inside the block, chip c at x-fastest offset (FACTS.md 3).
+    // w = bx + by*Bx + bz*Bx*By; inside the block, chip c at x-fastest offset (docs/facts.md 3).
     // v6e 4x4, 2x2 blocks, host grid 2x2.
     QTest::newRow("4x4 w0 c0") << "v6e" << "4x4" << 4 << 0 << 0 << "(0,0,0)";
     QTest::newRow("4x4 w0 c1") << "v6e" << "4x4" << 4 << 0 << 1 << "(1,0,0)";

@@ -176,7 +176,7 @@ private Q_SLOTS:
                  QStringLiteral("fleet: 3 of 7 ready \u00b7 2 fully reserved \u00b7 1 partly used \u00b7 1 degraded \u00b7 22 chips stranded"));
     }
 
-    // A slice placement group on its way (FACTS.md 2.2): the head claimed first, the chips a second
+    // A slice placement group on its way (docs/facts.md 2.2): the head claimed first, the chips a second
     // later. In between the slice is Claimed: spoken for, neither available nor stranded.
     void claimedThenReserved()
     {

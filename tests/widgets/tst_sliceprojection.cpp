@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// SliceProjection: the geometry paint, tooltips and mouse handling share (STYLE.md 10). Pure
+// SliceProjection: the geometry paint, tooltips and mouse handling share (docs/style.md 10). Pure
 // maths, so every row states its expectation as numbers worked out by hand or as a property
 // checked over every chip.
 
