@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "look.h"
 
+#include <QSet>
+
+#include <algorithm>
+
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -166,6 +170,22 @@ QColor sliceStatusColor(SliceStatus status, const Theme &theme)
     Q_UNREACHABLE();
 }
 
+namespace {
+// Whether a host holds more than one bundle of placement group `pg`.
+bool sharesHost(const Host &host, int pg)
+{
+    int first = -1;
+    for (const ChipUse &c : host.chips)
+        if (c.placementGroup == pg) {
+            if (first < 0)
+                first = c.bundleIndex;
+            else if (c.bundleIndex != first)
+                return true;
+        }
+    return false;
+}
+} // namespace
+
 QColor chipColor(const ClusterSnapshot &snapshot, const Host &host, int chipIndex, ColorMode mode, const Theme &theme)
 {
     if (host.state == HostState::Missing && mode != ColorMode::State)
@@ -175,8 +195,23 @@ QColor chipColor(const ClusterSnapshot &snapshot, const Host &host, int chipInde
         return workerColor(host.workerId);
     case ColorMode::Bundle: {
         const int pg = chipIndex >= 0 && chipIndex < host.chips.size() ? host.chips[chipIndex].placementGroup : -1;
-        if (pg >= 0)
-            return placementGroupColor(snapshot.placementGroups[pg].id);
+        if (pg >= 0) {
+            const QColor base = placementGroupColor(snapshot.placementGroups[pg].id);
+            // Bundles smaller than a host ({"TPU": 1} on 4-chip hosts): each of the group's bundles
+            // on this host gets its own shade, so every chip shows which bundle holds it.
+            if (!sharesHost(host, pg))
+                return base;
+            // The shade is the bundle's rank among this host's bundles of the group (Ray spreads
+            // bundle i to worker i mod hosts, so the index itself repeats per host).
+            const int mine = host.chips[chipIndex].bundleIndex;
+            QList<int> ranks;
+            for (const ChipUse &c : host.chips)
+                if (c.placementGroup == pg && !ranks.contains(c.bundleIndex))
+                    ranks.append(c.bundleIndex);
+            std::sort(ranks.begin(), ranks.end());
+            const int k = int(ranks.indexOf(mine)) % 4;
+            return k == 0 ? base : k == 1 ? base.lighter(140) : k == 2 ? base.darker(140) : base.lighter(175);
+        }
         // A chip of a dead or pending host is not free for anyone: don't paint it as free.
         return host.state == HostState::Alive ? theme.freeChip : theme.absentChip;
     }
@@ -222,7 +257,18 @@ QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice
         for (qsizetype i = 0; i < groups.size(); ++i) {
             const PlacementGroup &g = snapshot.placementGroups[groups[i]];
             const QString name = g.name.isEmpty() ? g.id.left(12) : g.name;
-            entries.append({placementGroupColor(g.id), QStringLiteral("%1 (%2) · %3 chips").arg(name, g.state).arg(counts[i])});
+            QString text = QStringLiteral("%1 (%2) · %3 chips").arg(name, g.state).arg(counts[i]);
+            QSet<int> bundles;
+            bool shaded = false;
+            for (const Host &h : slice.hosts) {
+                shaded = shaded || sharesHost(h, groups[i]);
+                for (const ChipUse &c : h.chips)
+                    if (c.placementGroup == groups[i])
+                        bundles.insert(c.bundleIndex);
+            }
+            if (shaded)
+                text += QStringLiteral(" · %1 bundles").arg(bundles.size());
+            entries.append({placementGroupColor(g.id), text});
         }
         int free = 0, unavailable = 0;
         for (const Host &h : slice.hosts)
