@@ -19,7 +19,6 @@
 #include <QSet>
 #include <QTest>
 
-#include <tuple>
 
 using namespace slicescope;
 
@@ -110,7 +109,7 @@ void checkBounded(const ClusterSnapshot &snap)
         QVERIFY2(s.hostCount() <= limits::kMaxHostsPerSlice, qPrintable(s.name));
         QVERIFY(s.tpuPerChip >= 1 && s.tpuPerChip <= limits::kMaxTpuPerChip);
         QVERIFY(s.problems.size() <= limits::kMaxProblemsPerSlice);
-        QSet<std::tuple<int, int, int>> seen;
+        QSet<qint64> seen;
         for (const Host &h : s.hosts) {
             QVERIFY(h.chips.size() <= limits::kMaxChipsPerHost);
             QVERIFY(h.reportedChips >= 0 && h.reportedChips <= limits::kMaxTpuUnitsPerHost);
@@ -118,7 +117,7 @@ void checkBounded(const ClusterSnapshot &snap)
                 QVERIFY(s.layout.isValid());
             for (int c = 0; c < h.chips.size(); ++c) {
                 const tpu::ChipCoord at = s.layout.chipPosition(h.workerId, c);
-                const auto key = std::make_tuple(at.x, at.y, at.z);
+                const qint64 key = qint64(at.x) * 1000000 + qint64(at.y) * 1000 + at.z;
                 QVERIFY2(!seen.contains(key), qPrintable(QStringLiteral("%1: chip %2,%3,%4 listed twice").arg(s.name).arg(at.x).arg(at.y).arg(at.z)));
                 seen.insert(key);
             }
@@ -252,7 +251,7 @@ void TestBounds::absurdTpuAmount()
 
 void TestBounds::absurdTpuAmountWithoutTopology()
 {
-    for (const QByteArray tpu : {QByteArray("2147483647"), QByteArray("1e7"), QByteArray("-1e30"), QByteArray("\"NaN\"")}) {
+    for (const QByteArray &tpu : {QByteArray("2147483647"), QByteArray("1e7"), QByteArray("-1e30"), QByteArray("\"NaN\"")}) {
         NodeSpec n;
         n.tpu = tpu;
         n.topology.clear();
@@ -330,7 +329,7 @@ void TestBounds::strayWorkerIdWithoutTopology()
 // for slices no topology describes stay within the capture's bound.
 void TestBounds::manyStrayWorkerIds()
 {
-    for (const QByteArray id : {QByteArray("\"9999\""), QByteArray("\"2000\"")}) {
+    for (const QByteArray &id : {QByteArray("\"9999\""), QByteArray("\"2000\"")}) {
         QList<NodeSpec> nodes;
         for (int i = 0; i < 40; ++i) {
             NodeSpec n;
@@ -367,7 +366,7 @@ void TestBounds::manyStrayWorkerIds()
 // UBSan: `workerId + 1` overflowed at INT_MAX. The id is out of range when read.
 void TestBounds::workerIdAtIntMax()
 {
-    for (const QByteArray id : {QByteArray("\"2147483647\""), QByteArray("2147483647"), QByteArray("\"-2147483648\""),
+    for (const QByteArray &id : {QByteArray("\"2147483647\""), QByteArray("2147483647"), QByteArray("\"-2147483648\""),
                                 QByteArray("1e300"), QByteArray("\"99999999999999999999\""), QByteArray("18432")}) {
         QList<NodeSpec> nodes = healthySlice();
         nodes[2].workerId = id;
