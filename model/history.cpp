@@ -745,7 +745,7 @@ struct Codec<RayNode> : NoReferences<RayNode> {
         a.text(n.id); a.text(n.ip); a.text(n.name); a.flag(n.isHead); a.flag(n.alive); a.text(n.stateMessage);
         a.number(n.tpu); a.number(n.cpu); a.flag(n.hasSliceHeadResource); a.text(n.sliceName); a.text(n.podType);
         a.text(n.topology); a.text(n.acceleratorType); a.text(n.nodeGroup); a.integer(n.workerId);
-        a.integer(n.startTimeMs); a.integer(n.endTimeMs); a.texts(n.subslices);
+        a.integer(n.startTimeMs); a.integer(n.endTimeMs); a.texts(n.subslices); a.text(n.unrecognised);
     }
 };
 
@@ -760,7 +760,7 @@ struct Codec<Pod> : NoReferences<Pod> {
         a.text(p.ns); a.text(p.name); a.text(p.phase); a.flag(p.ready); a.flag(p.terminating); a.text(p.podIp);
         a.text(p.nodeName); a.text(p.cluster); a.text(p.group); a.flag(p.isHead); a.text(p.replicaKey); a.text(p.tpuName);
         a.integer(p.hostIndex); a.integer(p.tpuChips); a.text(p.accelerator); a.text(p.topology);
-        a.text(p.reason); a.text(p.message); a.text(p.created); a.texts(p.megascale);
+        a.text(p.reason); a.text(p.message); a.text(p.created); a.texts(p.megascale); a.text(p.unrecognised);
     }
 };
 
@@ -793,7 +793,7 @@ struct Codec<Slice> {
             a.list(h.chips, [&](auto &c) { a.reference(PlacementGroups, c.placementGroup); a.integer(c.bundleIndex); });
         });
         a.flag(s.intact); a.integer(s.reservedChips); a.reference(PlacementGroups, s.headHeldBy); a.texts(s.problems);
-        a.text(s.unknownGeneration); a.text(s.rayName); a.integer(s.tpuPerChip);
+        a.text(s.unknownGeneration); a.text(s.rayName); a.integer(s.tpuPerChip); a.text(s.unrecognised);
     }
     static Host mapped(const Host &h, const HandleMaps &m)
     {

@@ -76,6 +76,7 @@ QJsonObject sliceJson(const ClusterSnapshot &snap, const Slice &s)
         {QStringLiteral("source"), toText(s.source)},
         {QStringLiteral("workerGroup"), orNull(s.workerGroup)},
         {QStringLiteral("problems"), strings(s.problems)},
+        {QStringLiteral("unrecognised"), s.unrecognised.isEmpty() ? QJsonValue() : QJsonValue(s.unrecognised)},
         {QStringLiteral("hosts"), hosts},
     };
 }

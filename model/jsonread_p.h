@@ -7,13 +7,18 @@
 // These helpers never throw for a wrong type; they return a default instead. Structural errors
 // (truncated or invalid JSON) still surface through the caller's iteration.
 
+#include "inputlimits.h"
+
 #include <QByteArray>
 #include <QString>
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -43,6 +48,56 @@ private:
 
 inline QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
+// What the readers below cut to stay within model/inputlimits.h while one body is read: the body's
+// parse installs a CutLog (parseBody() in the snapshot builder) and names every cut in a warning.
+struct CutLog {
+    const char *base = nullptr; // the body's first byte, for offsets
+    qint64 strings = 0, members = 0, elements = 0;
+    qint64 firstString = -1, firstMembers = -1, firstElements = -1; // byte offsets of the first cut of each kind
+    static CutLog *&current()
+    {
+        thread_local CutLog *log = nullptr;
+        return log;
+    }
+    static void note(qint64 CutLog::*count, qint64 CutLog::*first, const char *at)
+    {
+        CutLog *log = current();
+        if (!log)
+            return;
+        if (log->*count == 0 && log->base && at >= log->base)
+            log->*first = at - log->base;
+        ++(log->*count);
+    }
+};
+
+class CutLogScope
+{
+public:
+    CutLogScope(CutLog &log, const char *base) : m_previous(CutLog::current())
+    {
+        log.base = base;
+        CutLog::current() = &log;
+    }
+    ~CutLogScope() { CutLog::current() = m_previous; }
+    CutLogScope(const CutLogScope &) = delete;
+    CutLogScope &operator=(const CutLogScope &) = delete;
+
+private:
+    CutLog *m_previous;
+};
+
+// A string value within limits::kMaxStringLength bytes, cut at a UTF-8 character boundary.
+inline QString boundedQstr(std::string_view s)
+{
+    if (s.size() <= size_t(limits::kMaxStringLength))
+        return qstr(s);
+    CutLog::note(&CutLog::strings, &CutLog::firstString, s.data());
+    size_t cut = size_t(limits::kMaxStringLength);
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+        --cut;
+    return qstr(s.substr(0, cut));
+}
+
 inline od::json_type typeOf(od::value &v)
 {
     od::json_type t;
@@ -56,14 +111,14 @@ inline QString toString(od::value v)
     switch (typeOf(v)) {
     case od::json_type::string: {
         std::string_view s;
-        return v.get_string().get(s) == simdjson::SUCCESS ? qstr(s) : QString();
+        return v.get_string().get(s) == simdjson::SUCCESS ? boundedQstr(s) : QString();
     }
     case od::json_type::number:
     case od::json_type::boolean: {
         std::string_view raw = v.raw_json_token();
         while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
             raw.remove_suffix(1);
-        return qstr(raw);
+        return boundedQstr(raw);
     }
     default:
         return {};
@@ -106,6 +161,49 @@ inline double toDouble(od::value v, double fallback = 0)
     }
 }
 
+// A double as an integer without undefined behaviour: NaN is `fallback`, the rest saturates.
+inline qint64 doubleToInt(double d, qint64 fallback)
+{
+    if (std::isnan(d))
+        return fallback;
+    if (d >= 9.2e18)
+        return INT64_MAX;
+    if (d <= -9.2e18)
+        return INT64_MIN;
+    return qint64(d);
+}
+
+// An integer clamped into int's range (values from a capture are int fields downstream).
+inline int saturatedInt(qint64 i)
+{
+    return int(std::clamp<qint64>(i, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+
+// A finite number (a JSON number or a number in a string: "4", "4.0"); false for anything else,
+// NaN and infinities included ("NaN", "inf", 1e999).
+inline bool toFiniteNumber(od::value v, double *out)
+{
+    double d = 0;
+    switch (typeOf(v)) {
+    case od::json_type::number:
+        if (v.get_double().get(d) != simdjson::SUCCESS)
+            return false;
+        break;
+    case od::json_type::string: {
+        std::string_view s;
+        if (v.get_string().get(s) != simdjson::SUCCESS || !parseNumberText(s, &d))
+            return false;
+        break;
+    }
+    default:
+        return false;
+    }
+    if (!std::isfinite(d))
+        return false;
+    *out = d;
+    return true;
+}
+
 inline qint64 toInt(od::value v, qint64 fallback = 0)
 {
     switch (typeOf(v)) {
@@ -117,7 +215,7 @@ inline qint64 toInt(od::value v, qint64 fallback = 0)
         if (v.get_uint64().get(u) == simdjson::SUCCESS)
             return qint64(u > uint64_t(INT64_MAX) ? INT64_MAX : u);
         double d;
-        return v.get_double().get(d) == simdjson::SUCCESS ? qint64(d) : fallback;
+        return v.get_double().get(d) == simdjson::SUCCESS ? doubleToInt(d, fallback) : fallback;
     }
     case od::json_type::string: {
         std::string_view s;
@@ -128,7 +226,7 @@ inline qint64 toInt(od::value v, qint64 fallback = 0)
         if (res.ec == std::errc() && res.ptr == s.data() + s.size())
             return i;
         double d;
-        return parseNumberText(s, &d) ? qint64(d) : fallback;
+        return parseNumberText(s, &d) ? doubleToInt(d, fallback) : fallback;
     }
     default:
         return fallback;
@@ -175,29 +273,48 @@ T take(simdjson::simdjson_result<T> &&result)
     return value;
 }
 
-// Iterates an object's members as (key, value); does nothing for a value of another type.
+// Iterates an object's members as (key, value), the first limits::kMaxMembersPerObject of them
+// (the rest are still walked, so the body is still checked whole, and counted in the CutLog);
+// does nothing for a value of another type.
 template<typename F>
 void forEachMember(od::value v, F &&f)
 {
     if (typeOf(v) != od::json_type::object)
         return;
+    const char *at = v.raw_json_token().data();
     od::object obj = take(v.get_object());
+    int seen = 0;
     for (auto member : obj) {
         od::field field = take(std::move(member));
+        if (++seen > limits::kMaxMembersPerObject) {
+            if (seen == limits::kMaxMembersPerObject + 1)
+                CutLog::note(&CutLog::members, &CutLog::firstMembers, at);
+            continue;
+        }
         const std::string_view key = take(field.unescaped_key());
         f(key, field.value());
     }
 }
 
-// Iterates an array's elements; does nothing for a value of another type.
+// Iterates an array's elements, the first `maxItems` of them (the rest are walked and counted in
+// the CutLog); does nothing for a value of another type.
 template<typename F>
-void forEachElement(od::value v, F &&f)
+void forEachElement(od::value v, F &&f, int maxItems = limits::kMaxNestedListItems)
 {
     if (typeOf(v) != od::json_type::array)
         return;
+    const char *at = v.raw_json_token().data();
     od::array arr = take(v.get_array());
-    for (auto element : arr)
-        f(take(std::move(element)));
+    int seen = 0;
+    for (auto element : arr) {
+        od::value value = take(std::move(element));
+        if (++seen > maxItems) {
+            if (seen == maxItems + 1)
+                CutLog::note(&CutLog::elements, &CutLog::firstElements, at);
+            continue;
+        }
+        f(value);
+    }
 }
 
 } // namespace slicescope::json

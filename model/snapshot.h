@@ -72,6 +72,9 @@ struct RayNode {
     int workerId = -1;
     qint64 startTimeMs = 0;
     qint64 endTimeMs = 0;
+    // Why a TPU value of this node is out of range (model/inputlimits.h), e.g. "TPU 1e+30 is outside
+    // 0..128"; the value is not taken and the node's slice is unrecognised. Empty when all is well.
+    QString unrecognised;
     friend bool operator==(const RayNode &, const RayNode &) = default;
 };
 
@@ -96,6 +99,7 @@ struct Pod {
     QString accelerator;     // nodeSelector cloud.google.com/gke-tpu-accelerator
     QString topology;        // nodeSelector cloud.google.com/gke-tpu-topology
     QStringList megascale;   // the multislice env the webhook injects: "MEGASCALE_NUM_SLICES=2", ...
+    QString unrecognised;    // why a TPU value of this pod is out of range (its slice is unrecognised)
     QString qualifiedName() const { return ns + u'/' + name; }
     // Failed or Succeeded (evicted, shut down with its node...) or being deleted: this pod's host is
     // gone or going and never comes back as it was (docs/facts.md 4.5).
@@ -156,6 +160,10 @@ struct Slice {
     int headHeldBy = -1;                         // placement group holding TPU-<pod-type>-head
     QStringList problems;                        // why it is not intact, in words
     QString unknownGeneration;                   // the pod type / accelerator text no generation matched
+    // Why the slice cannot be recognised: a member reports a value out of range (model/inputlimits.h),
+    // e.g. "Ray node 1a2b3c: worker id 9999 is beyond the 2304 hosts of any TPU slice". Such a
+    // slice is never intact; the offending value is left out, never used to size anything.
+    QString unrecognised;
 
     int hostCount() const { return int(hosts.size()); }
     int chips() const { return topology.chips(); }

@@ -8,6 +8,8 @@
 #include "naturalsort_p.h"
 
 #include "jsonread_p.h"
+#include "jsonlocate.h"
+#include "inputlimits.h"
 
 #include <QVarLengthArray>
 
@@ -41,10 +43,30 @@ simdjson::ondemand::parser &sharedParser()
     return parser;
 }
 
-// Runs `parse` over one body; on a structural error records "<what>: <problem> at byte N" and
-// reports failure so the caller drops everything it read from that body.
+// "line 63, column 12 (byte 2345 of 5000)": a place in a body, for error texts.
+QString placeInBody(const QByteArray &body, qint64 offset)
+{
+    const JsonPlace place = jsonPlace(body.constData(), body.size(), offset);
+    return QStringLiteral("line %1, column %2 (byte %3 of %4)").arg(place.line).arg(place.column).arg(offset).arg(body.size());
+}
+
+// The words for a body the parser refused as a whole, with the place of the first bad byte when
+// there is one to find. Never the parser's own advice for a body that is not JSON at all.
+QString notJsonText(const QByteArray &body, simdjson::error_code err)
+{
+    if (const QString looks = describeNonJson(body.constData(), body.size()); !looks.isEmpty())
+        return QStringLiteral("not JSON (%1)").arg(looks);
+    const JsonFault fault = locateJsonFault(body.constData(), body.size());
+    if (fault.offset >= 0)
+        return QStringLiteral("not JSON: %1 at %2").arg(QLatin1String(fault.what), placeInBody(body, fault.offset));
+    return QStringLiteral("not JSON (%1)").arg(QLatin1String(simdjson::error_message(err)));
+}
+
+// Runs `parse` over one body; on a structural error records "<what>: <problem> at line L, column
+// C (byte N of M)" and reports failure so the caller drops everything it read from that body.
+// What the readers cut to stay within model/inputlimits.h is named in `warnings`.
 template<typename F>
-bool parseBody(const QByteArray &body, const char *what, QStringList &errors, F &&parse)
+bool parseBody(const QByteArray &body, const char *what, QStringList &errors, QStringList &warnings, F &&parse)
 {
     if (body.isEmpty())
         return false;
@@ -52,9 +74,11 @@ bool parseBody(const QByteArray &body, const char *what, QStringList &errors, F 
     od::document doc;
     auto &parser = sharedParser();
     if (auto err = parser.iterate(padded.view()).get(doc); err != simdjson::SUCCESS) {
-        errors << QStringLiteral("%1: not JSON (%2)").arg(QLatin1String(what), QLatin1String(simdjson::error_message(err)));
+        errors << QStringLiteral("%1: %2").arg(QLatin1String(what), notJsonText(body, err));
         return false;
     }
+    CutLog cuts;
+    CutLogScope scope(cuts, padded.view().data());
     try {
         od::value root;
         if (auto err = doc.get_value().get(root); err != simdjson::SUCCESS)
@@ -64,19 +88,36 @@ bool parseBody(const QByteArray &body, const char *what, QStringList &errors, F 
             errors << QStringLiteral("%1: %2").arg(QLatin1String(what), problem);
             return false;
         }
-        return true;
     } catch (const simdjson::simdjson_error &e) {
+        if (describeNonJson(body.constData(), body.size()).size() || e.error() == simdjson::UTF8_ERROR
+            || e.error() == simdjson::UNESCAPED_CHARS) {
+            errors << QStringLiteral("%1: %2").arg(QLatin1String(what), notJsonText(body, e.error()));
+            return false;
+        }
         const char *at = nullptr;
         qint64 offset = -1;
-        if (doc.current_location().get(at) == simdjson::SUCCESS && at >= body.constData()
-            && at <= body.constData() + body.size())
-            offset = at - body.constData();
-        errors << (offset >= 0 ? QStringLiteral("%1: invalid JSON near byte %3 of %4 (%2)")
-                                     .arg(QLatin1String(what), QLatin1String(e.what())).arg(offset).arg(body.size())
+        const char *base = padded.view().data();
+        if (doc.current_location().get(at) == simdjson::SUCCESS && at >= base && at <= base + body.size())
+            offset = at - base;
+        errors << (offset >= 0 ? QStringLiteral("%1: invalid JSON at %3 (%2)")
+                                     .arg(QLatin1String(what), QLatin1String(e.what()), placeInBody(body, offset))
                                : QStringLiteral("%1: invalid JSON (%2; the body may be truncated)")
                                      .arg(QLatin1String(what), QLatin1String(e.what())));
         return false;
     }
+    if (cuts.strings)
+        warnings << QStringLiteral("%1: %2 string value%3 longer than %4 bytes cut (the first at %5)")
+                        .arg(QLatin1String(what)).arg(cuts.strings).arg(cuts.strings > 1 ? QStringLiteral("s") : QString())
+                        .arg(limits::kMaxStringLength).arg(placeInBody(body, cuts.firstString));
+    if (cuts.members)
+        warnings << QStringLiteral("%1: %2 object%3 with more than %4 members: only the first %4 read (the first at %5)")
+                        .arg(QLatin1String(what)).arg(cuts.members).arg(cuts.members > 1 ? QStringLiteral("s") : QString())
+                        .arg(limits::kMaxMembersPerObject).arg(placeInBody(body, cuts.firstMembers));
+    if (cuts.elements)
+        warnings << QStringLiteral("%1: %2 list%3 with more than %4 elements: only the first %4 read (the first at %5)")
+                        .arg(QLatin1String(what)).arg(cuts.elements).arg(cuts.elements > 1 ? QStringLiteral("s") : QString())
+                        .arg(limits::kMaxNestedListItems).arg(placeInBody(body, cuts.firstElements));
+    return true;
 }
 
 QString describeType(od::value &v)
@@ -102,7 +143,8 @@ QString readStateList(od::value root, const char *what, QStringList &warnings, F
     bool ok = true;
     bool sawList = false;
     QString msg;
-    qint64 total = -1, numFiltered = -1, count = 0, skipped = 0;
+    qint64 total = -1, numFiltered = -1, count = 0, skipped = 0, cut = 0;
+    QStringList skippedWhat; // the first few entries skipped, named
     QString listProblem;
     forEachMember(root, [&](std::string_view key, od::value v) {
         if (key == "result")
@@ -136,14 +178,22 @@ QString readStateList(od::value root, const char *what, QStringList &warnings, F
                             return;
                         }
                         sawList = true;
+                        qint64 index = -1;
                         forEachElement(list, [&](od::value element) {
+                            ++index;
+                            if (count + skipped >= limits::kMaxListItems) {
+                                ++cut;
+                                return;
+                            }
                             if (typeOf(element) != od::json_type::object) {
+                                if (skipped < 3)
+                                    skippedWhat << QStringLiteral("entry %1 is %2").arg(index).arg(describeType(element));
                                 ++skipped;
                                 return;
                             }
                             ++count;
                             item(take(element.get_object()));
-                        });
+                        }, std::numeric_limits<int>::max());
                     }
                 });
             });
@@ -156,9 +206,13 @@ QString readStateList(od::value root, const char *what, QStringList &warnings, F
     if (!sawList)
         return QStringLiteral("no list at data.result.result");
     if (skipped)
-        warnings << QStringLiteral("%1: skipped %2 list entries that are not objects").arg(QLatin1String(what)).arg(skipped);
+        warnings << QStringLiteral("%1: skipped %2 list entries that are not objects (%3%4)").arg(QLatin1String(what)).arg(skipped)
+                        .arg(skippedWhat.join(QStringLiteral(", ")), skipped > skippedWhat.size() ? QStringLiteral(", ...") : QString());
+    if (cut)
+        warnings << QStringLiteral("%1: the list has %2 entries; only the first %3 were read (SliceScope's bound per list)")
+                        .arg(QLatin1String(what)).arg(count + skipped + cut).arg(limits::kMaxListItems);
     const qint64 expected = numFiltered >= 0 ? numFiltered : total;
-    if (expected > count + skipped)
+    if (!cut && expected > count + skipped)
         warnings << QStringLiteral("%1: list truncated: %2 of %3 items returned (the state API limit is 10000)")
                         .arg(QLatin1String(what)).arg(count).arg(expected);
     return {};
@@ -166,51 +220,153 @@ QString readStateList(od::value root, const char *what, QStringList &warnings, F
 
 // ---- Ray ------------------------------------------------------------------------------------
 
-void readRayNode(od::object obj, RayNode &n)
+QString echo(od::value v);
+void addUnrecognised(QString &to, const QString &why);
+bool readTpuAmount(od::value v, double *out, QString *why, const char *what);
+int readWorkerId(od::value v, QString *why, const char *what);
+
+// A time in milliseconds since the epoch, within 0..year 9999 (so differences never overflow).
+qint64 toTimeMs(od::value v)
 {
+    return std::clamp<qint64>(toInt(v), 0, qint64(253402300799999));
+}
+
+// A CPU amount: finite and not negative, else 0.
+double toCpu(od::value v)
+{
+    double d = 0;
+    return toFiniteNumber(v, &d) && d > 0 ? std::min(d, 1e9) : 0;
+}
+
+void readRayResources(od::value v, RayNode &n)
+{
+    forEachMember(v, [&](std::string_view r, od::value amount) {
+        if (r == "TPU") {
+            QString why;
+            if (!readTpuAmount(amount, &n.tpu, &why, "TPU"))
+                addUnrecognised(n.unrecognised, why);
+        } else if (r == "CPU") {
+            n.cpu = toCpu(amount);
+        } else if (r.size() > 9 && r.substr(0, 4) == "TPU-" && r.substr(r.size() - 5) == "-head") {
+            n.hasSliceHeadResource = toCpu(amount) > 0;
+        }
+    });
+}
+
+void readRayLabels(od::value v, RayNode &n)
+{
+    forEachMember(v, [&](std::string_view l, od::value value) {
+        if (l.size() < 7 || l.substr(0, 7) != "ray.io/")
+            return;
+        if (l == kSliceNameLabel) n.sliceName = toString(value);
+        else if (l == kWorkerIdLabel) {
+            QString why;
+            n.workerId = readWorkerId(value, &why, "worker id");
+            if (!why.isEmpty())
+                addUnrecognised(n.unrecognised, why);
+        }
+        else if (l == kPodTypeLabel) n.podType = toString(value).left(64);
+        else if (l == kTopologyLabel) n.topology = toString(value).left(64);
+        else if (l == kAcceleratorLabel) n.acceleratorType = toString(value).left(64);
+        else if (l == kNodeGroupLabel) n.nodeGroup = toString(value);
+        else if (l.size() > kSubsliceLabelPrefix.size() && l.substr(0, kSubsliceLabelPrefix.size()) == kSubsliceLabelPrefix
+                 && n.subslices.size() < 32)
+            n.subslices << qstr(l.substr(kSubsliceLabelPrefix.size(), 64)) + u'=' + toString(value).left(256);
+    });
+}
+
+// A short, printable echo of a value for a warning (never the whole of a 100 KB value).
+QString echo(od::value v)
+{
+    QString text = typeOf(v) == od::json_type::string ? toString(v) : qstr(v.raw_json_token()).trimmed();
+    if (text.size() > 40)
+        text = text.left(40) + QStringLiteral("...");
+    for (QChar &c : text)
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            c = u'?';
+    return text;
+}
+
+// Appends "why" to a node's or pod's reasons for being unrecognised.
+void addUnrecognised(QString &to, const QString &why)
+{
+    if (!to.isEmpty())
+        to += QStringLiteral("; ");
+    to += why;
+}
+
+// A TPU amount (Ray's TPU resource, a google.com/tpu quantity) within 0..kMaxTpuUnitsPerHost;
+// false (and `why` says so) for anything else: negative, NaN, infinite, absurd, not a number.
+bool readTpuAmount(od::value v, double *out, QString *why, const char *what)
+{
+    double d = 0;
+    if (toFiniteNumber(v, &d) && d >= 0 && d <= limits::kMaxTpuUnitsPerHost) {
+        *out = d;
+        return true;
+    }
+    *why = QStringLiteral("%1 %2 is outside 0..%3").arg(QLatin1String(what), echo(v)).arg(limits::kMaxTpuUnitsPerHost);
+    return false;
+}
+
+// A worker id or host index: an integer 0..kMaxWorkerId, else -1 (and `why` says so when the
+// value was there but out of range; a missing or unreadable one stays the caller's "no usable
+// label").
+int readWorkerId(od::value v, QString *why, const char *what)
+{
+    double d = 0;
+    if (!toFiniteNumber(v, &d))
+        return -1;
+    if (d < 0 || d > limits::kMaxWorkerId || d != std::floor(d)) {
+        *why = QStringLiteral("%1 %2 is outside 0..%3").arg(QLatin1String(what), echo(v)).arg(limits::kMaxWorkerId);
+        return -1;
+    }
+    return int(d);
+}
+
+void readRayNode(od::object obj, RayNode &n, QStringList &typeProblems)
+{
+    auto expect = [&](std::string_view key, od::value &v, od::json_type type, const char *expected) {
+        if (typeOf(v) == type || typeOf(v) == od::json_type::null)
+            return true;
+        typeProblems << QStringLiteral("\"%1\" is %2, expected %3").arg(qstr(key), describeType(v), QLatin1String(expected));
+        return false;
+    };
     for (auto member : obj) {
         od::field f = take(std::move(member));
         const std::string_view key = take(f.unescaped_key());
         od::value v = f.value();
-        if (key == "node_id") n.id = toString(v);
+        if (key == "node_id") {
+            // A node id is hex text; a number or an object there is no id (the node is skipped, named).
+            if (typeOf(v) == od::json_type::string)
+                n.id = toString(v);
+            else
+                typeProblems << QStringLiteral("\"node_id\" is %1 (%2), expected a string").arg(describeType(v), echo(v));
+        } else if (key == "resources_total" || key == "labels") {
+            if (!expect(key, v, od::json_type::object, "an object"))
+                continue;
+            if (key == "resources_total")
+                readRayResources(v, n);
+            else
+                readRayLabels(v, n);
+        }
+        else if (key == "node_ip") n.ip = toString(v);
         else if (key == "node_ip") n.ip = toString(v);
         else if (key == "node_name") n.name = toString(v);
         else if (key == "is_head_node") n.isHead = toBool(v);
         else if (key == "state") { std::string_view s; n.alive = v.get_string().get(s) == simdjson::SUCCESS && s == "ALIVE"; }
         else if (key == "state_message") n.stateMessage = toString(v);
-        else if (key == "start_time_ms") n.startTimeMs = toInt(v);
-        else if (key == "end_time_ms") n.endTimeMs = toInt(v);
-        else if (key == "resources_total") {
-            forEachMember(v, [&](std::string_view r, od::value amount) {
-                if (r == "TPU") n.tpu = toDouble(amount);
-                else if (r == "CPU") n.cpu = toDouble(amount);
-                else if (r.size() > 9 && r.substr(0, 4) == "TPU-" && r.substr(r.size() - 5) == "-head")
-                    n.hasSliceHeadResource = toDouble(amount) > 0;
-            });
-        } else if (key == "labels") {
-            forEachMember(v, [&](std::string_view l, od::value value) {
-                if (l.size() < 7 || l.substr(0, 7) != "ray.io/")
-                    return;
-                if (l == kSliceNameLabel) n.sliceName = toString(value);
-                else if (l == kWorkerIdLabel) n.workerId = int(toInt(value, -1));
-                else if (l == kPodTypeLabel) n.podType = toString(value);
-                else if (l == kTopologyLabel) n.topology = toString(value);
-                else if (l == kAcceleratorLabel) n.acceleratorType = toString(value);
-                else if (l == kNodeGroupLabel) n.nodeGroup = toString(value);
-                else if (l.size() > kSubsliceLabelPrefix.size() && l.substr(0, kSubsliceLabelPrefix.size()) == kSubsliceLabelPrefix
-                         && n.subslices.size() < 32)
-                    n.subslices << qstr(l.substr(kSubsliceLabelPrefix.size())) + u'=' + toString(value).left(256);
-            });
-        }
+        else if (key == "start_time_ms") n.startTimeMs = toTimeMs(v);
+        else if (key == "end_time_ms") n.endTimeMs = toTimeMs(v);
     }
 }
 
 struct RawPlacementGroup {
     PlacementGroup group;
     bool removed = false;
+    QStringList problems; // bundles whose values are out of range, named
 };
 
-void readBundle(od::object obj, Bundle &b)
+void readBundle(od::object obj, Bundle &b, QString &unrecognised)
 {
     for (auto member : obj) {
         od::field f = take(std::move(member));
@@ -219,14 +375,20 @@ void readBundle(od::object obj, Bundle &b)
         if (key == "bundle_id") {
             forEachMember(v, [&](std::string_view k, od::value x) {
                 if (k == "bundle_index")
-                    b.index = int(toInt(x));
+                    b.index = int(std::clamp<qint64>(toInt(x, b.index), 0, limits::kMaxNestedListItems));
             });
         } else if (key == "node_id") {
             b.nodeId = toString(v);
         } else if (key == "unit_resources") {
             forEachMember(v, [&](std::string_view r, od::value amount) {
-                if (r == "TPU") b.tpu = int(toDouble(amount) + 0.5);
-                else if (r == "CPU") b.cpu = toDouble(amount);
+                if (r == "TPU") {
+                    double tpu = 0;
+                    QString why;
+                    if (readTpuAmount(amount, &tpu, &why, "TPU"))
+                        b.tpu = int(tpu + 0.5);
+                    else
+                        unrecognised = why;
+                } else if (r == "CPU") b.cpu = toCpu(amount);
                 else if (r.size() > 9 && r.substr(0, 4) == "TPU-" && r.substr(r.size() - 5) == "-head")
                     b.headResource = qstr(r);
             });
@@ -262,7 +424,10 @@ void readPlacementGroup(od::object obj, RawPlacementGroup &raw)
                     return;
                 Bundle b;
                 b.index = int(g.bundles.size());
-                readBundle(take(element.get_object()), b);
+                QString why;
+                readBundle(take(element.get_object()), b, why);
+                if (!why.isEmpty())
+                    raw.problems << QStringLiteral("bundle %1: %2").arg(b.index).arg(why);
                 g.bundles.append(std::move(b));
             });
         }
@@ -280,31 +445,49 @@ void readJob(od::object obj, Job &j)
         else if (key == "status") j.status = toString(v);
         else if (key == "entrypoint") j.entrypoint = toString(v);
         else if (key == "message") j.message = toString(v);
-        else if (key == "start_time") j.startTimeMs = toInt(v);
-        else if (key == "end_time") j.endTimeMs = toInt(v);
+        else if (key == "start_time") j.startTimeMs = toTimeMs(v);
+        else if (key == "end_time") j.endTimeMs = toTimeMs(v);
     }
 }
 
 // ---- Kubernetes -----------------------------------------------------------------------------
 
 // "4", "4.0", 4: a google.com/tpu quantity. Kubernetes quantities for chips are plain integers.
-int readQuantity(od::value v) { return int(toDouble(v) + 0.5); }
+// 0..kMaxTpuUnitsPerHost; -1 (and `why` says so) for anything else.
+int readQuantity(od::value v, QString *why = nullptr)
+{
+    double d = 0;
+    QString problem;
+    if (readTpuAmount(v, &d, &problem, "google.com/tpu"))
+        return int(d + 0.5);
+    if (why)
+        *why = problem;
+    return -1;
+}
 
 // containers[].resources: the pod's TPU chips, summed over its containers as the GKE TPU webhook
 // counts them (docs/facts.md 4.5); per container requests first, limits as fallback (they must match).
 int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpuWorkerId = nullptr,
-                      QStringList *megascale = nullptr)
+                      QStringList *megascale = nullptr, QString *unrecognised = nullptr)
 {
     qint64 total = 0;
+    bool outOfRange = false;
     forEachElement(containers, [&](od::value c) {
-        int requests = 0, limits = 0;
+        int requests = 0, limitsTpu = 0;
         forEachMember(c, [&](std::string_view k, od::value v) {
             if (k == "resources") {
                 forEachMember(v, [&](std::string_view kind, od::value list) {
                     forEachMember(list, [&](std::string_view r, od::value q) {
                         if (r != kTpuResource)
                             return;
-                        (kind == "requests" ? requests : limits) = readQuantity(q);
+                        QString why;
+                        const int amount = readQuantity(q, &why);
+                        if (amount < 0) {
+                            outOfRange = true;
+                            if (unrecognised)
+                                addUnrecognised(*unrecognised, why);
+                        }
+                        (kind == "requests" ? requests : limitsTpu) = std::max(0, amount);
                     });
                 });
             } else if (k == "env" && (tpuName || tpuWorkerId || megascale)) {
@@ -320,21 +503,32 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
                         }
                     });
                     if (tpuName && name == "TPU_NAME")
-                        *tpuName = qstr(value);
+                        *tpuName = boundedQstr(value.substr(0, 253)); // a DNS-1123 name at most
                     else if (megascale && name.size() > 10 && name.substr(0, 10) == "MEGASCALE_" && megascale->size() < 16)
                         *megascale << qstr(name) + u'=' + qstr(value.substr(0, 256));
                     else if (tpuWorkerId && name == "TPU_WORKER_ID") {
                         int id = 0;
                         const auto res = std::from_chars(value.data(), value.data() + value.size(), id);
-                        if (res.ec == std::errc() && res.ptr == value.data() + value.size())
+                        if (res.ec == std::errc() && res.ptr == value.data() + value.size() && id >= 0 && id <= limits::kMaxWorkerId) {
                             *tpuWorkerId = id;
+                        } else if (!value.empty() && unrecognised) {
+                            addUnrecognised(*unrecognised, QStringLiteral("TPU_WORKER_ID %1 is outside 0..%2")
+                                                              .arg(boundedQstr(value.substr(0, 40))).arg(limits::kMaxWorkerId));
+                        }
                     }
                 });
             }
         });
-        total += std::max(0, requests ? requests : limits);
+        total += std::max(0, requests ? requests : limitsTpu);
     });
-    return int(std::min<qint64>(total, std::numeric_limits<int>::max()));
+    // Summed over containers the total stays a host's: more is no machine there is.
+    if (total > limits::kMaxTpuUnitsPerHost) {
+        if (unrecognised && !outOfRange)
+            addUnrecognised(*unrecognised, QStringLiteral("google.com/tpu summed over the containers is %1, outside 0..%2")
+                                               .arg(total).arg(limits::kMaxTpuUnitsPerHost));
+        return 0;
+    }
+    return int(total);
 }
 
 void readNodeSelector(od::value v, QString &accelerator, QString &topology)
@@ -370,10 +564,11 @@ void readRayCluster(od::value item, RawCluster &rc)
                         bool sawMin = false, sawMax = false, sawReplicas = false;
                         forEachMember(spec, [&](std::string_view sk, od::value sv) {
                             if (sk == "groupName") g.group = toString(sv);
-                            else if (sk == "replicas") { g.replicas = int(toInt(sv)); sawReplicas = true; }
-                            else if (sk == "minReplicas") { g.minReplicas = int(toInt(sv)); sawMin = true; }
-                            else if (sk == "maxReplicas") { g.maxReplicas = int(toInt(sv)); sawMax = true; }
-                            else if (sk == "numOfHosts") g.numOfHosts = std::max(1, int(toInt(sv, 1)));
+                            // int32 in KubeRay's CRD; kept within it so scale arithmetic cannot overflow.
+                            else if (sk == "replicas") { g.replicas = saturatedInt(std::max<qint64>(0, toInt(sv))); sawReplicas = true; }
+                            else if (sk == "minReplicas") { g.minReplicas = saturatedInt(std::max<qint64>(0, toInt(sv))); sawMin = true; }
+                            else if (sk == "maxReplicas") { g.maxReplicas = saturatedInt(std::max<qint64>(0, toInt(sv))); sawMax = true; }
+                            else if (sk == "numOfHosts") g.numOfHosts = int(std::clamp<qint64>(toInt(sv, 1), 1, limits::kMaxHostsPerSlice));
                             else if (sk == "suspend") g.suspended = toBool(sv);
                             else if (sk == "scaleStrategy") {
                                 forEachMember(sv, [&](std::string_view ssk, od::value list) {
@@ -386,7 +581,7 @@ void readRayCluster(od::value item, RawCluster &rc)
                                         return;
                                     forEachMember(podSpec, [&](std::string_view pk, od::value pv) {
                                         if (pk == "nodeSelector") readNodeSelector(pv, g.accelerator, g.topology);
-                                        else if (pk == "containers") g.chipsPerHost = readContainersTpu(pv);
+                                        else if (pk == "containers") g.chipsPerHost = readContainersTpu(pv); // out of range: 0, unknown
                                     });
                                 });
                             }
@@ -434,8 +629,13 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
                         else if (l == "replicaIndex") legacyReplicaIndex = toString(lv);
                         else if (l == "ray.io/replica-host-index") {
                             bool ok = false;
-                            const int h = toString(lv).toInt(&ok);
-                            if (ok) p.hostIndex = h;
+                            const QString text = toString(lv);
+                            const qint64 h = text.toLongLong(&ok);
+                            if (ok && h >= 0 && h <= limits::kMaxWorkerId)
+                                p.hostIndex = int(h);
+                            else if (ok)
+                                addUnrecognised(p.unrecognised, QStringLiteral("ray.io/replica-host-index %1 is outside 0..%2")
+                                                                    .arg(text.left(40)).arg(limits::kMaxWorkerId));
                         }
                     });
                 }
@@ -446,7 +646,7 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
                 else if (k == "nodeSelector") readNodeSelector(x, p.accelerator, p.topology);
                 else if (k == "containers") {
                     int envWorkerId = -1;
-                    p.tpuChips = readContainersTpu(x, &p.tpuName, &envWorkerId, &p.megascale);
+                    p.tpuChips = readContainersTpu(x, &p.tpuName, &envWorkerId, &p.megascale, &p.unrecognised);
                     if (p.hostIndex < 0)
                         p.hostIndex = envWorkerId;
                 }
@@ -491,7 +691,7 @@ void readKubeNode(od::value item, KubeNode &n)
             forEachMember(v, [&](std::string_view k, od::value x) {
                 if (k == "capacity") {
                     forEachMember(x, [&](std::string_view r, od::value q) {
-                        if (r == kTpuResource) n.tpuCapacity = readQuantity(q);
+                        if (r == kTpuResource) n.tpuCapacity = std::max(0, readQuantity(q));
                     });
                 } else if (k == "conditions") {
                     forEachElement(x, [&](od::value c) {
@@ -517,7 +717,7 @@ QString readKubeList(od::value root, const char *what, QStringList &warnings, F 
         return QStringLiteral("expected a Kubernetes list (an object), got %1").arg(describeType(root));
     bool sawItems = false;
     QString kind, status, message;
-    qint64 skipped = 0;
+    qint64 skipped = 0, read = 0, cut = 0;
     QString continueToken;
     forEachMember(root, [&](std::string_view key, od::value v) {
         if (key == "kind") kind = toString(v);
@@ -536,12 +736,17 @@ QString readKubeList(od::value root, const char *what, QStringList &warnings, F 
                 return;
             sawItems = true;
             forEachElement(v, [&](od::value element) {
+                if (read + skipped >= limits::kMaxListItems) {
+                    ++cut;
+                    return;
+                }
                 if (typeOf(element) != od::json_type::object) {
                     ++skipped;
                     return;
                 }
+                ++read;
                 item(element);
-            });
+            }, std::numeric_limits<int>::max());
         }
     });
     if (kind == QLatin1String("Status"))
@@ -550,6 +755,9 @@ QString readKubeList(od::value root, const char *what, QStringList &warnings, F 
         return QStringLiteral("no \"items\" array");
     if (skipped)
         warnings << QStringLiteral("%1: skipped %2 items that are not objects").arg(QLatin1String(what)).arg(skipped);
+    if (cut)
+        warnings << QStringLiteral("%1: the list has %2 items; only the first %3 were read (SliceScope's bound per list)")
+                        .arg(QLatin1String(what)).arg(read + skipped + cut).arg(limits::kMaxListItems);
     if (!continueToken.isEmpty())
         warnings << QStringLiteral("%1: list is incomplete (a continue token was left unfollowed)").arg(QLatin1String(what));
     return {};
@@ -695,6 +903,8 @@ private:
         tpu::Topology t = *topo;
         if (t.rank == 2 && gen->is3D)
             t.rank = 3;
+        if (!tpu::fitsGeneration(*gen, t))
+            return 0;
         if (perHost == 0)
             perHost = rayTpu;
         tpu::SliceLayout layout(*gen, t, perHost > 0 ? perHost : tpu::defaultChipsPerHost(*gen, t));
@@ -907,6 +1117,16 @@ private:
         const bool fromRay = !parts.rayNodes.isEmpty(), fromKube = !parts.pods.isEmpty();
         s.source = fromRay && fromKube ? SliceSource::Both : fromRay ? SliceSource::Ray : SliceSource::Kubernetes;
 
+        // Members whose values are out of range (model/inputlimits.h) make the slice unrecognised;
+        // the values themselves were never taken.
+        auto unrecognised = [&](const QString &why) { addUnrecognised(s.unrecognised, why); };
+        for (int i : parts.rayNodes)
+            if (!m_s.rayNodes[i].unrecognised.isEmpty())
+                unrecognised(QStringLiteral("Ray node %1: %2").arg(m_s.rayNodes[i].id.left(12), m_s.rayNodes[i].unrecognised));
+        for (int i : parts.pods)
+            if (!m_s.pods[i].unrecognised.isEmpty())
+                unrecognised(QStringLiteral("pod %1: %2").arg(m_s.pods[i].qualifiedName().left(128), m_s.pods[i].unrecognised));
+
         QString topologyText, podTypeText, accelerator;
         int chipsPerHost = 0, rayTpu = 0, podChips = 0;
         for (int i : parts.rayNodes) {
@@ -954,9 +1174,18 @@ private:
         }
         if (const auto t = memo(m_topologyByText, topologyText, [&] { return tpu::parseTopology(topologyText); }))
             s.topology = *t;
-        if (s.generation && s.topology.chips() > 0) {
-            if (s.topology.rank == 2 && s.generation->is3D) // Ray reports "2x2x1"; GKE sometimes "2x2"
-                s.topology.rank = 3;
+        else if (!topologyText.isEmpty())
+            s.problems << QStringLiteral("topology '%1' cannot be read").arg(topologyText.left(64));
+        if (s.generation && s.topology.chips() > 0 && s.topology.rank == 2 && s.generation->is3D)
+            s.topology.rank = 3; // Ray reports "2x2x1"; GKE sometimes "2x2"
+        // A shape beyond the generation's largest slice is checked before it sizes anything.
+        const bool shapeFits = s.generation && s.topology.chips() > 0 && tpu::fitsGeneration(*s.generation, s.topology);
+        if (s.generation && s.topology.chips() > 0 && !shapeFits)
+            unrecognised(QStringLiteral("topology %1 is beyond the largest %2 slice (%3, %4 chips)")
+                             .arg(s.topology.toString(), s.generation->name,
+                                  tpu::Topology{s.generation->largest, s.generation->is3D ? 3 : 2}.toString())
+                             .arg(s.generation->maxChips));
+        if (shapeFits) {
             s.podType = memo(m_podTypeByShape, qMakePair(s.generation, s.topology.chips()),
                              [&] { return tpu::podType(*s.generation, s.topology); });
             // Physical chips per host: the pod's google.com/tpu when known, else Ray's TPU count.
@@ -972,6 +1201,12 @@ private:
                     chipsPerHost = host;
                     s.tpuPerChip = rayTpu / host;
                 }
+            }
+            if (s.tpuPerChip > limits::kMaxTpuPerChip) {
+                unrecognised(QStringLiteral("Ray reports TPU %1 per host: %2 units per chip, more than the %3 SliceScope reads")
+                                 .arg(rayTpu).arg(s.tpuPerChip).arg(limits::kMaxTpuPerChip));
+                s.tpuPerChip = 1;
+                chipsPerHost = podChips;
             }
             if (chipsPerHost == 0)
                 chipsPerHost = tpu::defaultChipsPerHost(*s.generation, s.topology);
@@ -990,18 +1225,46 @@ private:
         s.chipsPerHost = chipsPerHost;
 
         // Hosts: one per expected worker id; the best Ray node and pod for each. Without a known
-        // shape the reported ids decide, within the largest slice any generation has.
-        constexpr int kMaxHosts = 9216;
+        // shape the reported ids decide, within the most hosts a slice of the generation has (of
+        // any generation when none is known) and within the capture's budget of such hosts: an id
+        // beyond either makes the slice unrecognised and is not used to size it.
         int hostCount = s.layout.isValid() ? s.layout.hostCount() : 0;
         if (!s.layout.isValid()) {
+            const int bound = s.generation ? tpu::maxHostsPerSlice(*s.generation) : limits::kMaxHostsPerSlice;
+            const QString slices = s.generation ? QStringLiteral("a %1 slice has").arg(s.generation->name) : QStringLiteral("any TPU slice has");
+            int members = 0;
+            auto reported = [&](int id, const QString &who) {
+                if (id < 0)
+                    return;
+                ++members;
+                if (id < bound) {
+                    hostCount = std::max(hostCount, id + 1);
+                    return;
+                }
+                unrecognised(QStringLiteral("%1 reports worker id %2, beyond the %3 hosts %4").arg(who).arg(id).arg(bound).arg(slices));
+                m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3, beyond the %4 hosts %5: not placed, the slice is unrecognised")
+                                    .arg(name, who).arg(id).arg(bound).arg(slices);
+            };
             for (int i : parts.rayNodes)
-                hostCount = std::max(hostCount, std::min(kMaxHosts, m_s.rayNodes[i].workerId + 1));
+                reported(m_s.rayNodes[i].workerId, QStringLiteral("Ray node %1").arg(m_s.rayNodes[i].id.left(12)));
             for (int i : parts.pods)
-                hostCount = std::max(hostCount, std::min(kMaxHosts, m_s.pods[i].hostIndex + 1));
+                reported(m_s.pods[i].hostIndex, QStringLiteral("pod %1").arg(m_s.pods[i].qualifiedName()));
+            const int invented = std::max(0, hostCount - members);
+            if (m_inventedHosts + invented > limits::kMaxInventedHostsPerCapture) {
+                unrecognised(QStringLiteral("its worker ids would make %1 MISSING hosts no topology describes, past the %2 a capture may have")
+                                 .arg(invented).arg(limits::kMaxInventedHostsPerCapture));
+                m_s.warnings << QStringLiteral("slice %1: worker ids up to %2 without a topology: more MISSING hosts than SliceScope invents per capture (%3); none listed, the slice is unrecognised")
+                                    .arg(name).arg(hostCount - 1).arg(limits::kMaxInventedHostsPerCapture);
+                hostCount = 0;
+            } else {
+                m_inventedHosts += invented;
+            }
         }
         const int expectedHosts = hostCount;
         // Callers test `id >= hostCount` first, so the message is only built for real strays.
         auto stray = [&](int id, const QString &who) {
+            if (!s.layout.isValid() && !s.unrecognised.isEmpty()) // named as unrecognised above
+                return true;
             s.problems << QStringLiteral("%1 reports worker %2, but %3 has %4 hosts").arg(who).arg(id).arg(s.topology.toString()).arg(hostCount);
             m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3 outside its %4 hosts").arg(name, who).arg(id).arg(hostCount);
             return true;
@@ -1030,7 +1293,8 @@ private:
         for (int i : parts.rayNodes) {
             const RayNode &n = m_s.rayNodes[i];
             if (n.workerId < 0) {
-                m_s.warnings << QStringLiteral("slice %1: Ray node %2 has no usable %3 label").arg(name, n.id.left(12), QLatin1String(kWorkerIdLabel.data()));
+                if (n.unrecognised.isEmpty()) // an out-of-range id was named when it was read
+                    m_s.warnings << QStringLiteral("slice %1: Ray node %2 has no usable %3 label").arg(name, n.id.left(12), QLatin1String(kWorkerIdLabel.data()));
                 continue;
             }
             const bool oneHost = s.layout.isValid() && s.layout.hostCount() == 1;
@@ -1051,8 +1315,9 @@ private:
         for (int i : parts.pods) {
             const Pod &p = m_s.pods[i];
             if (p.hostIndex < 0) {
-                m_s.warnings << QStringLiteral("slice %1: pod %2 has no host index (no ray.io/replica-host-index label, no TPU_WORKER_ID)")
-                                    .arg(name, p.qualifiedName());
+                if (p.unrecognised.isEmpty())
+                    m_s.warnings << QStringLiteral("slice %1: pod %2 has no host index (no ray.io/replica-host-index label, no TPU_WORKER_ID)")
+                                        .arg(name, p.qualifiedName());
                 continue;
             }
             const int worker = singleHostWorker(p.hostIndex, QStringLiteral("pod %1").arg(p.qualifiedName()));
@@ -1120,7 +1385,15 @@ private:
         }
         const bool strays = std::any_of(s.problems.cbegin(), s.problems.cend(), [](const QString &p) { return p.contains(QLatin1String(" reports worker ")); });
         const bool nameShared = m_sharedName.value(name).conflict;
-        s.intact = allAlive && !strays && !nameShared && s.layout.isValid() && hostCount == expectedHosts && reportedChips == s.topology.chips();
+        s.intact = allAlive && !strays && !nameShared && s.unrecognised.isEmpty() && s.layout.isValid() && hostCount == expectedHosts
+                   && reportedChips == s.topology.chips();
+        if (!s.unrecognised.isEmpty())
+            s.problems.prepend(QStringLiteral("unrecognised: %1").arg(s.unrecognised));
+        if (s.problems.size() > limits::kMaxProblemsPerSlice) {
+            const qsizetype more = s.problems.size() - (limits::kMaxProblemsPerSlice - 1);
+            s.problems.resize(limits::kMaxProblemsPerSlice - 1);
+            s.problems << QStringLiteral("... and %1 more problems").arg(more);
+        }
         return s;
     }
 
@@ -1261,6 +1534,7 @@ private:
     QSet<QString> m_rayClusters;        // "ns/cluster" of the RayClusters the Ray bodies describe
     QHash<QString, QString> m_nameOwner; // slice name -> "ns/cluster" whose pods use it
     QList<int> m_sliceOfNode; // Ray node index -> index of its slice, or -1
+    int m_inventedHosts = 0;  // MISSING hosts listed for slices no topology describes, so far
 
     // Thousands of slices share a handful of pod types, accelerator names and topologies: each
     // tpu:: lookup (they lower-case, split and format strings) runs once per distinct text.
@@ -1303,7 +1577,7 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     s.capturedAt = capture.capturedAt;
     s.kubeContext = capture.kubeContext;
 
-    parseBody(capture.rayVersion, "ray.version", s.errors, [&](od::value root) -> QString {
+    parseBody(capture.rayVersion, "ray.version", s.errors, s.warnings, [&](od::value root) -> QString {
         forEachMember(root, [&](std::string_view k, od::value v) {
             if (k == "ray_version") s.rayVersion = toString(v);
         });
@@ -1314,17 +1588,31 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     {
         QList<RayNode> nodes;
         QStringList warnings;
-        rayNodesRead = parseBody(capture.rayNodes, "ray.nodes", s.errors, [&](od::value root) {
+        int index = -1;
+        rayNodesRead = parseBody(capture.rayNodes, "ray.nodes", s.errors, warnings, [&](od::value root) {
                 return readStateList(root, "ray.nodes", warnings, [&](od::object obj) {
+                    ++index;
                     RayNode n;
-                    readRayNode(obj, n);
+                    QStringList typeProblems;
+                    readRayNode(obj, n, typeProblems);
+                    const QString who = n.id.isEmpty() ? QStringLiteral("entry %1%2").arg(index).arg(n.ip.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(n.ip.left(64)))
+                                                       : QStringLiteral("node %1 (%2)").arg(n.id.left(12), n.ip.left(64));
                     if (n.id.isEmpty()) {
-                        warnings << QStringLiteral("ray.nodes: skipped a node without node_id");
+                        warnings << QStringLiteral("ray.nodes: skipped %1: %2").arg(who, typeProblems.isEmpty() ? QStringLiteral("no node_id") : typeProblems.join(QStringLiteral("; ")));
                         return;
                     }
+                    if (!typeProblems.isEmpty())
+                        warnings << QStringLiteral("ray.nodes: %1: %2: ignored").arg(who, typeProblems.join(QStringLiteral("; ")));
+                    if (!n.unrecognised.isEmpty())
+                        warnings << QStringLiteral("ray.nodes: %1: %2: the value is not taken and its slice is unrecognised").arg(who, n.unrecognised);
                     nodes.append(std::move(n));
                 });
             });
+        // Every Ray poll fetches the node list beside the others: an empty node list body with
+        // the rest present is a body lost on the way (an empty 200), not a cluster without nodes.
+        if (capture.rayNodes.isEmpty() && (!capture.rayVersion.isEmpty() || !capture.rayPlacementGroups.isEmpty()
+                                           || !capture.rayJobs.isEmpty() || !capture.rayClusterStatus.isEmpty()))
+            s.errors << QStringLiteral("ray.nodes: the body is empty (expected the state API's node list): no Ray node or slice can be shown");
         if (rayNodesRead) {
             s.rayNodes = std::move(nodes);
             s.warnings += warnings;
@@ -1334,12 +1622,15 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     {
         QList<PlacementGroup> groups;
         QStringList warnings;
-        if (parseBody(capture.rayPlacementGroups, "ray.placement_groups", s.errors, [&](od::value root) {
+        if (parseBody(capture.rayPlacementGroups, "ray.placement_groups", s.errors, warnings, [&](od::value root) {
                 return readStateList(root, "ray.placement_groups", warnings, [&](od::object obj) {
                     RawPlacementGroup raw;
                     readPlacementGroup(obj, raw);
-                    if (!raw.removed && !raw.group.id.isEmpty())
+                    if (!raw.removed && !raw.group.id.isEmpty()) {
+                        for (const QString &problem : std::as_const(raw.problems))
+                            warnings << QStringLiteral("ray.placement_groups: %1 %2: its TPU is not counted").arg(raw.group.id.left(64), problem);
                         groups.append(std::move(raw.group));
+                    }
                 });
             })) {
             s.placementGroups = std::move(groups);
@@ -1349,7 +1640,7 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     }
     {
         QList<Job> jobs;
-        if (parseBody(capture.rayJobs, "ray.jobs", s.errors, [&](od::value root) -> QString {
+        if (parseBody(capture.rayJobs, "ray.jobs", s.errors, s.warnings, [&](od::value root) -> QString {
                 if (typeOf(root) != od::json_type::array)
                     return QStringLiteral("expected an array of jobs, got %1").arg(describeType(root));
                 forEachElement(root, [&](od::value v) {
@@ -1358,14 +1649,14 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                     Job j;
                     readJob(take(v.get_object()), j);
                     jobs.append(std::move(j));
-                });
+                }, limits::kMaxListItems);
                 return {};
             })) {
             s.jobs = std::move(jobs);
             s.hasRay = true;
         }
     }
-    parseBody(capture.rayClusterStatus, "ray.cluster_status", s.errors, [&](od::value root) -> QString {
+    parseBody(capture.rayClusterStatus, "ray.cluster_status", s.errors, s.warnings, [&](od::value root) -> QString {
         forEachMember(root, [&](std::string_view k, od::value v) {
             if (k == "data")
                 forEachMember(v, [&](std::string_view k2, od::value text) {
@@ -1378,7 +1669,7 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     {
         QList<RawCluster> clusters;
         QStringList warnings;
-        if (parseBody(capture.kubeRayClusters, "kubernetes.rayclusters", s.errors, [&](od::value root) {
+        if (parseBody(capture.kubeRayClusters, "kubernetes.rayclusters", s.errors, warnings, [&](od::value root) {
                 return readKubeList(root, "kubernetes.rayclusters", warnings, [&](od::value item) {
                     RawCluster rc;
                     readRayCluster(item, rc);
@@ -1409,11 +1700,14 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     {
         QList<Pod> pods;
         QStringList warnings;
-        if (parseBody(capture.kubePods, "kubernetes.pods", s.errors, [&](od::value root) {
+        if (parseBody(capture.kubePods, "kubernetes.pods", s.errors, warnings, [&](od::value root) {
                 return readKubeList(root, "kubernetes.pods", warnings, [&](od::value item) {
                     Pod p;
                     QString replicaName, legacyIndex, replicaIndex;
                     readPod(item, p, replicaName, legacyIndex, replicaIndex);
+                    if (!p.unrecognised.isEmpty())
+                        warnings << QStringLiteral("kubernetes.pods: pod %1: %2: the value is not taken and its slice is unrecognised")
+                                        .arg(p.qualifiedName().left(128), p.unrecognised);
                     // The key that groups pods of one replica (docs/facts.md 4): KubeRay's own
                     // labels first (replica name, then replica index: single-host pods on 1.6
                     // carry only the index), then the webhook's replicaIndex label, which comes
@@ -1444,7 +1738,7 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     {
         QList<KubeNode> nodes;
         QStringList warnings;
-        if (parseBody(capture.kubeNodes, "kubernetes.nodes", s.errors, [&](od::value root) {
+        if (parseBody(capture.kubeNodes, "kubernetes.nodes", s.errors, warnings, [&](od::value root) {
                 return readKubeList(root, "kubernetes.nodes", warnings, [&](od::value item) {
                     KubeNode n;
                     readKubeNode(item, n);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpu.h"
 
+#include "inputlimits.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -158,7 +160,7 @@ std::optional<Topology> parseTopology(QStringView text)
     for (qsizetype i = 0; i < parts.size(); ++i) {
         bool ok = false;
         v[i] = parts[i].toInt(&ok);
-        if (!ok || v[i] <= 0 || v[i] > 4096)
+        if (!ok || v[i] <= 0 || v[i] > limits::kMaxTopologyAxis)
             return std::nullopt;
     }
     return Topology{Dims{v[0], v[1], v[2]}, int(parts.size())};
@@ -240,6 +242,29 @@ QList<Topology> validTopologies(const Generation &gen)
         return std::tie(a.dims.x, a.dims.y, a.dims.z) < std::tie(b.dims.x, b.dims.y, b.dims.z);
     });
     return out;
+}
+
+bool fitsGeneration(const Generation &gen, const Topology &topology)
+{
+    const int rank = gen.is3D ? 3 : 2;
+    if (topology.rank > rank || topology.chips() <= 0 || topology.chips() > gen.maxChips)
+        return false;
+    // Axes compared in ascending order; a 2D shape written with rank 3 ("2x2x1") compares alike.
+    auto ascending3 = [](Dims d) {
+        int a = d.x, b = d.y, c = d.z;
+        if (a > b) std::swap(a, b);
+        if (b > c) std::swap(b, c);
+        if (a > b) std::swap(a, b);
+        return Dims{a, b, c};
+    };
+    const Dims s = ascending3(topology.dims), l = ascending3(gen.largest);
+    return s.x <= l.x && s.y <= l.y && s.z <= l.z;
+}
+
+int maxHostsPerSlice(const Generation &gen)
+{
+    const Topology largest{gen.largest, gen.is3D ? 3 : 2};
+    return std::max(1, gen.maxChips / defaultChipsPerHost(gen, largest));
 }
 
 QString podType(const Generation &gen, const Topology &topology)

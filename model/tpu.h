@@ -71,7 +71,8 @@ struct Topology {
     friend bool operator==(const Topology &, const Topology &) = default;
 };
 
-// Parses "AxB" or "AxBxC" (x=A, y=B, z=C). Returns nullopt for anything else.
+// Parses "AxB" or "AxBxC" (x=A, y=B, z=C), each axis 1..limits::kMaxTopologyAxis. Returns nullopt
+// for anything else.
 std::optional<Topology> parseTopology(QStringView text);
 
 // Empty when Ray 2.60 accepts `topology` for `gen` (docs/facts.md 3); otherwise a sentence saying
@@ -85,6 +86,13 @@ inline bool isValidTopology(const Generation &gen, const Topology &t) { return t
 // Every topology Ray accepts for a generation, smallest first; of equal size the GKE spelling
 // (ascending axes) first (the composer's list).
 QList<Topology> validTopologies(const Generation &gen);
+
+// Whether a slice of this shape fits the generation's largest (axes compared in ascending order,
+// chips within maxChips): the bound a topology label is checked against before it sizes anything.
+bool fitsGeneration(const Generation &gen, const Topology &topology);
+
+// The most hosts one slice of this generation has (its largest slice on GKE's default hosts).
+int maxHostsPerSlice(const Generation &gen);
 
 // "v6e-16" for v6e 4x4; "v5litepod-16"; "v4-16" for v4 2x2x2 (TensorCores, not chips).
 QString podType(const Generation &gen, const Topology &topology);

@@ -766,8 +766,11 @@ void TestSnapshot::wrongTypes()
     QCOMPARE(snap->rayNodes[2].id, nodeId("d1"));
     QVERIFY(snap->rayNodes[2].sliceName.isEmpty());
     QCOMPARE(snap->rayNodes[2].workerId, -1);
-    QCOMPARE(snap->warnings.size(), 2);
-    QVERIFY2(anyContains(snap->warnings, {QStringLiteral("ray.nodes"), QStringLiteral("1")}), qPrintable(snap->warnings.join(u'\n')));
+    QCOMPARE(snap->warnings.size(), 3);
+    QVERIFY2(anyContains(snap->warnings, {QStringLiteral("ray.nodes"), QStringLiteral("1"), QStringLiteral("entry 1 is a number")}),
+             qPrintable(snap->warnings.join(u'\n')));
+    // The wrong-typed labels are named, not dropped without a word (issue 13).
+    QVERIFY(anyContains(snap->warnings, {nodeId("d1").left(12), QStringLiteral("\"labels\" is an array, expected an object")}));
     QVERIFY(anyContains(snap->warnings, {nodeId("d1").left(12), QStringLiteral("10.8.1.11"), QStringLiteral("ray.io/tpu-slice-name")}));
     QCOMPARE(sliceNames(*snap), QStringList{QStringLiteral("tpu-v6e-4-0")});
 }
