@@ -38,6 +38,12 @@ cmake --preset ci -DSLICESCOPE_WEB_BUNDLE="$web_bundle"
 cmake --build --preset ci
 phase "built"
 
+# The fuzz targets (tests/fuzz/README.md), before the servers start so they get both cores: a clang
+# build of the libraries with ASan + UBSan, every seed and regression replayed, then a short run
+# per target. Any crash, leak, sanitizer report or timeout fails the run. Long runs: run.sh 1800.
+tests/fuzz/run.sh "${SLICESCOPE_FUZZ_SECONDS:-30}"
+phase "fuzz targets replayed and run"
+
 # Ray and the API server start after the build (they would only compete for the two cores) and are
 # stopped whatever happens next: a failed test, an error in this script, or an interrupt.
 ray_dir="$PWD/build/ci/ray-harness"

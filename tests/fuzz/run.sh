@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Builds the libFuzzer targets (the `fuzz` preset), replays every committed input of every target
+# (the seeds, the corpus grown here, tests/fuzz/regressions/<target>/), then fuzzes each target for
+# SECONDS_PER_TARGET seconds (default 60; 0: replay only). Exits non-zero on any crash, leak,
+# sanitizer report, timeout (10 s per input) or memory blow-up (2 GB). See tests/fuzz/README.md.
+#
+#   tests/fuzz/run.sh [SECONDS_PER_TARGET]
+#   SLICESCOPE_FUZZ_TARGETS="fuzz_capture fuzz_relay"   only these targets
+#   SLICESCOPE_FUZZ_NO_BUILD=1                           use the binaries already built
+#
+# A finding is written to build/fuzz/findings/<target>/ (crash-*, leak-*, timeout-*, oom-*) with
+# the command that minimizes it; a minimized input goes into tests/fuzz/regressions/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+seconds=${1:-60}
+case "$seconds" in '' | *[!0-9]*) echo "run.sh: SECONDS_PER_TARGET must be a whole number, not \"$seconds\"" >&2; exit 2 ;; esac
+
+build="$root/build/fuzz"
+all_targets="fuzz_capture fuzz_recording fuzz_relay fuzz_kubewatch fuzz_kubeconfig fuzz_parsers fuzz_logtail"
+targets=${SLICESCOPE_FUZZ_TARGETS:-$all_targets}
+
+if ! command -v clang++ > /dev/null; then
+  echo "run.sh: clang++ not found: the fuzz targets need Debian's clang and libclang-rt-14-dev (installer/debian-deps.sh)" >&2
+  exit 2
+fi
+
+start=$(date +%s)
+if [ -z "${SLICESCOPE_FUZZ_NO_BUILD:-}" ]; then
+  cmake --preset fuzz > "$build.configure.log" 2>&1 || { cat "$build.configure.log" >&2; exit 1; }
+  cmake --build --preset fuzz
+  echo "fuzz: built in $(($(date +%s) - start)) s"
+fi
+
+# Sanitizers: stop at the first report, with a stack. libFuzzer adds leak checks per input.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:symbolize=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:symbolize=1}"
+export QT_QPA_PLATFORM=offscreen
+
+# The seeds made from tests/data are rebuilt every run (cheap); the grown corpus stays in build/.
+rm -rf "$build/seeds"
+python3 tests/fuzz/seed.py "$root" "$build/seeds"
+
+common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1)
+failed=()
+note_finding() { # target what
+  failed+=("$1 ($2)")
+  echo "fuzz: FINDING in $1 ($2): inputs in $build/findings/$1/; minimize one with" >&2
+  echo "  $build/tests/fuzz/$1 -minimize_crash=1 -runs=20000 -exact_artifact_path=tests/fuzz/regressions/$1/NAME INPUT" >&2
+}
+
+for t in $targets; do
+  name=${t#fuzz_}
+  bin="$build/tests/fuzz/$t"
+  [ -x "$bin" ] || { echo "run.sh: $bin was not built" >&2; exit 1; }
+  corpus="$build/corpus/$t"
+  findings="$build/findings/$t"
+  mkdir -p "$corpus" "$findings" "tests/fuzz/regressions/$t"
+  inputs=()
+  for d in "$build/seeds/$t" "tests/fuzz/seeds/$t" "tests/fuzz/regressions/$t"; do
+    [ -d "$d" ] && inputs+=("$d")
+  done
+  dict=()
+  [ -f "tests/fuzz/dict/$name.dict" ] && dict=(-dict="tests/fuzz/dict/$name.dict")
+
+  # 1. Replay: every seed, every grown input, every regression, once.
+  t0=$(date +%s)
+  if ! "$bin" "${common[@]}" -runs=0 -artifact_prefix="$findings/" "$corpus" "${inputs[@]}" > "$findings/replay.log" 2>&1; then
+    tail -n 60 "$findings/replay.log" >&2
+    note_finding "$t" "replay"
+    continue
+  fi
+  replayed=$(grep -o 'INITED exec/s: [0-9]*' "$findings/replay.log" | head -1 || true)
+  echo "fuzz: $t replayed its corpus and regressions in $(($(date +%s) - t0)) s"
+
+  # 2. Fuzz for the time given, growing the corpus in build/.
+  [ "$seconds" -gt 0 ] || continue
+  if ! "$bin" "${common[@]}" "${dict[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
+      "$corpus" "${inputs[@]}" > "$findings/fuzz.log" 2>&1; then
+    tail -n 60 "$findings/fuzz.log" >&2
+    note_finding "$t" "fuzzing"
+    continue
+  fi
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$findings/fuzz.log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$findings/fuzz.log")
+  echo "fuzz: $t ran ${seconds} s: ${execs:-?} executions, ${rate:-?}/s, corpus $(ls "$corpus" | wc -l) inputs ${replayed:+($replayed)}"
+done
+
+echo "fuzz: done in $(($(date +%s) - start)) s"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: ${#failed[@]} target(s) with findings: ${failed[*]}" >&2
+  exit 1
+fi
