@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Capture files and recordings, all the way to what the verbs print: parseCapture (or
-// parseRecording with FUZZ_RECORDING), buildSnapshot, inspectJson, and a plan for the shape of
-// each slice found. A capture that parses must also survive serializeCapture -> parseCapture
-// with the same meaning (what `record` and the relay rely on).
+// parseRecording with FUZZ_RECORDING), buildSnapshot, inspectJson and the text `inspect` prints,
+// the fleet summary, why placement groups wait, and a plan for the shape of each slice found. A
+// capture that parses must also survive serializeCapture -> parseCapture with the same meaning
+// (what `record` and the relay rely on).
 
 #include "fuzz_common.h"
 
 #include "capturefile.h"
+#include "fleetstats.h"
 #include "inspectjson.h"
 #include "planner.h"
 #include "snapshot.h"
+#include "whypending.h"
 
 #include <QJsonDocument>
 
@@ -53,6 +56,16 @@ void exercise(const Capture &capture)
     FUZZ_CHECK(snapshot);
     const QByteArray json = QJsonDocument(inspectJson(*snapshot)).toJson(QJsonDocument::Compact);
     FUZZ_CHECK(!json.isEmpty());
+    // What `inspect` prints without --json, the fleet summary and the pending explanations.
+    for (const Slice &slice : snapshot->slices)
+        (void)QStringLiteral("%1 %2 %3 %4").arg(slice.topology.toString()).arg(slice.hostCount()).arg(toText(slice.status())).arg(slice.chips());
+    (void)fleetStats(*snapshot);
+    int explained = 0;
+    for (const PlacementGroup &group : snapshot->placementGroups) {
+        (void)explainPendingGroup(*snapshot, group).toText();
+        if (++explained == 3)
+            break;
+    }
     int planned = 0;
     for (const Slice &slice : snapshot->slices) {
         if (!slice.generation || slice.chips() <= 0)

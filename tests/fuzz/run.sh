@@ -8,6 +8,7 @@
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]
 #   SLICESCOPE_FUZZ_TARGETS="fuzz_capture fuzz_relay"   only these targets
 #   SLICESCOPE_FUZZ_NO_BUILD=1                           use the binaries already built
+#   SLICESCOPE_FUZZ_JOBS=2                               targets run at once (default 2)
 #
 # A finding is written to build/fuzz/findings/<target>/ (crash-*, leak-*, timeout-*, oom-*) with
 # the command that minimizes it; a minimized input goes into tests/fuzz/regressions/<target>/.
@@ -43,50 +44,58 @@ rm -rf "$build/seeds"
 python3 tests/fuzz/seed.py "$root" "$build/seeds"
 
 common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1)
-failed=()
-note_finding() { # target what
-  failed+=("$1 ($2)")
-  echo "fuzz: FINDING in $1 ($2): inputs in $build/findings/$1/; minimize one with" >&2
-  echo "  $build/tests/fuzz/$1 -minimize_crash=1 -runs=20000 -exact_artifact_path=tests/fuzz/regressions/$1/NAME INPUT" >&2
-}
 
-for t in $targets; do
-  name=${t#fuzz_}
-  bin="$build/tests/fuzz/$t"
-  [ -x "$bin" ] || { echo "run.sh: $bin was not built" >&2; exit 1; }
-  corpus="$build/corpus/$t"
-  findings="$build/findings/$t"
+# One target: replay, then fuzz. Prints one line per step; leaves a FINDING file on a finding.
+run_target() {
+  local t=$1 name=${1#fuzz_}
+  local bin="$build/tests/fuzz/$t" corpus="$build/corpus/$t" findings="$build/findings/$t"
   mkdir -p "$corpus" "$findings" "tests/fuzz/regressions/$t"
-  inputs=()
+  rm -f "$findings/FINDING"
+  local inputs=() dict=() d t0
   for d in "$build/seeds/$t" "tests/fuzz/seeds/$t" "tests/fuzz/regressions/$t"; do
-    [ -d "$d" ] && inputs+=("$d")
+    if [ -d "$d" ]; then inputs+=("$d"); fi
   done
-  dict=()
-  [ -f "tests/fuzz/dict/$name.dict" ] && dict=(-dict="tests/fuzz/dict/$name.dict")
+  if [ -f "tests/fuzz/dict/$name.dict" ]; then dict=(-dict="tests/fuzz/dict/$name.dict"); fi
+  finding() {
+    echo "$1" > "$findings/FINDING"
+    tail -n 60 "$findings/$1.log" >&2
+    echo "fuzz: FINDING in $t ($1): inputs in $findings/; minimize one with" >&2
+    echo "  $bin -minimize_crash=1 -runs=20000 -exact_artifact_path=tests/fuzz/regressions/$t/NAME INPUT" >&2
+  }
 
   # 1. Replay: every seed, every grown input, every regression, once.
   t0=$(date +%s)
   if ! "$bin" "${common[@]}" -runs=0 -artifact_prefix="$findings/" "$corpus" "${inputs[@]}" > "$findings/replay.log" 2>&1; then
-    tail -n 60 "$findings/replay.log" >&2
-    note_finding "$t" "replay"
-    continue
+    finding replay
+    return
   fi
-  replayed=$(grep -o 'INITED exec/s: [0-9]*' "$findings/replay.log" | head -1 || true)
-  echo "fuzz: $t replayed its corpus and regressions in $(($(date +%s) - t0)) s"
+  echo "fuzz: $t replayed $(sed -n 's/^stat::number_of_executed_units: *//p' "$findings/replay.log") inputs in $(($(date +%s) - t0)) s"
 
   # 2. Fuzz for the time given, growing the corpus in build/.
-  [ "$seconds" -gt 0 ] || continue
+  [ "$seconds" -gt 0 ] || return 0
   if ! "$bin" "${common[@]}" "${dict[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
       "$corpus" "${inputs[@]}" > "$findings/fuzz.log" 2>&1; then
-    tail -n 60 "$findings/fuzz.log" >&2
-    note_finding "$t" "fuzzing"
-    continue
+    finding fuzz
+    return
   fi
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$findings/fuzz.log")
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$findings/fuzz.log")
-  echo "fuzz: $t ran ${seconds} s: ${execs:-?} executions, ${rate:-?}/s, corpus $(ls "$corpus" | wc -l) inputs ${replayed:+($replayed)}"
-done
+  echo "fuzz: $t ran $seconds s: $(sed -n 's/^stat::number_of_executed_units: *//p' "$findings/fuzz.log") executions," \
+       "$(sed -n 's/^stat::average_exec_per_sec: *//p' "$findings/fuzz.log")/s, corpus $(ls "$corpus" | wc -l) inputs"
+}
 
+# The targets are single-threaded: run as many at once as there are cores (at most
+# SLICESCOPE_FUZZ_JOBS, default 2).
+jobs_max=${SLICESCOPE_FUZZ_JOBS:-2}
+for t in $targets; do
+  [ -x "$build/tests/fuzz/$t" ] || { echo "run.sh: $build/tests/fuzz/$t was not built" >&2; exit 1; }
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  run_target "$t" &
+done
+wait
+
+failed=()
+for t in $targets; do
+  if [ -f "$build/findings/$t/FINDING" ]; then failed+=("$t ($(cat "$build/findings/$t/FINDING"))"); fi
+done
 echo "fuzz: done in $(($(date +%s) - start)) s"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: ${#failed[@]} target(s) with findings: ${failed[*]}" >&2
