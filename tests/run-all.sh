@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Every test tier, from a fresh Debian 12 machine: install dependencies, build with warnings as
-# errors, build the WebAssembly bundle for the browser tier (installer/web/build.sh), start a real
+# errors, build the WebAssembly bundle for the browser tier (installer/web/build.sh), replay and
+# briefly run the fuzz targets (tests/fuzz/run.sh, a separate clang build), start a real
 # Ray (tests/integration/ray-harness.sh) and a real Kubernetes API server
 # (tests/integration/kube-harness.sh), run ctest, and always stop both again.
 # The README's test command and CI's .ci/run both run exactly this.
