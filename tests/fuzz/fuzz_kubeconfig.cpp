@@ -25,8 +25,15 @@ QString folder()
     return dir.path();
 }
 
+// SLICESCOPE_FUZZ_SKIP_KNOWN=1: leave out the one-line check while finding 5 of tests/fuzz/README.md
+// is open, so a long run can look for other bugs meanwhile.
 void checkMessage(const QString &message)
 {
+    static const bool skipKnown = qEnvironmentVariableIsSet("SLICESCOPE_FUZZ_SKIP_KNOWN");
+    if (skipKnown)
+        return;
+    if (message.contains(u'\n'))
+        std::fprintf(stderr, "a message of more than one line: %s\n", qPrintable(message));
     FUZZ_CHECK(!message.contains(u'\n'));
 }
 
