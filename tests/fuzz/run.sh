@@ -63,13 +63,30 @@ run_target() {
     echo "  $bin -minimize_crash=1 -runs=20000 -exact_artifact_path=tests/fuzz/regressions/$t/NAME INPUT" >&2
   }
 
-  # 1. Replay: every seed, every grown input, every regression, once.
+  # 1. Replay: every seed and every grown input at once, then each regression on its own (so
+  # every open one is named, not only the first).
   t0=$(date +%s)
-  if ! "$bin" "${common[@]}" -runs=0 -artifact_prefix="$findings/" "$corpus" "${inputs[@]}" > "$findings/replay.log" 2>&1; then
+  local seeds=() f bad=()
+  for d in "${inputs[@]}"; do
+    if [ "$d" != "tests/fuzz/regressions/$t" ]; then seeds+=("$d"); fi
+  done
+  if ! "$bin" "${common[@]}" -runs=0 -artifact_prefix="$findings/" "$corpus" "${seeds[@]}" > "$findings/replay.log" 2>&1; then
     finding replay
     return
   fi
-  echo "fuzz: $t replayed $(sed -n 's/^stat::number_of_executed_units: *//p' "$findings/replay.log") inputs in $(($(date +%s) - t0)) s"
+  for f in "tests/fuzz/regressions/$t"/*; do
+    [ -f "$f" ] || continue
+    if ! "$bin" "${common[@]}" -artifact_prefix="$findings/" "$f" > "$findings/regression-${f##*/}.log" 2>&1; then
+      bad+=("${f##*/}")
+    fi
+  done
+  if [ ${#bad[@]} -gt 0 ]; then
+    echo "regressions" > "$findings/FINDING"
+    echo "fuzz: FINDING in $t: regressions still failing: ${bad[*]} (logs: $findings/regression-NAME.log)" >&2
+    return
+  fi
+  echo "fuzz: $t replayed $(sed -n 's/^stat::number_of_executed_units: *//p' "$findings/replay.log") inputs and" \
+       "$(ls "tests/fuzz/regressions/$t" | wc -l) regressions in $(($(date +%s) - t0)) s"
 
   # 2. Fuzz for the time given, growing the corpus in build/.
   [ "$seconds" -gt 0 ] || return 0
