@@ -160,6 +160,7 @@ Q_SIGNALS:
     void recovered();
 
 private:
+    friend struct KubeWatchFuzzAccess; // tests/fuzz/fuzz_kubewatch.cpp feeds handleEvent() lines
     void list(const QString &continueToken);
     void onListPage(const QString &error, int status, const QByteArray &body);
     void watch();

@@ -82,6 +82,7 @@ Q_SIGNALS:
     void fullLogFailed(const QString &message);
 
 private:
+    friend struct JobLogTailFuzzAccess; // tests/fuzz/fuzz_logtail.cpp feeds onText() chunks
     void checkJobThen(bool afterDrop);
     void openSocket();
     void onText(const QString &text);

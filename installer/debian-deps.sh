@@ -11,6 +11,7 @@ packages=(
   fonts-dejavu-core xvfb
   procps  # ps, for the integration harness (tests/integration/ray-harness.sh)
   chromium  # headless, for the browser tier (tests/browser); the wasm toolchain: installer/web/toolchain.sh
+  clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes, for the fuzz targets (tests/fuzz)
 )
 
 missing=()

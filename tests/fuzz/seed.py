@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Seeds the fuzz corpora from tests/data (run by tests/fuzz/run.sh): usage seed.py SOURCE_ROOT OUT.
+# Writes OUT/fuzz_<name>/ for the targets whose inputs can be made from the capture files: captures
+# as they are, recordings (captures one per line), relay capture and submit messages, and
+# Kubernetes watch streams (the pods, nodes and RayClusters of the captures as ADDED / MODIFIED /
+# DELETED / BOOKMARK / ERROR lines). Hand-written seeds live in tests/fuzz/seeds/<target>/.
+import glob
+import hashlib
+import json
+import os
+import sys
+
+root, out = sys.argv[1], sys.argv[2]
+
+
+def put(target, data):
+    if isinstance(data, str):
+        data = data.encode('utf-8')
+    d = os.path.join(out, 'fuzz_' + target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()), 'wb') as f:
+        f.write(data)
+
+
+def compact(value):
+    return json.dumps(value, separators=(',', ':'), ensure_ascii=False)
+
+
+captures = sorted(glob.glob(os.path.join(root, 'tests/data/captures/**/*.slicescope.json'), recursive=True))
+parsed = []
+for path in captures:
+    raw = open(path, 'rb').read()
+    put('capture', raw)
+    try:
+        parsed.append(json.loads(raw))
+    except ValueError:
+        continue  # a deliberately broken file: a capture seed only
+
+for i, c in enumerate(parsed):
+    put('recording', compact(c) + '\n')
+    if i + 1 < len(parsed):
+        put('recording', compact(c) + '\n\n' + compact(parsed[i + 1]) + '\n')
+    put('relay', '{"type":"capture","seq":%d,"capture":%s}' % (i + 1, compact(c)))
+
+    kube = c.get('kubernetes') or {}
+    events = []
+    for key in ('pods', 'nodes', 'rayclusters'):
+        body = kube.get(key)
+        if not isinstance(body, dict):
+            continue
+        for item in (body.get('items') or [])[:6]:
+            events.append({'type': 'ADDED', 'object': item})
+            events.append({'type': 'MODIFIED', 'object': item})
+        rv = (body.get('metadata') or {}).get('resourceVersion', '1')
+        events.append({'type': 'BOOKMARK', 'object': {'kind': 'Pod', 'metadata': {'resourceVersion': rv}}})
+        if body.get('items'):
+            events.append({'type': 'DELETED', 'object': body['items'][0]})
+    if events:
+        lines = [compact(e) for e in events]
+        put('kubewatch', '\n'.join(lines) + '\n')
+        put('kubewatch', '\n'.join(lines[:3]))  # the stream ends inside its last event
+        put('kubewatch', '\n'.join(lines[:2] + [compact({
+            'type': 'ERROR', 'object': {'kind': 'Status', 'apiVersion': 'v1', 'status': 'Failure',
+                                        'message': 'too old resource version', 'reason': 'Expired', 'code': 410}})]) + '\n')
+
+put('relay', compact({'type': 'submit', 'id': 1, 'request': {
+    'accelerator': 'v6e', 'topology': '4x4', 'numSlices': 2, 'name': 'train', 'detached': True,
+    'cpuPerBundle': 1, 'tpuPerBundle': 4, 'chipsPerVm': 4, 'strategy': 'SPREAD', 'timeoutSeconds': 20}}))
+put('relay', compact({'type': 'hello', 'protocol': 'slicescope-relay/1', 'source': 'ray http://127.0.0.1:8265'}))
+put('relay', compact({'type': 'error', 'message': 'no such placement group'}))
