@@ -877,23 +877,40 @@ private:
     }
 
     // The hosts a slice of these parts should have, from its labels (0 when unknown).
-    int expectedHosts(const SliceParts &parts) const
-    {
+    // What a slice's Ray nodes and pods say about its shape: the first topology, pod type and
+    // accelerator any of them names (Ray's first), Ray's largest TPU count, the pods' chips.
+    struct ShapeLabels {
         QString topology, podType, accelerator;
-        int perHost = 0, rayTpu = 0;
+        int rayTpu = 0;
+        int firstPodChips = 0; // the first pod that names a chip count
+        int maxPodChips = 0;
+    };
+    ShapeLabels shapeLabels(const SliceParts &parts) const
+    {
+        ShapeLabels l;
         for (int i : parts.rayNodes) {
             const RayNode &n = m_s.rayNodes[i];
-            if (topology.isEmpty()) topology = n.topology;
-            if (podType.isEmpty()) podType = n.podType;
-            if (accelerator.isEmpty()) accelerator = n.acceleratorType;
-            rayTpu = std::max(rayTpu, int(std::clamp(n.tpu, 0.0, 1e6) + 0.5));
+            if (l.topology.isEmpty()) l.topology = n.topology;
+            if (l.podType.isEmpty()) l.podType = n.podType;
+            if (l.accelerator.isEmpty()) l.accelerator = n.acceleratorType;
+            l.rayTpu = std::max(l.rayTpu, int(std::clamp(n.tpu, 0.0, 1e6) + 0.5));
         }
         for (int i : parts.pods) {
             const Pod &p = m_s.pods[i];
-            if (topology.isEmpty()) topology = p.topology;
-            if (accelerator.isEmpty()) accelerator = p.accelerator;
-            perHost = std::max(perHost, p.tpuChips);
+            if (l.topology.isEmpty()) l.topology = p.topology;
+            if (l.accelerator.isEmpty()) l.accelerator = p.accelerator;
+            if (l.firstPodChips == 0) l.firstPodChips = p.tpuChips;
+            l.maxPodChips = std::max(l.maxPodChips, p.tpuChips);
         }
+        return l;
+    }
+
+    int expectedHosts(const SliceParts &parts) const
+    {
+        const ShapeLabels labels = shapeLabels(parts);
+        const QString &topology = labels.topology, &podType = labels.podType, &accelerator = labels.accelerator;
+        int perHost = labels.maxPodChips;
+        const int rayTpu = labels.rayTpu;
         const tpu::Generation *gen = !podType.isEmpty() ? tpu::generationOfPodType(podType) : nullptr;
         if (!gen)
             gen = tpu::findGeneration(accelerator);
@@ -1127,20 +1144,12 @@ private:
             if (!m_s.pods[i].unrecognised.isEmpty())
                 unrecognised(QStringLiteral("pod %1: %2").arg(m_s.pods[i].qualifiedName().left(128), m_s.pods[i].unrecognised));
 
-        QString topologyText, podTypeText, accelerator;
-        int chipsPerHost = 0, rayTpu = 0, podChips = 0;
-        for (int i : parts.rayNodes) {
-            const RayNode &n = m_s.rayNodes[i];
-            if (topologyText.isEmpty()) topologyText = n.topology;
-            if (podTypeText.isEmpty()) podTypeText = n.podType;
-            if (accelerator.isEmpty()) accelerator = n.acceleratorType;
-            rayTpu = std::max(rayTpu, int(std::clamp(n.tpu, 0.0, 1e6) + 0.5));
-        }
+        const ShapeLabels labels = shapeLabels(parts);
+        const QString &topologyText = labels.topology, &podTypeText = labels.podType, &accelerator = labels.accelerator;
+        const int rayTpu = labels.rayTpu, podChips = labels.firstPodChips;
+        int chipsPerHost = 0;
         for (int i : parts.pods) {
             const Pod &p = m_s.pods[i];
-            if (topologyText.isEmpty()) topologyText = p.topology;
-            if (accelerator.isEmpty()) accelerator = p.accelerator;
-            if (podChips == 0) podChips = p.tpuChips;
             if (s.workerGroup.isEmpty() && !p.cluster.isEmpty())
                 s.workerGroup = p.ns + u'/' + p.cluster + u'/' + p.group;
         }
