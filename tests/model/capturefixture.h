@@ -6,6 +6,7 @@
 // test states a cluster in a few lines and still goes through buildSnapshot()'s real parser.
 
 #include "capture.h"
+#include "snapshot.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -315,5 +316,14 @@ private:
     QJsonArray m_kubeNodes;
     int m_sliceCount = 0;
 };
+
+// The slice of that name; a test bug (fatal) when there is none.
+inline const Slice &sliceNamed(const ClusterSnapshot &s, const QString &name)
+{
+    const int i = s.sliceIndex(name);
+    if (i < 0)
+        qFatal("no slice %s", qPrintable(name));
+    return s.slices[i];
+}
 
 } // namespace slicescope::testfixture

@@ -5,6 +5,7 @@
 // through readCaptureFile() and buildSnapshot(), exactly the path live data takes.
 
 #include "capturefile.h"
+#include "capturefixture.h"
 #include "history.h"
 #include "inspectjson.h"
 #include "planner.h"
@@ -16,6 +17,7 @@
 #include <QTest>
 
 using namespace slicescope;
+using slicescope::testfixture::sliceNamed;
 
 namespace {
 
@@ -67,13 +69,6 @@ bool anyContains(const QStringList &list, const QString &part)
     return std::any_of(list.cbegin(), list.cend(), [&](const QString &s) { return s.contains(part); });
 }
 
-const Slice &slice(const ClusterSnapshot &s, const QString &name)
-{
-    const int i = s.sliceIndex(name);
-    if (i < 0)
-        qFatal("no slice %s", qPrintable(name));
-    return s.slices[i];
-}
 
 } // namespace
 
@@ -193,7 +188,7 @@ void TestConventions::failedAndEvictedPodsSayWhy()
 {
     {
         LOAD(snap, "real-world/kube-failed-node-shutdown");
-        const Slice &s = slice(*snap, QStringLiteral("tpu-group-0"));
+        const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-0"));
         QVERIFY2(anyContains(s.problems, QStringLiteral("worker 2 is DEAD (pod ")) && anyContains(s.problems, QStringLiteral("Failed: Terminated: Pod was terminated in response to imminent node shutdown.")),
                  qPrintable(s.problems.join(u';')));
         const QJsonObject host = inspectJson(*snap).value(QStringLiteral("slices")).toArray().first().toObject()
@@ -202,7 +197,7 @@ void TestConventions::failedAndEvictedPodsSayWhy()
     }
     {
         LOAD(snap, "real-world/kube-evicted");
-        const Slice &s = slice(*snap, QStringLiteral("tpu-group-1"));
+        const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-1"));
         QVERIFY2(anyContains(s.problems, QStringLiteral("Failed: Evicted: The node was low on resource: memory.")), qPrintable(s.problems.join(u';')));
         // The planner names the reason, not a bare "DEAD".
         const PlanResult plan = planSlicePlacement(*snap, PlanRequest{QStringLiteral("v6e"), QStringLiteral("2x2"), 2});
@@ -214,7 +209,7 @@ void TestConventions::failedAndEvictedPodsSayWhy()
 void TestConventions::terminatingPodsAreNotCapacity()
 {
     LOAD(snap, "real-world/kube-terminating-workerstodelete");
-    const Slice &going = slice(*snap, QStringLiteral("tpu-group-1"));
+    const Slice &going = sliceNamed(*snap, QStringLiteral("tpu-group-1"));
     QVERIFY(!going.isReady());
     QVERIFY2(anyContains(going.problems, QStringLiteral("being deleted")), qPrintable(going.problems.join(u';')));
     const PlanResult plan = planSlicePlacement(*snap, PlanRequest{QStringLiteral("v6e"), QStringLiteral("4x4"), 1});
@@ -238,7 +233,7 @@ void TestConventions::sharedNamesAreNeverMerged()
         for (int i = 0; i < snap->pods.size(); ++i)
             if (!snap->pods[i].isHead && !snap->pods[i].isGone())
                 QVERIFY2(pods.contains(i), qPrintable(snap->pods[i].name));
-        QCOMPARE(slice(*snap, QStringLiteral("tpu-group-2 (2)")).rayName, QStringLiteral("tpu-group-2"));
+        QCOMPARE(sliceNamed(*snap, QStringLiteral("tpu-group-2 (2)")).rayName, QStringLiteral("tpu-group-2"));
         QVERIFY(anyContains(snap->warnings, QStringLiteral("slice name tpu-group-2 is claimed by 2 live single-host slices")));
         // The scaler finds each part's pods by the part's own name.
         const int g = snap->workerGroupIndex(u"default/raycluster-tpu-v6e-singlehost/tpu-group");
@@ -247,9 +242,9 @@ void TestConventions::sharedNamesAreNeverMerged()
     }
     {
         LOAD(snap, "real-world/kuberay15-v4-multihost-name-collision");
-        const Slice &live = slice(*snap, QStringLiteral("tpu-group-2"));
+        const Slice &live = sliceNamed(*snap, QStringLiteral("tpu-group-2"));
         QVERIFY(live.isReady());
-        const Slice &replacement = slice(*snap, QStringLiteral("tpu-group-2 (2)"));
+        const Slice &replacement = sliceNamed(*snap, QStringLiteral("tpu-group-2 (2)"));
         QVERIFY2(anyContains(replacement.problems, QStringLiteral("reports worker 2")), qPrintable(replacement.problems.join(u';')));
         // The planner offers the two ready slices and blames nothing on the live one.
         const PlanResult plan = planSlicePlacement(*snap, PlanRequest{QStringLiteral("v4"), QStringLiteral("2x2x2"), 2});
@@ -279,7 +274,7 @@ void TestConventions::placementGroupsRayMakes()
     {
         // 16 one-chip bundles: every chip of the slice held by a bundle of its own.
         LOAD(snap, "real-world/ray-one-chip-bundles");
-        const Slice &s = slice(*snap, QStringLiteral("tpu-group-0"));
+        const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-0"));
         QSet<int> bundles;
         for (const Host &h : s.hosts)
             for (const ChipUse &c : h.chips) {
@@ -294,7 +289,7 @@ void TestConventions::placementGroupsRayMakes()
 void TestConventions::unitsPerChip()
 {
     LOAD(snap, "real-world/ray-v7x-resource-per-chip");
-    const Slice &s = slice(*snap, QStringLiteral("tpu-group-0"));
+    const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-0"));
     QCOMPARE(s.chipsPerHost, 4);
     QCOMPARE(s.tpuPerChip, 2);
     QVERIFY2(s.problems.isEmpty(), qPrintable(s.problems.join(u';')));
@@ -305,7 +300,7 @@ void TestConventions::unitsPerChip()
 void TestConventions::v7xContainersAndRayWorkerIds()
 {
     LOAD(snap, "real-world/webhook-v7x-two-containers");
-    const Slice &s = slice(*snap, QStringLiteral("tpu-group-0"));
+    const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-0"));
     QCOMPARE(s.chipsPerHost, 4); // 2 + 2, summed as the webhook does
     QVERIFY(s.hosts[1].rayNode >= 0);
     QVERIFY(snap->rayNodes[s.hosts[1].rayNode].workerId == 2); // Ray's id counts containers
@@ -317,7 +312,7 @@ void TestConventions::v7xContainersAndRayWorkerIds()
 void TestConventions::multisliceEnvIsShown()
 {
     LOAD(snap, "real-world/webhook-multislice-megascale");
-    const Slice &s = slice(*snap, QStringLiteral("tpu-group-1"));
+    const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-1"));
     QVERIFY(s.hosts[0].pod >= 0);
     const QStringList env = snap->pods[s.hosts[0].pod].megascale;
     QVERIFY2(env.contains(QStringLiteral("MEGASCALE_SLICE_ID=1")) && env.contains(QStringLiteral("MEGASCALE_NUM_SLICES=2")), qPrintable(env.join(u' ')));

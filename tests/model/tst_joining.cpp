@@ -52,13 +52,6 @@ QJsonObject headPod(const QString &ns, const QString &cluster, const QString &ip
     };
 }
 
-const Slice &sliceNamed(const ClusterSnapshot &s, const QString &name)
-{
-    const int i = s.sliceIndex(name);
-    if (i < 0)
-        qFatal("no slice %s", qPrintable(name));
-    return s.slices[i];
-}
 
 } // namespace
 
