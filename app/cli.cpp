@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "boundedfile.h"
 #include "capturefile.h"
 #include "democluster.h"
 #include "history.h"
@@ -44,16 +45,44 @@ const QStringList kPlannedVerbs = {};
 
 } // namespace
 
+namespace {
+
+void quietMessageHandler(QtMsgType type, const QMessageLogContext &, const QString &message)
+{
+    // Qt's warnings (a plugin, a socket, a process) are not the verb's to say; a fatal one is
+    // the last thing said before the abort, so it is said, as one line.
+    if (type == QtFatalMsg) {
+        const QByteArray line = sanitizeForMessage(message, kMaxStderrLineChars).toLocal8Bit();
+        std::fprintf(stderr, "slicescope: fatal: %s\n", line.constData());
+        std::fflush(stderr);
+    }
+}
+
+} // namespace
+
+void installQuietMessageHandler()
+{
+    if (qEnvironmentVariableIsEmpty("SLICESCOPE_DEBUG"))
+        qInstallMessageHandler(quietMessageHandler);
+}
+
+// One line on stderr, always: whatever a message quotes (a server's words, a file's value) has its
+// control characters escaped and the line is cut to a bound.
+void printLine(const QString &message)
+{
+    QTextStream(stderr) << "slicescope: " << sanitizeForMessage(message, kMaxStderrLineChars) << Qt::endl;
+}
+
 int fail(ExitCode code, const QString &message)
 {
-    QTextStream(stderr) << "slicescope: " << message << Qt::endl;
+    printLine(message);
     return code;
 }
 
 // What a changing verb is about to do, said before it does it (one line each).
 void notice(const QString &message)
 {
-    QTextStream(stderr) << "slicescope: " << message << Qt::endl;
+    printLine(message);
 }
 
 void printJson(const QJsonObject &object)

@@ -17,6 +17,11 @@ bool isHeadlessVerb(const QStringList &arguments);
 // True for verbs that draw (screenshot): they need a QApplication, on the offscreen platform.
 bool needsWidgets(const QStringList &arguments);
 
+// For the headless verbs: keeps Qt's own chatter (qWarning and friends, from Qt or a plugin) out
+// of stderr, where each verb says one line. SLICESCOPE_DEBUG=1 lets it through, for debugging.
+// Fatal messages are still printed (as one line) before Qt aborts.
+void installQuietMessageHandler();
+
 // Runs the verb; QCoreApplication (QApplication for needsWidgets()) must exist.
 int run(const QStringList &arguments);
 

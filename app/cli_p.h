@@ -19,6 +19,10 @@ struct SourceSpec;
 
 namespace slicescope::cli {
 
+// The one stderr line's bound: what a message quotes is escaped (boundedfile.h) and cut to this.
+inline constexpr qsizetype kMaxStderrLineChars = 2000;
+// Prints "slicescope: <message>" on stderr, as one line however the message came out.
+void printLine(const QString &message);
 // Prints "slicescope: <message>" on stderr and returns `code`.
 int fail(ExitCode code, const QString &message);
 // What a changing verb is about to do, said before it does it.

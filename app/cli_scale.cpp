@@ -6,7 +6,9 @@
 
 #include "cli_p.h"
 
+#include "boundedfile.h"
 #include "kubeclient.h"
+#include "kubenames.h"
 #include "kubescaler.h"
 #include "scaleplan.h"
 #include "sourceoptions.h"
@@ -78,6 +80,11 @@ int scale(const QStringList &arguments)
     const QString group = parser.value(QStringLiteral("group"));
     if (cluster.isEmpty() || group.isEmpty())
         return fail(BadUsage, QStringLiteral("scale needs --cluster NAME and --group NAME"));
+    // The cluster goes into the RayCluster's path, the group into a label selector.
+    if (const QString rule = dns1123SubdomainProblem(cluster); !rule.isEmpty())
+        return fail(BadUsage, QStringLiteral("--cluster \"%1\" %2").arg(sanitizeForMessage(cluster, 80), rule));
+    if (const QString rule = labelValueProblem(group); !rule.isEmpty())
+        return fail(BadUsage, QStringLiteral("--group \"%1\" %2").arg(sanitizeForMessage(group, 80), rule));
 
     ScaleRequest request;
     const bool replicas = parser.isSet(QStringLiteral("replicas"));

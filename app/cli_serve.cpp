@@ -4,6 +4,7 @@
 
 #include "cli_p.h"
 
+#include "boundedfile.h"
 #include "clusteractions.h"
 #include "relayserver.h"
 #include "source.h"
@@ -11,7 +12,6 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QFile>
 #include <QHostAddress>
 #include <QLoggingCategory>
 #include <QTextStream>
@@ -19,6 +19,9 @@
 namespace slicescope::cli {
 
 namespace {
+
+// The relay's token is at least 16 characters and goes in a URL; a few KB is already absurd.
+constexpr qint64 kMaxRelayTokenFileBytes = 4096;
 
 // "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:0", "localhost:8080", or a host alone (port 8080).
 QString parseListen(const QString &text, QHostAddress &address, quint16 &port)
@@ -79,10 +82,11 @@ int serve(const QStringList &arguments)
     options.webRoot = parser.value(QStringLiteral("web-root"));
     const QString tokenFile = parser.value(QStringLiteral("token-file"));
     if (!tokenFile.isEmpty()) {
-        QFile file(tokenFile);
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(Failed, QStringLiteral("--token-file %1: cannot read: %2").arg(tokenFile, file.errorString()));
-        options.token = file.read(4096).trimmed();
+        QByteArray raw;
+        if (const QString error = readBoundedFile(tokenFile, kMaxRelayTokenFileBytes, QStringLiteral("--token-file %1").arg(tokenFile), raw);
+            !error.isEmpty())
+            return fail(Failed, error);
+        options.token = raw.trimmed();
         if (options.token.size() < 16)
             return fail(Failed, QStringLiteral("--token-file %1: the token must be at least 16 characters (e.g. `head -c 32 /dev/urandom | base64`)").arg(tokenFile));
         for (const char c : std::as_const(options.token))

@@ -34,11 +34,13 @@ int main(int argc, char **argv)
 
     if (cli::needsWidgets(arguments)) {
         pinRenderingEnvironment(true); // draws without a display, identically everywhere
+        cli::installQuietMessageHandler(); // before QApplication: it may warn already
         QApplication app(argc, argv);
         setIdentity();
         return cli::run(arguments);
     }
     if (cli::isHeadlessVerb(arguments)) {
+        cli::installQuietMessageHandler();
         QCoreApplication app(argc, argv); // no display needed
         setIdentity();
         return cli::run(arguments);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sourceoptions.h"
 
+#include "boundedfile.h"
 #include "capturefile.h"
 #include "democluster.h"
+#include "kubenames.h"
 #include "kubesource.h"
 #include "livesource.h"
 #include "relaysource.h"
@@ -12,6 +14,8 @@
 #include <QThread>
 #include <QTimer>
 #include <QUrl>
+
+#include <algorithm>
 
 namespace slicescope {
 
@@ -84,6 +88,7 @@ void addSourceOptions(QCommandLineParser &parser)
         {QStringLiteral("all-namespaces"), QStringLiteral("Watch every namespace.")},
         {QStringLiteral("in-cluster"), QStringLiteral("Use the pod's service account (inside a Kubernetes pod).")},
         {QStringLiteral("relay"), QStringLiteral("A `slicescope serve` relay: the URL it printed, with its ?token=."), QStringLiteral("URL")},
+        {QStringLiteral("timeout"), QStringLiteral("Give up on a live source after S seconds (headless verbs; default 120)."), QStringLiteral("S")},
     });
 }
 
@@ -107,6 +112,11 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         spec.kubeconfig = parser.value(QStringLiteral("kubeconfig"));
         spec.context = parser.value(QStringLiteral("context"));
         spec.ns = parser.value(QStringLiteral("namespace"));
+        // The namespace goes into every request path: refuse what Kubernetes would not name.
+        if (parser.isSet(QStringLiteral("namespace"))) {
+            if (const QString rule = dns1123LabelProblem(spec.ns); !rule.isEmpty())
+                return QStringLiteral("-n/--namespace \"%1\" %2").arg(sanitizeForMessage(spec.ns, 80), rule);
+        }
         spec.allNamespaces = parser.isSet(QStringLiteral("all-namespaces"));
         spec.inCluster = parser.isSet(QStringLiteral("in-cluster"));
         spec.kubernetes = spec.inCluster || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context"));
@@ -131,6 +141,14 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
     if (spec.kind == SourceSpec::Kind::Live && (parser.isSet(QStringLiteral("ray")) || !spec.rayUrl.isEmpty())) {
         if (const QString problem = normalizeRayUrl(spec.rayUrl, spec.rayUrl); !problem.isEmpty())
             return problem;
+    }
+    if (parser.isSet(QStringLiteral("timeout"))) {
+        bool ok = false;
+        const double seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+        if (!ok || !(seconds > 0) || seconds > 86400)
+            return QStringLiteral("--timeout wants seconds between 0 and 86400, not \"%1\"")
+                .arg(sanitizeForMessage(parser.value(QStringLiteral("timeout")), 40));
+        spec.deadlineMs = std::max<qint64>(1, qint64(seconds * 1000));
     }
     if (parser.isSet(QStringLiteral("demo-seed"))) {
         bool ok = false;
@@ -187,6 +205,19 @@ QString loadCapture(const SourceSpec &spec, Capture &capture)
         if (!QCoreApplication::instance() || QThread::currentThread()->loopLevel() > 0)
             return QStringLiteral("internal error: a live source cannot be read synchronously from inside the event loop");
         QString failure;
+        // Bounded twice: each request completes within the deadline however slowly its bytes
+        // arrive (the message names its URL), and the whole wait too, retries included.
+        const std::chrono::milliseconds deadline(spec.deadlineMs);
+        setRequestDeadlineCap(deadline);
+        QTimer backstop;
+        backstop.setSingleShot(true);
+        QObject::connect(&backstop, &QTimer::timeout, source.get(), [&] {
+            failure = QStringLiteral("%1: no complete answer within %2 s; gave up (--timeout S to wait longer)")
+                          .arg(source->description())
+                          .arg(double(deadline.count()) / 1000.0);
+            QCoreApplication::exit(1);
+        });
+        backstop.start(deadline + std::chrono::milliseconds(500)); // the request's own message first
         QObject::connect(source.get(), &Source::captureReceived, source.get(), [&](const Capture &received) {
             capture = received;
             QCoreApplication::exit(0);

@@ -5,11 +5,13 @@
 // --ray/--kubeconfig family, and --relay URL (a `slicescope serve` relay).
 
 #include "capture.h"
+#include "netguard.h"
 
 #include <QCommandLineParser>
 #include <QList>
 #include <QString>
 
+#include <chrono>
 #include <memory>
 
 namespace slicescope {
@@ -30,6 +32,9 @@ struct SourceSpec {
     bool kubernetes = false;       // --kubeconfig, --context or --in-cluster: watch Kubernetes
     bool inCluster = false;
     bool usesKubernetes() const { return kind == Kind::Live && kubernetes; }
+    // --timeout: how long loadCapture() waits for a live source's first answer, and the cap on
+    // each request's overall deadline meanwhile (netguard.h).
+    qint64 deadlineMs = std::chrono::milliseconds(netlimits::kHeadlessDeadline).count();
 };
 
 void addSourceOptions(QCommandLineParser &parser);

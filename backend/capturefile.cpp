@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturefile.h"
 
+#include "boundedfile.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
@@ -23,7 +25,7 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-constexpr qint64 kMaxCaptureFileBytes = qint64(2) << 30; // refuse absurd inputs instead of exhausting memory
+constexpr qint64 kMaxCaptureFileBytes = filelimits::kCaptureFileBytes; // refuse absurd inputs instead of exhausting memory
 
 // `firstLine` is the line `bytes` starts on in its file (a record of a recording), so the place
 // named is a place in the file.
@@ -293,16 +295,12 @@ CaptureReadResult readCaptureFile(const QString &path)
 {
     CaptureReadResult result;
     const QString &origin = path;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        result.error = QStringLiteral("%1: cannot open: %2").arg(origin, file.errorString());
+    // A FIFO or a device is refused, a file past the bound is not read (boundedfile.h).
+    QByteArray bytes;
+    if (const QString error = readBoundedFile(path, kMaxCaptureFileBytes, QStringLiteral("the file"), bytes); !error.isEmpty()) {
+        result.error = QStringLiteral("%1: %2").arg(origin, error); // "x.json: the file is a FIFO ..."
         return result;
     }
-    if (file.size() > kMaxCaptureFileBytes) {
-        result.error = QStringLiteral("%1: too large (%2 bytes; the limit is %3)").arg(origin).arg(file.size()).arg(kMaxCaptureFileBytes);
-        return result;
-    }
-    const QByteArray bytes = file.readAll();
     if (bytes.trimmed().isEmpty()) {
         result.error = QStringLiteral("%1: the file is empty").arg(origin);
         return result;
@@ -397,9 +395,8 @@ QString RecordingReader::open()
         m_end = m_whole.isEmpty();
         return {};
     }
-    m_file = std::make_unique<QFile>(m_path);
-    if (!m_file->open(QIODevice::ReadOnly))
-        return m_error = QStringLiteral("%1: cannot open: %2").arg(m_path, m_file->errorString());
+    if (const QString error = openBoundedFile(m_path, kMaxCaptureFileBytes, QStringLiteral("the file"), m_file); !error.isEmpty())
+        return m_error = QStringLiteral("%1: %2").arg(m_path, error);
     m_size = m_file->size();
     m_end = false;
     skipBlankLines();

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kubeclient.h"
 
+#include "boundedfile.h"
+#include "netguard.h"
 #include "rayclient.h" // slicescopeUserAgent()
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -26,10 +27,7 @@ constexpr qint64 kMaxEventBytes = qint64(64) << 20;
 
 QString shortBody(const QByteArray &body)
 {
-    QString text = QString::fromUtf8(body.left(2048)).simplified();
-    if (text.size() > 240)
-        text = text.left(240) + QStringLiteral("...");
-    return text;
+    return sanitizeForMessage(QString::fromUtf8(body.left(2048)).simplified(), 240);
 }
 
 // The message of a Kubernetes Status body ({"kind":"Status","message":...}), else a short excerpt.
@@ -37,7 +35,7 @@ QString statusMessage(const QByteArray &body)
 {
     const QJsonObject status = QJsonDocument::fromJson(body).object();
     const QString message = status.value(QLatin1String("message")).toString();
-    return message.isEmpty() ? shortBody(body) : message;
+    return message.isEmpty() ? shortBody(body) : sanitizeForMessage(message, 240);
 }
 
 struct ObjectMeta {
@@ -177,13 +175,11 @@ bool KubeClient::refreshCredential()
         return true;
     }
     if (!m_config.tokenFile.isEmpty()) {
-        QFile file(m_config.tokenFile);
-        if (file.open(QIODevice::ReadOnly)) {
-            const QByteArray token = file.read(64 * 1024).trimmed();
-            if (!token.isEmpty() && token != m_credential.token) {
-                m_credential.token = token;
-                return true;
-            }
+        // The same checks as the first read (one word, a regular file of bounded size).
+        QByteArray token;
+        if (readKubeTokenFile(m_config.tokenFile, m_config.origin, token).isEmpty() && token != m_credential.token) {
+            m_credential.token = token;
+            return true;
         }
     }
     return false;
@@ -244,14 +240,20 @@ void KubeClient::send(const QByteArray &method, const QString &path, const QByte
                       ReplyHandler handler, bool retried)
 {
     QNetworkRequest request = makeRequest(urlFor(path));
+    if (const QString problem = pathSegmentProblem(request.url()); !problem.isEmpty()) {
+        const QString message = QStringLiteral("%1 %2: %3").arg(QString::fromLatin1(method), displayServer(), problem);
+        QTimer::singleShot(0, this, [handler = std::move(handler), message] { handler(message, 0, {}); });
+        return;
+    }
     request.setTransferTimeout(int(m_transferTimeout.count()));
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     QNetworkReply *reply = m_manager->sendCustomRequest(request, method, body);
+    guardReply(reply, requestBounds(m_transferTimeout, m_connectTimeout, m_deadline));
     m_inFlight.append(reply);
     connect(reply, &QNetworkReply::downloadProgress, reply, [reply](qint64 received, qint64) {
         if (received > kMaxBodyBytes)
-            reply->abort();
+            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(describeByteCount(kMaxBodyBytes)));
     });
     connect(reply, &QNetworkReply::finished, this, [this, reply, method, path, body, contentType, handler = std::move(handler), retried]() mutable {
         m_inFlight.removeAll(reply);
@@ -285,6 +287,11 @@ QString KubeClient::describeFailure(QNetworkReply *reply, const QByteArray &meth
                                     const QByteArray &body) const
 {
     const QString where = QStringLiteral("%1 %2%3").arg(QString::fromLatin1(method), displayServer(), path);
+    if (const QString ours = abortReason(reply); !ours.isEmpty())
+        return QStringLiteral("%1: %2").arg(where, ours);
+    // A redirect (refused: ManualRedirectPolicy) or a body that stopped short.
+    if (const QString refused = describeRefusedOrCut(reply, status, bytesReceived(reply), m_transferTimeout); !refused.isEmpty())
+        return QStringLiteral("%1: %2").arg(where, refused);
     if (status == 401)
         return QStringLiteral("%1: the API server refused %2 (401 Unauthorized): it is expired, revoked or wrong")
             .arg(where, credentialOrigin());
@@ -298,7 +305,7 @@ QString KubeClient::describeFailure(QNetworkReply *reply, const QByteArray &meth
                  m_config.tlsServerName.isEmpty() ? QString() : QStringLiteral(" and tls-server-name"), m_config.origin);
     if (reply->error() == QNetworkReply::OperationCanceledError)
         return QStringLiteral("%1: no answer within %2 s").arg(where).arg(m_transferTimeout.count() / 1000.0);
-    return QStringLiteral("%1: %2").arg(where, reply->errorString());
+    return QStringLiteral("%1: %2").arg(where, sanitizeForMessage(reply->errorString()));
 }
 
 void KubeClient::checkAccess(const QString &verb, const QString &group, const QString &resource, const QString &ns,
@@ -345,7 +352,19 @@ void KubeClient::openStream(const QString &path, StreamHandler handler)
             return;
         }
         QNetworkRequest request = self->makeRequest(self->urlFor(path));
-        handler({}, self->m_manager->get(request));
+        if (const QString problem = pathSegmentProblem(request.url()); !problem.isEmpty()) {
+            handler(QStringLiteral("GET %1: %2").arg(self->displayServer(), problem), nullptr);
+            return;
+        }
+        QNetworkReply *stream = self->m_manager->get(request);
+        // A stream has no overall deadline (the server ends it after timeoutSeconds) and its
+        // silence is the watch's idle limit; connecting is bounded like every request.
+        RequestBounds bounds;
+        bounds.overall = std::chrono::milliseconds(0);
+        if (self->m_connectTimeout.count() > 0)
+            bounds.connect = self->m_connectTimeout;
+        guardReply(stream, bounds);
+        handler({}, stream);
     });
 }
 

@@ -45,6 +45,13 @@ public:
     QNetworkAccessManager *networkAccessManager() const { return m_manager; }
     // No bytes for this long fails a plain request (default 30 s). Watches use their own idle limit.
     void setTransferTimeout(std::chrono::milliseconds timeout) { m_transferTimeout = timeout; }
+    // Connect timeout and overall deadline of plain requests (zero: netguard.h's defaults, 10 s
+    // and 120 s, the latter lowered by a headless verb's --timeout). Streams take the connect one.
+    void setDeadlines(std::chrono::milliseconds connect, std::chrono::milliseconds overall)
+    {
+        m_connectTimeout = connect;
+        m_deadline = overall;
+    }
 
     // One request. `path` starts with '/' and may carry a query. The handler runs once, later, on
     // the event loop: `error` empty for a 2xx answer, else one line naming the method, the path
@@ -107,6 +114,8 @@ private:
     QNetworkAccessManager *m_ownManager = nullptr;
     QPointer<QNetworkAccessManager> m_manager;
     std::chrono::milliseconds m_transferTimeout{30000};
+    std::chrono::milliseconds m_connectTimeout{0};
+    std::chrono::milliseconds m_deadline{0};
     QList<QPointer<QNetworkReply>> m_inFlight;
 };
 

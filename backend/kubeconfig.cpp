@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kubeconfig.h"
 
+#include "boundedfile.h"
+#include "kubenames.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -10,6 +13,7 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTimer>
 
 #include <yaml-cpp/yaml.h>
@@ -22,9 +26,9 @@ namespace slicescope {
 
 namespace {
 
-constexpr qint64 kMaxKubeconfigBytes = 16 * 1024 * 1024;
-constexpr qint64 kMaxTokenFileBytes = 64 * 1024;
-constexpr qint64 kMaxPemFileBytes = 4 * 1024 * 1024;
+constexpr qint64 kMaxKubeconfigBytes = filelimits::kKubeconfigBytes;
+constexpr qint64 kMaxTokenFileBytes = filelimits::kTokenFileBytes;
+constexpr qint64 kMaxPemFileBytes = filelimits::kPemFileBytes;
 constexpr qint64 kMaxPluginOutputBytes = 1024 * 1024;
 // A cached exec credential counts as expired this long before it does, so a request never leaves
 // with a token that dies on the way.
@@ -66,15 +70,10 @@ QString resolvePath(const QString &path, const QString &file)
 }
 
 // Reads a small file whole; `what` names it for the message ("certificate-authority /x/ca.crt").
+// A FIFO or device is refused (boundedfile.h), never waited on.
 QString readSmallFile(const QString &path, qint64 limit, const QString &what, QByteArray &data)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return QStringLiteral("cannot read %1 (%2)").arg(what, file.errorString());
-    if (file.size() > limit)
-        return QStringLiteral("%1 is too large (%2 bytes)").arg(what).arg(file.size());
-    data = file.read(limit + 1);
-    return {};
+    return readBoundedFile(path, limit, what, data);
 }
 
 // kubeconfig `*-data` fields are base64; some tools fold the text, so whitespace is dropped first.
@@ -233,7 +232,8 @@ QString mergeList(const YAML::Node &root, const QString &path, const char *listK
     const QString listName = QLatin1String(listKey);
     if (!list.IsSequence())
         return QStringLiteral("kubeconfig %1: %2%3 is not a list").arg(path, listName, lineOf(list));
-    QStringList seen;
+    QSet<QString> seen; // a set, not a list: 20k contexts must not take 20k x 20k comparisons
+    seen.reserve(qsizetype(list.size()));
     for (const YAML::Node &item : list) {
         if (!item.IsMap())
             return QStringLiteral("kubeconfig %1: an entry of %2%3 is not a map").arg(path, listName, lineOf(item));
@@ -244,7 +244,7 @@ QString mergeList(const YAML::Node &root, const QString &path, const char *listK
         // kubectl refuses a file that defines one name twice rather than guess which one is meant.
         if (seen.contains(name))
             return QStringLiteral("kubeconfig %1: %2 defines %3 twice%4").arg(path, listName, quoted(name), lineOf(item));
-        seen.append(name);
+        seen.insert(name);
         // (A yaml-cpp node that is not there cannot be assigned to: pick before constructing.)
         const YAML::Node raw = item[itemKey];
         const YAML::Node body = !raw.IsDefined() || raw.IsNull() ? YAML::Node(YAML::NodeType::Map) : raw;
@@ -559,6 +559,11 @@ QString resolveContext(const Merged &merged, const QString &context, const QStri
         config.ns = namespaceOverride;
     else if (!ns.isEmpty())
         config.ns = ns;
+    // The namespace goes into every request path (`..` would turn a namespaced LIST into a
+    // cluster-wide one): it must be what Kubernetes accepts as one.
+    if (const QString rule = dns1123LabelProblem(config.ns); !rule.isEmpty())
+        return QStringLiteral("%1: namespace \"%2\" %3")
+            .arg(namespaceOverride.isEmpty() ? r.where() : QStringLiteral("-n/--namespace"), sanitizeForMessage(config.ns, 80), rule);
     QString error = readCluster(*clusterIt, clusterName, config);
     if (!error.isEmpty())
         return error;
@@ -676,9 +681,13 @@ QString loadInClusterConfig(KubeConfig &out, const QString &root)
         config.ns = podNamespace;
     } else {
         QByteArray ns;
-        if (readSmallFile(dir.filePath(QStringLiteral("namespace")), 1024, QString(), ns).isEmpty() && !ns.trimmed().isEmpty())
+        if (readSmallFile(dir.filePath(QStringLiteral("namespace")), filelimits::kSmallTextFileBytes, QString(), ns).isEmpty() && !ns.trimmed().isEmpty())
             config.ns = QString::fromUtf8(ns.trimmed());
     }
+    if (const QString rule = dns1123LabelProblem(config.ns); !rule.isEmpty())
+        return QStringLiteral("%1: namespace \"%2\" (%3) %4")
+            .arg(config.origin, sanitizeForMessage(config.ns, 80),
+                 podNamespace.isEmpty() ? dir.filePath(QStringLiteral("namespace")) : QStringLiteral("POD_NAMESPACE"), rule);
     out = std::move(config);
     return {};
 }
@@ -846,6 +855,10 @@ void KubeExecCredentialProvider::run()
         if (process->state() == QProcess::NotRunning) {
             process->deleteLater();
         } else {
+            // Killed but not yet reaped: no longer the provider's child, or a provider that goes
+            // first (a verb exiting on this very error) would destroy it still running, and
+            // ~QProcess would wait for it and warn "Destroyed while process ... is still running".
+            process->setParent(nullptr);
             QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
             process->kill();
         }

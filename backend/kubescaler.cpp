@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kubescaler.h"
 
+#include "boundedfile.h"
+#include "kubenames.h"
+
 #include "capture.h"
 
 #include <QJsonArray>
@@ -61,13 +64,19 @@ void KubeScaler::run(const ScalePlan &plan, std::chrono::milliseconds waitFor)
     m_clearing = false;
     m_clock.start();
     const WorkerGroup &g = plan.group;
-    m_clusterPath = QStringLiteral("/apis/ray.io/v1/namespaces/%1/rayclusters/%2").arg(g.ns, g.cluster);
+    // The names come from a snapshot (a server's answer): checked before they reach a path.
+    QString nameProblem;
+    if (const QString rule = dns1123LabelProblem(g.ns); !rule.isEmpty())
+        nameProblem = QStringLiteral("the namespace \"%1\" %2").arg(sanitizeForMessage(g.ns, 80), rule);
+    else if (const QString rule = dns1123SubdomainProblem(g.cluster); !rule.isEmpty())
+        nameProblem = QStringLiteral("the RayCluster name \"%1\" %2").arg(sanitizeForMessage(g.cluster, 80), rule);
+    m_clusterPath = QStringLiteral("/apis/ray.io/v1/namespaces/%1/rayclusters/%2").arg(pathSegment(g.ns), pathSegment(g.cluster));
     m_podsPath = QStringLiteral("/api/v1/namespaces/%1/pods?labelSelector=%2")
-                     .arg(g.ns, QString::fromLatin1(QUrl::toPercentEncoding(QStringLiteral("ray.io/cluster=%1,ray.io/group=%2").arg(g.cluster, g.group))));
+                     .arg(pathSegment(g.ns), QString::fromLatin1(QUrl::toPercentEncoding(QStringLiteral("ray.io/cluster=%1,ray.io/group=%2").arg(g.cluster, g.group))));
     m_outcome.podsExpected = plan.toReplicas * plan.hostsPerSlice;
-    if (!plan.allowed) {
+    if (!plan.allowed || !nameProblem.isEmpty()) {
         m_outcome.result = ScaleOutcome::Result::Refused;
-        m_outcome.message = plan.refusal;
+        m_outcome.message = plan.allowed ? nameProblem : plan.refusal;
         QTimer::singleShot(0, this, &KubeScaler::finish);
         return;
     }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kubesource.h"
 
+#include "boundedfile.h"
+#include "kubenames.h"
+
 #include "livesource.h"
 
 #include <QJsonArray>
@@ -46,7 +49,8 @@ KubeSource::KubeSource(KubeConfig config, KubeSourceOptions options, QObject *pa
 {
     if (m_options.ns.isEmpty())
         m_options.ns = m_client.config().ns;
-    const QString scope = m_options.allNamespaces ? QString() : QStringLiteral("/namespaces/") + m_options.ns;
+    // The namespace was checked (a DNS-1123 label) when the config was loaded; escaped all the same.
+    const QString scope = m_options.allNamespaces ? QString() : QStringLiteral("/namespaces/") + pathSegment(m_options.ns);
     m_clusters = new KubeWatch(&m_client, QStringLiteral("/apis/ray.io/v1") + scope + QStringLiteral("/rayclusters"), {},
                                "RayClusterList", this);
     m_pods = new KubeWatch(&m_client, QStringLiteral("/api/v1") + scope + QStringLiteral("/pods"), kPodSelector, "PodList", this);
@@ -153,8 +157,20 @@ void KubeSource::maybeStartRay()
             QString port = status.value(QLatin1String("endpoints")).toObject().value(QLatin1String("dashboard")).toString();
             if (port.isEmpty())
                 port = QStringLiteral("8265");
+            // Names from the server's answer go into a path: a RayCluster whose status names no
+            // valid service or port is passed over, never sent along.
+            bool portOk = false;
+            const int portNumber = port.toInt(&portOk);
+            if (!dns1123LabelProblem(ns).isEmpty() || !dns1123LabelProblem(service).isEmpty()
+                || (portOk ? (portNumber < 1 || portNumber > 65535) : !dns1123LabelProblem(port).isEmpty())) {
+                const QString note = tr("RayCluster head service %1 is not a valid Kubernetes name; not used")
+                                         .arg(sanitizeForMessage(ns + u'/' + service + u':' + port, 120));
+                if (!m_notes.contains(note))
+                    m_notes << note;
+                continue;
+            }
             m_rayTarget = ns + u'/' + service + u':' + port;
-            url = m_client.urlFor(QStringLiteral("/api/v1/namespaces/%1/services/%2:%3/proxy").arg(ns, service, port));
+            url = m_client.urlFor(QStringLiteral("/api/v1/namespaces/%1/services/%2:%3/proxy").arg(pathSegment(ns), pathSegment(service), pathSegment(port)));
             m_proxyManager = std::make_unique<KubeProxyAccessManager>(&m_client);
             break;
         }

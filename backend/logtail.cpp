@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "logtail.h"
 
+#include "kubenames.h" // pathSegment()
+
 #include "rayclient.h"
 
 #include <QJsonDocument>
@@ -23,7 +25,7 @@ bool isTerminal(const QString &status)
 
 QString jobPath(const QString &submissionId, const char *suffix)
 {
-    return QStringLiteral("api/jobs/") + QString::fromLatin1(QUrl::toPercentEncoding(submissionId)) + QLatin1String(suffix);
+    return QStringLiteral("api/jobs/") + pathSegment(submissionId) + QLatin1String(suffix);
 }
 
 } // namespace

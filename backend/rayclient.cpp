@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rayclient.h"
 
+#include "kubenames.h" // pathSegment()
+
+#include "boundedfile.h"
+#include "netguard.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -18,8 +23,7 @@ namespace slicescope {
 
 namespace {
 
-constexpr qint64 kMaxTokenFileBytes = 64 * 1024;
-constexpr char kAbortReason[] = "slicescopeAbortReason";
+constexpr qint64 kMaxTokenFileBytes = filelimits::kTokenFileBytes;
 
 // A token goes into an HTTP header: anything but visible ASCII would corrupt the request (or
 // smuggle another header in), so such a token is refused rather than sent.
@@ -30,12 +34,11 @@ bool isUsableToken(const QByteArray &token)
 
 QString readTokenFile(const QString &path, const QString &origin, RayToken &token)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return QStringLiteral("%1: cannot read the Ray token file (%2)").arg(origin, file.errorString());
-    if (file.size() > kMaxTokenFileBytes)
-        return QStringLiteral("%1: %2 bytes is too large for a Ray token file").arg(origin).arg(file.size());
-    const QByteArray value = file.readAll().trimmed();
+    // A FIFO, a device (/dev/zero) or a directory is refused before a byte is read.
+    QByteArray raw;
+    if (const QString error = readBoundedFile(path, kMaxTokenFileBytes, origin, raw); !error.isEmpty())
+        return error;
+    const QByteArray value = raw.trimmed();
     if (value.isEmpty())
         return QStringLiteral("%1: the Ray token file is empty").arg(origin);
     if (!isUsableToken(value))
@@ -49,9 +52,7 @@ QString bodyExcerpt(const QByteArray &body)
 {
     QString text = QString::fromUtf8(body.left(4096)).trimmed();
     text = text.section(u'\n', 0, 0).trimmed();
-    if (text.size() > 200)
-        text = text.left(200) + QStringLiteral("...");
-    return text;
+    return sanitizeForMessage(text, 200); // control characters escaped, never raw into stderr
 }
 
 } // namespace
@@ -201,7 +202,7 @@ QUrl RayClient::urlFor(const QString &pathAndQuery) const
     if (!path.endsWith(u'/'))
         path += u'/';
     const qsizetype q = pathAndQuery.indexOf(u'?');
-    url.setPath(path + pathAndQuery.left(q));
+    url.setPath(path + pathAndQuery.left(q), QUrl::TolerantMode); // keeps an escaped '/' (%2F) escaped
     if (q >= 0)
         url.setQuery(pathAndQuery.mid(q + 1));
     return url;
@@ -215,9 +216,9 @@ QNetworkRequest RayClient::makeRequest(const QString &pathAndQuery) const
     request.setRawHeader("Accept", "application/json");
     if (!m_token.isEmpty())
         request.setRawHeader(m_tokenHeader, QByteArrayLiteral("Bearer ") + m_token.value);
-    request.setTransferTimeout(int(m_transferTimeout.count()));
-    // A redirect to another server would carry the token there: follow same-origin ones only.
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);
+    request.setTransferTimeout(int(m_transferTimeout.count())); // the idle bound (netguard.h)
+    // A redirect could carry the token elsewhere, and the dashboard's API never redirects: refused.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
     return request;
 }
@@ -229,6 +230,7 @@ void RayClient::send(int fetchIndex)
     const QNetworkRequest request = makeRequest(f.path);
     QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
     QNetworkReply *reply = manager->get(request);
+    guardReply(reply, bounds());
     f.reply = reply;
     const quint64 pollId = m_poll->id;
     const qint64 limit = m_maxBodyBytes;
@@ -237,8 +239,7 @@ void RayClient::send(int fetchIndex)
     auto checkSize = [reply, limit](qint64 received, qint64 total) {
         if (received > limit || total > limit) {
             const QString bound = limit >= (1 << 20) ? QStringLiteral("%1 MiB").arg(limit >> 20) : QStringLiteral("%1 bytes").arg(limit);
-            reply->setProperty(kAbortReason, QStringLiteral("the answer is larger than %1; not read").arg(bound));
-            reply->abort();
+            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(bound));
         }
     };
     connect(reply, &QNetworkReply::metaDataChanged, this, [reply, checkSize] {
@@ -290,9 +291,12 @@ QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &metho
                                    bool versionRoute) const
 {
     const QString where = QStringLiteral("%1 %2").arg(QString::fromLatin1(method), urlFor(path).toDisplayString(QUrl::RemoveUserInfo));
-    const QString ourReason = reply->property(kAbortReason).toString();
+    const QString ourReason = abortReason(reply);
     if (!ourReason.isEmpty())
         return QStringLiteral("%1: %2").arg(where, ourReason);
+    // A redirect (refused) or a body that stopped short: Qt's own words would mislead.
+    if (const QString refused = describeRefusedOrCut(reply, status, bytesReceived(reply), m_transferTimeout); !refused.isEmpty())
+        return QStringLiteral("%1: %2").arg(where, refused);
     if (status != 0) {
         const QString server = bodyExcerpt(reply->readAll());
         const QString said = server.isEmpty() ? QString() : QStringLiteral(" (the server said \"%1\")").arg(server);
@@ -310,7 +314,7 @@ QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &metho
                 .arg(where, QString::fromLatin1(method), said);
         if (status == 404 && versionRoute)
             return QStringLiteral("%1: HTTP 404: this is not a Ray dashboard (is the URL its address, usually port 8265?)").arg(where);
-        const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+        const QString reason = sanitizeForMessage(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString(), 40);
         return QStringLiteral("%1: HTTP %2%3%4").arg(where).arg(status).arg(reason.isEmpty() ? QString() : u' ' + reason, said);
     }
     switch (reply->error()) {
@@ -327,7 +331,7 @@ QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &metho
     case QNetworkReply::TooManyRedirectsError:
         return QStringLiteral("%1: redirected to another server; not followed, so the token stays where it belongs").arg(where);
     default:
-        return QStringLiteral("%1: %2").arg(where, reply->errorString());
+        return QStringLiteral("%1: %2").arg(where, sanitizeForMessage(reply->errorString()));
     }
 }
 
@@ -340,17 +344,22 @@ void RayClient::sendSingle(const QByteArray &method, const QString &pathAndQuery
                            ReplyHandler handler)
 {
     QNetworkRequest request = makeRequest(pathAndQuery);
+    if (const QString problem = pathSegmentProblem(request.url()); !problem.isEmpty()) {
+        const QString message = QStringLiteral("%1 %2: %3").arg(QString::fromLatin1(method), displayUrl(), problem);
+        QTimer::singleShot(0, this, [handler = std::move(handler), message] { handler(message, 0, QByteArray()); });
+        return;
+    }
     if (!body.isNull())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
     QNetworkReply *reply = manager->sendCustomRequest(request, method, body);
+    guardReply(reply, bounds());
     m_single.removeAll(nullptr);
     m_single.append(reply);
     const qint64 limit = m_maxBodyBytes;
     connect(reply, &QNetworkReply::downloadProgress, this, [reply, limit](qint64 received, qint64 total) {
         if (received > limit || total > limit) {
-            reply->setProperty(kAbortReason, QStringLiteral("the answer is larger than %1 bytes; not read").arg(limit));
-            reply->abort();
+            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(describeByteCount(limit)));
         }
     });
     connect(reply, &QNetworkReply::finished, this, [this, reply, method, pathAndQuery, handler = std::move(handler)] {
@@ -368,7 +377,7 @@ void RayClient::sendSingle(const QByteArray &method, const QString &pathAndQuery
 namespace {
 QString jobPath(const QString &submissionId, const char *suffix = "")
 {
-    return QStringLiteral("api/jobs/") + QString::fromLatin1(QUrl::toPercentEncoding(submissionId)) + QLatin1String(suffix);
+    return QStringLiteral("api/jobs/") + pathSegment(submissionId) + QLatin1String(suffix);
 }
 } // namespace
 
@@ -405,14 +414,19 @@ QNetworkRequest RayClient::webSocketRequest(const QString &pathAndQuery) const
 
 void RayClient::getPackage(const QString &packageName, ReplyHandler handler)
 {
-    request(QByteArrayLiteral("GET"), QStringLiteral("api/packages/gcs/") + QString::fromLatin1(QUrl::toPercentEncoding(packageName)), QByteArray(),
+    request(QByteArrayLiteral("GET"), QStringLiteral("api/packages/gcs/") + pathSegment(packageName), QByteArray(),
             std::move(handler));
 }
 
 void RayClient::putPackage(const QString &packageName, const QByteArray &zip, ReplyHandler handler)
 {
-    sendSingle(QByteArrayLiteral("PUT"), QStringLiteral("api/packages/gcs/") + QString::fromLatin1(QUrl::toPercentEncoding(packageName)), zip,
+    sendSingle(QByteArrayLiteral("PUT"), QStringLiteral("api/packages/gcs/") + pathSegment(packageName), zip,
                QByteArrayLiteral("application/octet-stream"), std::move(handler));
+}
+
+RequestBounds RayClient::bounds() const
+{
+    return requestBounds(m_transferTimeout, m_connectTimeout, m_deadline);
 }
 
 void RayClient::fail(const QString &message)

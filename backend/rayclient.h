@@ -31,6 +31,8 @@ class QNetworkReply;
 
 namespace slicescope {
 
+struct RequestBounds; // netguard.h
+
 // A Ray auth token and where it was found ("--ray-token-file F", "RAY_AUTH_TOKEN", ...), so a
 // message can say which token was refused without showing it.
 struct RayToken {
@@ -65,8 +67,16 @@ public:
     // The transport seam (docs/style.md 5): a QNetworkAccessManager subclass whose createRequest()
     // injects faults. Not owned; if it goes away the client's own is used again.
     void setNetworkAccessManager(QNetworkAccessManager *manager);
-    // No bytes for this long fails the request (default 30 s).
+    // No bytes for this long fails the request (default 30 s: netlimits::kIdleTimeout).
     void setTransferTimeout(std::chrono::milliseconds timeout) { m_transferTimeout = timeout; }
+    // Not connected within `connect`, or not complete within `overall` (however the bytes
+    // trickle), fails the request; zero keeps the default (netguard.h: 10 s and 120 s, the
+    // latter lowered by a headless verb's --timeout).
+    void setDeadlines(std::chrono::milliseconds connect, std::chrono::milliseconds overall)
+    {
+        m_connectTimeout = connect;
+        m_deadline = overall;
+    }
     // A body larger than this fails the poll (default 256 MiB): a 10k-node cluster is ~20 MB.
     void setMaxBodyBytes(qint64 bytes) { m_maxBodyBytes = bytes; }
     // 429 (too many state requests in flight) is retried this many times, backing off from
@@ -131,6 +141,7 @@ private:
     QString describeFailure(QNetworkReply *reply, const QByteArray &method, const QString &path, int status, int attempts,
                             bool versionRoute) const;
     void fail(const QString &message);
+    RequestBounds bounds() const;
     void finishStep();
     QUrl urlFor(const QString &pathAndQuery) const;
     QString redact(QString text) const;
@@ -141,6 +152,8 @@ private:
     QNetworkAccessManager *m_ownManager = nullptr;
     QPointer<QNetworkAccessManager> m_manager;
     std::chrono::milliseconds m_transferTimeout{30000};
+    std::chrono::milliseconds m_connectTimeout{0};
+    std::chrono::milliseconds m_deadline{0};
     qint64 m_maxBodyBytes = qint64(256) << 20;
     int m_maxRetries = 4;
     std::chrono::milliseconds m_firstRetryDelay{500};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "relayserver.h"
 
+#include "boundedfile.h"
+
 #include "clusteractions.h"
 #include "relayprotocol.h"
 #include "scaleplan.h"
@@ -342,10 +344,11 @@ bool RelayServer::handleHttp(const QHttpServerRequest &request, QTcpSocket *sock
     const QString real = file.canonicalFilePath();
     if (real.isEmpty() || !real.startsWith(root + u'/') || !file.isFile())
         return respond(std::move(responder), Status::NotFound, "text/plain; charset=utf-8", textBody(tr("not found")), head, extra);
-    QFile f(real);
-    if (f.size() > kMaxStaticFileBytes || !f.open(QIODevice::ReadOnly))
+    // isFile() above already passes over FIFOs and devices; the helper checks the descriptor too.
+    QByteArray bytes;
+    if (!readBoundedFile(real, kMaxStaticFileBytes, QString(), bytes).isEmpty())
         return respond(std::move(responder), Status::InternalServerError, "text/plain; charset=utf-8", textBody(tr("cannot read this file")), head, extra);
-    respond(std::move(responder), Status::Ok, mimeType(real), f.readAll(), head, extra);
+    respond(std::move(responder), Status::Ok, mimeType(real), bytes, head, extra);
     return true;
 }
 

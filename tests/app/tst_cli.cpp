@@ -270,8 +270,26 @@ private Q_SLOTS:
         QTest::newRow("missing kubeconfig") << QStringList{QStringLiteral("inspect"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/kubeconfig")} << 1 << QStringLiteral("/nonexistent/kubeconfig does not exist");
         QTest::newRow("scale without Kubernetes") << QStringList{QStringLiteral("scale"), QStringLiteral("--demo"), QStringLiteral("--cluster"), QStringLiteral("c"), QStringLiteral("--group"), QStringLiteral("g"), QStringLiteral("--replicas"), QStringLiteral("1")} << 2 << QStringLiteral("needs --kubeconfig");
         QTest::newRow("scale two modes") << QStringList{QStringLiteral("scale"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/k"), QStringLiteral("--cluster"), QStringLiteral("c"), QStringLiteral("--group"), QStringLiteral("g"), QStringLiteral("--replicas"), QStringLiteral("1"), QStringLiteral("--remove-slice"), QStringLiteral("s")} << 2 << QStringLiteral("say one of");
-        QTest::newRow("missing token file") << QStringList{QStringLiteral("plan"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--ray-token-file"), QStringLiteral("/nonexistent/token"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e")} << 1 << QStringLiteral("/nonexistent/token: cannot read");
-        QTest::newRow("missing file") << QStringList{QStringLiteral("inspect"), QStringLiteral("--capture"), QStringLiteral("/nonexistent/x.slicescope.json")} << 1 << QStringLiteral("/nonexistent/x.slicescope.json: cannot open");
+        QTest::newRow("missing token file") << QStringList{QStringLiteral("plan"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--ray-token-file"), QStringLiteral("/nonexistent/token"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e")} << 1 << QStringLiteral("cannot read --ray-token-file /nonexistent/token (");
+        QTest::newRow("missing file") << QStringList{QStringLiteral("inspect"), QStringLiteral("--capture"), QStringLiteral("/nonexistent/x.slicescope.json")} << 1 << QStringLiteral("/nonexistent/x.slicescope.json: cannot read the file (");
+        // Issue 13: every name that reaches a request path is checked first (exit 2, naming the
+        // flag and the rule): `-n ..` turned a namespaced LIST into a cluster-wide one.
+        const QStringList kube{QStringLiteral("inspect"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/k")};
+        QTest::newRow("-n ..") << kube + QStringList{QStringLiteral("-n"), QStringLiteral("..")} << 2
+                               << QStringLiteral("-n/--namespace \"..\" must be a DNS-1123 label: 1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit");
+        QTest::newRow("-n a/b") << kube + QStringList{QStringLiteral("-n"), QStringLiteral("a/b")} << 2 << QStringLiteral("-n/--namespace \"a/b\" must be a DNS-1123 label");
+        QTest::newRow("--namespace with a newline") << kube + QStringList{QStringLiteral("--namespace"), QStringLiteral("a\nb")} << 2
+                                                    << QStringLiteral("-n/--namespace \"a\\nb\" must be");
+        QTest::newRow("-n empty") << kube + QStringList{QStringLiteral("-n"), QString()} << 2 << QStringLiteral("-n/--namespace \"\" must be");
+        const QStringList scale{QStringLiteral("scale"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/k"), QStringLiteral("--replicas"), QStringLiteral("1")};
+        QTest::newRow("scale --cluster ..") << scale + QStringList{QStringLiteral("--cluster"), QStringLiteral(".."), QStringLiteral("--group"), QStringLiteral("g")} << 2
+                                            << QStringLiteral("--cluster \"..\" must be a DNS-1123 subdomain");
+        QTest::newRow("scale --cluster a/b") << scale + QStringList{QStringLiteral("--cluster"), QStringLiteral("a/b"), QStringLiteral("--group"), QStringLiteral("g")} << 2
+                                             << QStringLiteral("--cluster \"a/b\" must be a DNS-1123 subdomain");
+        QTest::newRow("scale --group with a space") << scale + QStringList{QStringLiteral("--cluster"), QStringLiteral("c"), QStringLiteral("--group"), QStringLiteral("a b")} << 2
+                                                    << QStringLiteral("--group \"a b\" must be a Kubernetes label value");
+        QTest::newRow("bad --timeout") << QStringList{QStringLiteral("inspect"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--timeout"), QStringLiteral("soon")} << 2
+                                       << QStringLiteral("--timeout wants seconds");
         // The changing verbs check the request before touching any cluster: port 1 has no dashboard,
         // so reaching it would fail with "connection refused", not with the usage line.
         const QStringList submit{QStringLiteral("submit-slice-pg"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--name"), QStringLiteral("n")};

@@ -12,7 +12,10 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QElapsedTimer>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace slicescope;
 
@@ -91,6 +94,7 @@ private slots:
     void malformed();
     void emptyAndMissingFiles_data();
     void emptyAndMissingFiles();
+    void capturesThatAreNotFiles();
     void recordingWithOneBadLine();
     void unknownMembersAreIgnored();
 };
@@ -282,7 +286,7 @@ void TestCaptureFile::emptyAndMissingFiles_data()
     QTest::newRow("empty") << QStringLiteral("empty.slicescope.json") << QByteArray("") << QStringLiteral("empty");
     QTest::newRow("whitespace only") << QStringLiteral("blank.slicescope.json") << QByteArray(" \n\t\r\n") << QStringLiteral("empty");
     QTest::newRow("empty recording") << QStringLiteral("empty.slicescope.jsonl") << QByteArray("\n\n") << QStringLiteral("empty");
-    QTest::newRow("missing") << QStringLiteral("nowhere.slicescope.json") << QByteArray() << QStringLiteral("cannot open");
+    QTest::newRow("missing") << QStringLiteral("nowhere.slicescope.json") << QByteArray() << QStringLiteral("cannot read the file (");
 }
 
 void TestCaptureFile::emptyAndMissingFiles()
@@ -301,6 +305,27 @@ void TestCaptureFile::emptyAndMissingFiles()
     // No place to point at in an empty or absent file: the name and the problem.
     QVERIFY2(read.error.startsWith(path + QStringLiteral(": ")), qPrintable(read.error));
     QVERIFY2(read.error.contains(problem), qPrintable(read.error));
+}
+
+// Issue 13: --capture naming a FIFO blocked forever, a device read without end. Both readers (the
+// verbs' whole-file one and the window's line-by-line recording reader) refuse them at once.
+void TestCaptureFile::capturesThatAreNotFiles()
+{
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("capture.slicescope.jsonl"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(readCaptureFile(fifo).error, fifo + QStringLiteral(": the file is a FIFO (named pipe), not a regular file; not read"));
+    QCOMPARE(readCaptureFile(QStringLiteral("/dev/zero")).error,
+             QStringLiteral("/dev/zero: the file is a character device, not a regular file; not read"));
+    QCOMPARE(readCaptureFile(dir.path()).error, dir.path() + QStringLiteral(": the file is a directory, not a regular file; not read"));
+    RecordingReader reader(fifo);
+    QCOMPARE(reader.open(), fifo + QStringLiteral(": the file is a FIFO (named pipe), not a regular file; not read"));
+    RecordingReader device(QStringLiteral("/dev/zero"));
+    QVERIFY(device.open().contains(QLatin1String("character device")));
+    qInfo("refused in %lld ms", timer.elapsed());
+    QVERIFY(timer.elapsed() < 2000);
 }
 
 // All or nothing: one bad record refuses the whole recording, naming its line in the file.

@@ -19,6 +19,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+#include <time.h>
+
+#include <algorithm>
+
 using namespace slicescope;
 
 namespace {
@@ -724,7 +729,187 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(path));
         KubeConfig config;
         const QString error = load(path, config);
-        QVERIFY2(error.startsWith(QStringLiteral("cannot read kubeconfig %1 (").arg(path)), qPrintable(error));
+        QCOMPARE(error, QStringLiteral("kubeconfig %1 is a directory, not a regular file; not read").arg(path));
+        QVERIFY(load(dir.filePath(QStringLiteral("missing")), config).startsWith(QStringLiteral("no kubeconfig found")));
+    }
+
+    // Issue 13: a FIFO or a device where a kubeconfig, token, CA or client certificate file should
+    // be blocked forever (a FIFO without a writer) or read without bound (/dev/zero). Each is
+    // refused before a byte is read, at once, in one line naming the file and what it is.
+    void filesThatAreNotRegularAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("cluster");
+        QTest::addColumn<QByteArray>("user");
+        QTest::addColumn<QString>("culprit"); // "PATH" (the test's fifo), or a device path
+        QTest::addColumn<QString>("says");
+        const QByteArray server = "server: https://127.0.0.1:6443\n";
+        QTest::newRow("token file is a FIFO") << server << QByteArray("tokenFile: PATH") << QStringLiteral("PATH")
+                                              << QStringLiteral("the token file PATH is a FIFO (named pipe), not a regular file; not read");
+        QTest::newRow("CA file is a FIFO") << server + "certificate-authority: PATH" << QByteArray("token: abc") << QStringLiteral("PATH")
+                                           << QStringLiteral("certificate-authority PATH is a FIFO (named pipe), not a regular file; not read");
+        QTest::newRow("client certificate is a FIFO") << server << QByteArray("client-certificate: PATH\nclient-key: PATH") << QStringLiteral("PATH")
+                                                      << QStringLiteral("client-certificate PATH is a FIFO (named pipe), not a regular file; not read");
+        QTest::newRow("token file is /dev/zero") << server << QByteArray("tokenFile: /dev/zero") << QStringLiteral("/dev/zero")
+                                                 << QStringLiteral("the token file /dev/zero is a character device, not a regular file; not read");
+        QTest::newRow("CA file is /dev/zero") << server + "certificate-authority: /dev/zero" << QByteArray("token: abc") << QStringLiteral("/dev/zero")
+                                              << QStringLiteral("certificate-authority /dev/zero is a character device, not a regular file; not read");
+        QTest::newRow("client key is /dev/urandom") << server << QByteArray("client-certificate-data: eA==\nclient-key: /dev/urandom")
+                                                    << QStringLiteral("/dev/urandom")
+                                                    << QStringLiteral("client-key /dev/urandom is a character device, not a regular file; not read");
+    }
+
+    void filesThatAreNotRegularAreRefused()
+    {
+        QFETCH(QByteArray, cluster);
+        QFETCH(QByteArray, user);
+        QFETCH(QString, culprit);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("fifo"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        const QString path = dir.filePath(QStringLiteral("config"));
+        QVERIFY(writeFile(path, oneContext(cluster.replace("PATH", fifo.toUtf8()), user.replace("PATH", fifo.toUtf8()))));
+        KubeConfig config;
+        QElapsedTimer timer;
+        timer.start();
+        QString error;
+        if (QLatin1String(QTest::currentDataTag()) == QLatin1String("client key is /dev/urandom") && !m_havePki)
+            QSKIP("needs openssl");
+        if (QLatin1String(QTest::currentDataTag()) == QLatin1String("client key is /dev/urandom"))
+            QVERIFY(writeFile(path, oneContext(cluster, "client-certificate: " + pki("rsa.crt").toUtf8() + "\nclient-key: /dev/urandom")));
+        error = load(path, config);
+        const qint64 ms = timer.elapsed();
+        qInfo("%s: refused in %lld ms", QTest::currentDataTag(), ms);
+        QVERIFY2(ms < 2000, qPrintable(QString::number(ms)));
+        QVERIFY2(error.contains(says.replace(QLatin1String("PATH"), fifo)), qPrintable(error));
+        QVERIFY2(error.contains(culprit == QLatin1String("PATH") ? fifo : culprit), qPrintable(error));
+        QVERIFY2(!error.contains(u'\n'), qPrintable(error));
+        // The kubeconfig itself as a FIFO or a device.
+        KubeConfig other;
+        QCOMPARE(load(fifo, other), QStringLiteral("kubeconfig %1 is a FIFO (named pipe), not a regular file; not read").arg(fifo));
+        QCOMPARE(load(QStringLiteral("/dev/zero"), other),
+                 QStringLiteral("kubeconfig /dev/zero is a character device, not a regular file; not read"));
+    }
+
+    void oversizedFilesAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString token = dir.filePath(QStringLiteral("token"));
+        QVERIFY(writeFile(token, QByteArray(65 * 1024, 'a')));
+        const QString path = dir.filePath(QStringLiteral("config"));
+        QVERIFY(writeFile(path, oneContext("server: https://127.0.0.1:6443", "tokenFile: " + token.toUtf8())));
+        KubeConfig config;
+        const QString error = load(path, config);
+        QVERIFY2(error.contains(QStringLiteral("the token file %1 is larger than 64 KiB (66560 bytes); not read").arg(token)), qPrintable(error));
+    }
+
+    // Issue 13: loading was quadratic in the contexts (20k contexts: 11.8 s; every name was looked
+    // up in a list of the names before it). Linear now. Timed in CPU time of this thread (the
+    // machine may be shared), at 5k and at 20k: linear grows 4x, quadratic 16x.
+    static QByteArray manyContexts(int n)
+    {
+        QByteArray text = "apiVersion: v1\nkind: Config\ncurrent-context: ctx-" + QByteArray::number(n - 1) + "\nclusters:\n";
+        for (int i = 0; i < n; ++i)
+            text += "- name: c-" + QByteArray::number(i) + "\n  cluster:\n    server: https://10.0.0.1:6443\n";
+        text += "users:\n";
+        for (int i = 0; i < n; ++i)
+            text += "- name: u-" + QByteArray::number(i) + "\n  user:\n    token: t" + QByteArray::number(i) + "\n";
+        text += "contexts:\n";
+        for (int i = 0; i < n; ++i)
+            text += "- name: ctx-" + QByteArray::number(i) + "\n  context:\n    cluster: c-" + QByteArray::number(i) + "\n    user: u-"
+                  + QByteArray::number(i) + "\n    namespace: ns-" + QByteArray::number(i % 50) + "\n";
+        return text;
+    }
+
+    static double threadCpuMs()
+    {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return double(t.tv_sec) * 1000.0 + double(t.tv_nsec) / 1e6;
+    }
+
+    void twentyThousandContextsLoadInLinearTime()
+    {
+        QTemporaryDir dir;
+        double cpu[2] = {0, 0};
+        const int sizes[2] = {5000, 20000};
+        for (int k = 0; k < 2; ++k) {
+            const int n = sizes[k];
+            const QByteArray text = manyContexts(n);
+            const QString path = dir.filePath(QStringLiteral("config-%1").arg(n));
+            QVERIFY(writeFile(path, text));
+            KubeConfig config;
+            KubeConfigContexts contexts;
+            QElapsedTimer wall;
+            wall.start();
+            const double start = threadCpuMs();
+            QCOMPARE(loadKubeConfig({path}, QString(), QString(), config, &contexts), QString());
+            cpu[k] = threadCpuMs() - start;
+            qInfo("kubeconfig with %d contexts, clusters and users (%lld KB): loaded in %.0f ms CPU (%lld ms wall)", n,
+                  qint64(text.size() / 1024), cpu[k], wall.elapsed());
+            QCOMPARE(contexts.contexts.size(), n);
+            QCOMPARE(config.contextName, QStringLiteral("ctx-%1").arg(n - 1));
+            QCOMPARE(config.ns, QStringLiteral("ns-%1").arg((n - 1) % 50));
+            QCOMPARE(config.token, QByteArray("t") + QByteArray::number(n - 1));
+        }
+        qInfo("20k / 5k: %.1fx (linear 4x, quadratic 16x)", cpu[1] / std::max(cpu[0], 1.0));
+        // yaml-cpp's own parse of 3.6 MB is most of it (1.6 s CPU on this shared machine, about half
+        // that when it is quiet); before, the merge alone took 11.8 s.
+        QVERIFY2(cpu[1] < 4000, qPrintable(QStringLiteral("%1 ms CPU").arg(cpu[1])));
+        QVERIFY2(cpu[1] < 8 * std::max(cpu[0], 50.0), qPrintable(QStringLiteral("%1 ms vs %2 ms").arg(cpu[1]).arg(cpu[0])));
+    }
+
+    // Issue 13: the namespace goes into request paths; `..` turned a namespaced LIST into a
+    // cluster-wide one. A namespace that is no DNS-1123 label is refused, naming where it came from.
+    void namespacesThatAreNotNames_data()
+    {
+        QTest::addColumn<QString>("contextNamespace");
+        QTest::addColumn<QString>("override");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("context ..") << QStringLiteral("..") << QString() << QStringLiteral(", context \"ctx\": namespace \"..\" must be a DNS-1123 label");
+        QTest::newRow("context a/b") << QStringLiteral("a/b") << QString() << QStringLiteral("namespace \"a/b\" must be a DNS-1123 label");
+        QTest::newRow("context upper case") << QStringLiteral("Team") << QString() << QStringLiteral("namespace \"Team\" must be");
+        QTest::newRow("context 64 chars") << QString(64, u'a') << QString() << QStringLiteral("1 to 63 lowercase letters");
+        QTest::newRow("-n ..") << QStringLiteral("ok") << QStringLiteral("..") << QStringLiteral("-n/--namespace: namespace \"..\" must be a DNS-1123 label");
+        QTest::newRow("-n with a newline") << QStringLiteral("ok") << QStringLiteral("a\nb") << QStringLiteral("namespace \"a\\nb\" must be");
+    }
+
+    void namespacesThatAreNotNames()
+    {
+        QFETCH(QString, contextNamespace);
+        QFETCH(QString, override);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config"));
+        QVERIFY(writeFile(path, oneContext("server: https://127.0.0.1:6443", "token: abc",
+                                           "cluster: c\nuser: u\nnamespace: \"" + contextNamespace.toUtf8() + "\"")));
+        KubeConfig config;
+        const QString error = load(path, config, QString(), override);
+        QVERIFY2(error.contains(says), qPrintable(error));
+        QVERIFY2(!error.contains(u'\n'), qPrintable(error));
+        QVERIFY(config.server.isEmpty()); // nothing half-loaded
+        // A valid one still loads.
+        QCOMPARE(load(path, config, QString(), QStringLiteral("tpu-team")), QString());
+        QCOMPARE(config.ns, QStringLiteral("tpu-team"));
+    }
+
+    void inClusterNamespaceMustBeAName()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("token")), "abc"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("namespace")), ".."));
+        EnvGuard host("KUBERNETES_SERVICE_HOST");
+        EnvGuard port("KUBERNETES_SERVICE_PORT");
+        EnvGuard podNs("POD_NAMESPACE");
+        host.set("10.0.0.1");
+        port.set("443");
+        podNs.unset();
+        KubeConfig config;
+        const QString error = loadInClusterConfig(config, dir.path());
+        QVERIFY2(error.contains(QStringLiteral("namespace \"..\" (%1) must be a DNS-1123 label").arg(dir.filePath(QStringLiteral("namespace")))),
+                 qPrintable(error));
+        podNs.set("../kube-system");
+        QVERIFY2(loadInClusterConfig(config, dir.path()).contains(QLatin1String("(POD_NAMESPACE) must be a DNS-1123 label")), "POD_NAMESPACE");
     }
 
     // The secret in these configs must never reach a message, whatever else is wrong.
@@ -1057,6 +1242,34 @@ private Q_SLOTS:
         }
         QTest::qWait(100);
         QVERIFY(!called);
+    }
+
+    // Issue 13: "QProcess: Destroyed while process ... is still running" broke the one-line rule of
+    // the headless verbs. Its cause: a plugin stopped for printing too much (or too late) was
+    // killed but left a child of the provider, which a verb exiting on that very error destroyed
+    // before the kill was reaped. Killed plugins now leave the provider's family.
+    void aStoppedPluginOutlivesItsProviderQuietly()
+    {
+        static QStringList warnings;
+        warnings.clear();
+        const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType, const QMessageLogContext &, const QString &message) {
+            warnings.append(message);
+        });
+        QTemporaryDir dir;
+        QString error;
+        {
+            KubeExecCredentialProvider provider(plugin(dir, QStringLiteral("client.authentication.k8s.io/v1"),
+                                                       "head -c 2000000 /dev/zero | tr '\\0' x\nexec sleep 30\n"),
+                                                QUrl(QStringLiteral("https://a")), {}, false);
+            Answer answer;
+            provider.get(into(answer));
+            QTRY_VERIFY_WITH_TIMEOUT(answer.called, 10000);
+            error = answer.error;
+        } // destroyed at once, as a verb's source is when it exits on the error
+        QTest::qWait(200);
+        qInstallMessageHandler(previous);
+        QVERIFY2(error.contains(QLatin1String("printed more than")), qPrintable(error));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'|')));
     }
 };
 

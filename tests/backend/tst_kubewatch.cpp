@@ -181,6 +181,52 @@ private Q_SLOTS:
         QCOMPARE(watch.listCount(), 2); // only the bad line needed a relist
         QVERIFY(!recovered.isEmpty());
     }
+
+    // Issue 13, the Kubernetes side: a redirect says it is refused, a cut body says it was cut,
+    // a trickling answer meets the overall deadline, and a path with a ".." segment (what `-n ..`
+    // made of a namespaced LIST) is refused before it is sent.
+    void hostileAnswersAndPaths()
+    {
+        FakeHttpServer server;
+        server.script = [](const HttpRequest &r) {
+            HttpResponse answer{200, list({}, "1")};
+            if (r.path.startsWith("/redirect")) {
+                answer = {307, ""};
+                answer.reason = "Temporary Redirect";
+                answer.headers.append({QByteArrayLiteral("Location"), QByteArrayLiteral("https://elsewhere.example/api")});
+            } else if (r.path.startsWith("/cut")) {
+                answer.contentLength = 5000;
+            } else if (r.path.startsWith("/trickle")) {
+                answer.trickleMs = 1000;
+            }
+            return answer;
+        };
+        KubeConfig config;
+        config.server = server.url();
+        config.origin = QStringLiteral("test");
+        KubeClient client(config);
+        client.setDeadlines(std::chrono::milliseconds(0), std::chrono::milliseconds(1500));
+        QMap<QString, QString> errors;
+        for (const char *path : {"/redirect", "/cut", "/trickle", "/api/v1/namespaces/../pods", "/api/v1/namespaces//pods"}) {
+            const QString p = QLatin1String(path);
+            client.get(p, [&errors, p](const QString &error, int, const QByteArray &) { errors.insert(p, error); });
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(errors.size(), 5, 15000);
+        const QString base = server.url().toString();
+        QCOMPARE(errors.value(QStringLiteral("/redirect")),
+                 QStringLiteral("GET %1/redirect: HTTP 307 Temporary Redirect: redirects are refused (to https://elsewhere.example/api)").arg(base));
+        QVERIFY2(errors.value(QStringLiteral("/cut")).startsWith(QStringLiteral("GET %1/cut: HTTP 200 X, but the body was cut short after ").arg(base)),
+                 qPrintable(errors.value(QStringLiteral("/cut"))));
+        QVERIFY2(errors.value(QStringLiteral("/trickle")).startsWith(QStringLiteral("GET %1/trickle: the answer did not complete within 1.5 s").arg(base)),
+                 qPrintable(errors.value(QStringLiteral("/trickle"))));
+        QVERIFY2(errors.value(QStringLiteral("/api/v1/namespaces/../pods")).contains(QLatin1String("holds a \"..\" segment")),
+                 qPrintable(errors.value(QStringLiteral("/api/v1/namespaces/../pods"))));
+        QVERIFY2(errors.value(QStringLiteral("/api/v1/namespaces//pods")).contains(QLatin1String("holds an empty segment")),
+                 qPrintable(errors.value(QStringLiteral("/api/v1/namespaces//pods"))));
+        QCOMPARE(server.count("/api/"), 0); // neither reached the server
+        for (const QString &e : std::as_const(errors))
+            qInfo("%s", qPrintable(e));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKubeWatch)

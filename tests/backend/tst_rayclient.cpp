@@ -20,7 +20,12 @@
 #include <QTcpSocket>
 #include <QTest>
 
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+
 #include <functional>
+
+#include <sys/stat.h>
 
 using namespace slicescope;
 
@@ -288,6 +293,180 @@ private Q_SLOTS:
         const QString twoWords = resolveRayToken(dir.filePath(QStringLiteral("two words")), t);
         QVERIFY2(twoWords.contains(QLatin1String("one word")) && !twoWords.contains(QLatin1String("two words\"")), qPrintable(twoWords));
         qputenv("HOME", oldHome);
+    }
+
+    // Issue 13: a --ray-token-file (or RAY_AUTH_TOKEN_PATH) that is a device read without bound,
+    // one that is a FIFO blocked forever. Both are refused at once, naming the file and why.
+    void tokenFilesThatAreNotFilesAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("fifo"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        const QByteArray oldToken = qgetenv("RAY_AUTH_TOKEN");
+        qunsetenv("RAY_AUTH_TOKEN");
+        RayToken t;
+        QElapsedTimer timer;
+        timer.start();
+        QCOMPARE(resolveRayToken(QStringLiteral("/dev/zero"), t),
+                 QStringLiteral("--ray-token-file /dev/zero is a character device, not a regular file; not read"));
+        QCOMPARE(resolveRayToken(fifo, t), QStringLiteral("--ray-token-file %1 is a FIFO (named pipe), not a regular file; not read").arg(fifo));
+        QCOMPARE(resolveRayToken(dir.path(), t), QStringLiteral("--ray-token-file %1 is a directory, not a regular file; not read").arg(dir.path()));
+        qputenv("RAY_AUTH_TOKEN_PATH", "/dev/zero");
+        QCOMPARE(resolveRayToken(QString(), t),
+                 QStringLiteral("RAY_AUTH_TOKEN_PATH /dev/zero is a character device, not a regular file; not read"));
+        qunsetenv("RAY_AUTH_TOKEN_PATH");
+        const QString big = dir.filePath(QStringLiteral("big"));
+        QFile f(big);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(100000, 'a'));
+        f.close();
+        QCOMPARE(resolveRayToken(big, t), QStringLiteral("--ray-token-file %1 is larger than 64 KiB (100000 bytes); not read").arg(big));
+        qInfo("five refusals in %lld ms", timer.elapsed());
+        QVERIFY(timer.elapsed() < 2000);
+        QVERIFY(t.isEmpty());
+        if (!oldToken.isEmpty())
+            qputenv("RAY_AUTH_TOKEN", oldToken);
+    }
+
+    // Issue 13: answers whose messages misled. A redirect read "HTTP 302 Found" without saying it
+    // was refused; a cut body read "HTTP 200 OK (the server said ...)"; control characters and
+    // 100 KB values went raw into the one line.
+    void answersThatMisled_data()
+    {
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("reason");
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<qint64>("contentLength");
+        QTest::addColumn<QByteArray>("location");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("redirect elsewhere") << 302 << QByteArray("Found") << QByteArray("moved") << qint64(-1)
+                                            << QByteArray("http://elsewhere.example:8265/api/v0/nodes")
+                                            << QStringLiteral("HTTP 302 Found: redirects are refused (to http://elsewhere.example:8265/api/v0/nodes)");
+        QTest::newRow("redirect same origin") << 301 << QByteArray("Moved Permanently") << QByteArray() << qint64(-1) << QByteArray("/api/v0/nodes2")
+                                              << QStringLiteral("HTTP 301 Moved Permanently: redirects are refused (to %1/api/v0/nodes2)");
+        QTest::newRow("cut body") << 200 << QByteArray("OK") << QByteArray("{\"result\": true, \"da") << qint64(4096) << QByteArray()
+                                  << QStringLiteral("HTTP 200 OK, but the body was cut short after 20 of 4096 bytes (the connection ended early)");
+        QTest::newRow("control characters") << 500 << QByteArray("Internal Server Error") << QByteArray("bad \x1b[31mred\x07 \r and\ttab")
+                                            << qint64(-1) << QByteArray()
+                                            << QStringLiteral("HTTP 500 Internal Server Error (the server said \"bad \\x1b[31mred\\x07 \\r and\\ttab\")");
+        QTest::newRow("100 KB value") << 500 << QByteArray("Internal Server Error") << QByteArray(100 * 1024, 'A') << qint64(-1) << QByteArray()
+                                      << QStringLiteral("HTTP 500 Internal Server Error (the server said \"AAAA");
+    }
+
+    void answersThatMisled()
+    {
+        QFETCH(int, status);
+        QFETCH(QByteArray, reason);
+        QFETCH(QByteArray, body);
+        QFETCH(qint64, contentLength);
+        QFETCH(QByteArray, location);
+        QFETCH(QString, says);
+        FakeDashboard server;
+        server.script = [&](const Request &r) {
+            if (!r.path.startsWith("/api/v0/nodes"))
+                return dashboard(r);
+            Response answer{status, body};
+            answer.reason = reason;
+            answer.contentLength = contentLength;
+            if (!location.isEmpty())
+                answer.headers.append({QByteArrayLiteral("Location"), location});
+            return answer;
+        };
+        RayClient client(server.url());
+        client.setToken(testToken());
+        client.setRetryPolicy(0, std::chrono::milliseconds(1));
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        client.poll();
+        QTRY_COMPARE_WITH_TIMEOUT(failures.size(), 1, 10000);
+        const QString message = failures.first().value(0).toString();
+        qInfo("%s", qPrintable(message.left(300)));
+        QVERIFY2(message.contains(says.contains(QLatin1String("%1")) ? says.arg(server.url().toString()) : says), qPrintable(message.left(600)));
+        QVERIFY2(message.startsWith(QStringLiteral("GET %1/api/v0/nodes").arg(server.url().toString())), qPrintable(message.left(300)));
+        QVERIFY2(!message.contains(QLatin1String("HTTP 200 OK (the server said")), qPrintable(message));
+        QVERIFY(message.size() < 600);
+        for (const QChar c : message)
+            QVERIFY2(c.unicode() >= 0x20, qPrintable(message.left(300)));
+        QCOMPARE(server.count("/api/v0/nodes2"), 0); // never followed
+    }
+
+    // Issue 13: a server that trickles one byte a second kept every idle timer happy, so nothing
+    // ended the request. The overall deadline does, and the message names the URL.
+    void aTricklingServerMeetsTheOverallDeadline()
+    {
+        FakeDashboard server;
+        server.script = [](const Request &r) {
+            Response answer = dashboard(r);
+            if (r.path.startsWith("/api/v0/nodes"))
+                answer.trickleMs = 1000;
+            return answer;
+        };
+        RayClient client(server.url());
+        client.setToken(testToken());
+        client.setDeadlines(std::chrono::milliseconds(0), std::chrono::milliseconds(2500));
+        QSignalSpy captures(&client, &RayClient::captureReceived);
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        QElapsedTimer timer;
+        timer.start();
+        client.poll();
+        QTRY_COMPARE_WITH_TIMEOUT(failures.size(), 1, 15000);
+        const qint64 ms = timer.elapsed();
+        const QString message = failures.first().value(0).toString();
+        qInfo("trickle: failed after %lld ms: %s", ms, qPrintable(message));
+        QCOMPARE(captures.size(), 0);
+        QVERIFY2(message.startsWith(QStringLiteral("GET %1/api/v0/nodes?detail=true&limit=10000: the answer did not complete within 2.5 s "
+                                                   "(overall deadline; ").arg(server.url().toString())),
+                 qPrintable(message));
+        QVERIFY2(ms >= 2400 && ms < 6000, qPrintable(QString::number(ms)));
+    }
+
+    // The connect bound: a server that takes the TCP connection and then never speaks TLS keeps
+    // the request from ever being sent; the connect timeout ends it, not the 30 s idle one.
+    void aServerThatNeverShakesHandsMeetsTheConnectTimeout()
+    {
+        QTcpServer silent;
+        QVERIFY(silent.listen(QHostAddress::LocalHost, 0));
+        QList<QTcpSocket *> held;
+        connect(&silent, &QTcpServer::newConnection, this, [&] {
+            while (QTcpSocket *s = silent.nextPendingConnection())
+                held.append(s); // accepted, never answered
+        });
+        const QUrl url(QStringLiteral("https://127.0.0.1:%1").arg(silent.serverPort()));
+        RayClient client(url);
+        client.setDeadlines(std::chrono::milliseconds(700), std::chrono::milliseconds(0));
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        QElapsedTimer timer;
+        timer.start();
+        client.poll();
+        QTRY_COMPARE_WITH_TIMEOUT(failures.size(), 1, 15000);
+        const QString message = failures.first().value(0).toString();
+        qInfo("connect: failed after %lld ms: %s", timer.elapsed(), qPrintable(message));
+        QVERIFY2(message == QStringLiteral("GET %1/api/authentication_mode: no connection within 0.7 s (connect timeout)").arg(url.toString()),
+                 qPrintable(message));
+        QVERIFY(timer.elapsed() < 5000);
+        qDeleteAll(held);
+    }
+
+    // Issue 13: a name that reaches a path cannot climb it: a job id ".." would have asked
+    // /api/jobs/.. (QUrl decodes %2E, so escaping cannot help); it is refused before sending.
+    void jobIdsCannotClimbThePath()
+    {
+        FakeDashboard server;
+        RayClient client(server.url());
+        QString error;
+        bool called = false;
+        client.getJob(QStringLiteral(".."), [&](const QString &e, int, const QByteArray &) {
+            called = true;
+            error = e;
+        });
+        QTRY_VERIFY(called);
+        QVERIFY2(error.contains(QLatin1String("holds a \"..\" segment, which would name another resource; not sent")), qPrintable(error));
+        QCOMPARE(server.requests.size(), 0);
+        // A slash in an id stays inside its segment.
+        called = false;
+        client.getJob(QStringLiteral("a/b"), [&](const QString &, int, const QByteArray &) { called = true; });
+        QTRY_VERIFY(called);
+        QCOMPARE(server.requests.size(), 1);
+        QCOMPARE(server.requests.first().path, QByteArray("/api/jobs/a%2Fb"));
     }
 
     // The Job Submission API (docs/facts.md 1.3): a POST that does not look like a browser's (the

@@ -13,10 +13,12 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 
 namespace slicescope::testing {
 
@@ -31,6 +33,9 @@ struct HttpResponse {
     QByteArray body;
     QList<QPair<QByteArray, QByteArray>> headers;
     bool stall = false; // read the request, never answer
+    QByteArray reason;  // the status line's reason phrase ("Found"); empty: "X"
+    int trickleMs = 0;  // > 0: the headers at once, then the body one byte every trickleMs
+    qint64 contentLength = -1; // >= 0: the Content-Length sent, whatever the body (a cut body)
 };
 
 class FakeHttpServer : public QObject
@@ -83,11 +88,29 @@ private:
         const HttpResponse answer = script(r);
         if (answer.stall)
             return;
-        QByteArray out = "HTTP/1.1 " + QByteArray::number(answer.status) + " X\r\nContent-Type: application/json\r\nConnection: close\r\n";
+        QByteArray out = "HTTP/1.1 " + QByteArray::number(answer.status) + ' ' + (answer.reason.isEmpty() ? QByteArray("X") : answer.reason)
+                       + "\r\nContent-Type: application/json\r\nConnection: close\r\n";
         for (const auto &[name, value] : answer.headers)
             out += name + ": " + value + "\r\n";
-        out += "Content-Length: " + QByteArray::number(answer.body.size()) + "\r\n\r\n" + answer.body;
-        socket->write(out);
+        const qint64 sentLength = answer.contentLength >= 0 ? answer.contentLength : answer.body.size();
+        out += "Content-Length: " + QByteArray::number(sentLength) + "\r\n\r\n";
+        if (answer.trickleMs > 0) {
+            socket->write(out);
+            auto *timer = new QTimer(socket);
+            auto remaining = std::make_shared<QByteArray>(answer.body);
+            connect(timer, &QTimer::timeout, socket, [socket, timer, remaining] {
+                if (remaining->isEmpty()) {
+                    timer->stop();
+                    socket->disconnectFromHost();
+                    return;
+                }
+                socket->write(remaining->left(1));
+                remaining->remove(0, 1);
+            });
+            timer->start(answer.trickleMs);
+            return;
+        }
+        socket->write(out + answer.body);
         socket->disconnectFromHost();
     }
 
