@@ -28,6 +28,7 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <cmath>
 #include <functional>
 #include <utility>
 
@@ -650,6 +651,12 @@ int releasePg(const QStringList &arguments)
 // "500ms", "2s", "1m" (and a bare number of seconds) -> milliseconds; -1 when unreadable.
 qint64 parseDurationMs(const QString &text)
 {
+    // A year at most: a longer one (1e30s, inf) is a typo, and converting it would overflow.
+    constexpr double kMaxMs = 366.0 * 24 * 3600 * 1000;
+    auto toMs = [](bool ok, double value, double unitMs) -> qint64 {
+        const double ms = value * unitMs;
+        return ok && std::isfinite(ms) && ms >= 0 && ms <= kMaxMs ? qint64(ms) : -1;
+    };
     const QString t = text.trimmed();
     struct Unit { const char *suffix; double ms; };
     for (const Unit unit : {Unit{"ms", 1}, Unit{"s", 1000}, Unit{"m", 60000}, Unit{"h", 3600000}}) {
@@ -657,11 +664,11 @@ qint64 parseDurationMs(const QString &text)
             continue;
         bool ok = false;
         const double v = t.chopped(qsizetype(qstrlen(unit.suffix))).toDouble(&ok);
-        return ok && v >= 0 ? qint64(v * unit.ms) : -1;
+        return toMs(ok, v, unit.ms);
     }
     bool ok = false;
     const double seconds = t.toDouble(&ok);
-    return ok && seconds >= 0 ? qint64(seconds * 1000) : -1;
+    return toMs(ok, seconds, 1000);
 }
 
 // Writes one capture per line and flushes it, so a recording cut short (a failed source, a

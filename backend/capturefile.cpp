@@ -2,12 +2,14 @@
 #include "capturefile.h"
 
 #include "boundedfile.h"
+#include "jsonlocate.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QSaveFile>
@@ -95,12 +97,23 @@ public:
         QString format;
         qint64 formatOffset = 0;
         // Every error names a place: the offset given, else where the parser stands, else the end.
-        auto fail = [&](const QString &where, const QString &problem, qint64 offset = -1) {
+        auto fail = [&](const QString &where, const QString &problemText, qint64 offset = -1, bool locate = true) {
+            QString problem = problemText;
             const char *at = nullptr;
             if (offset < 0 && iterated && doc.current_location().get(at) == simdjson::SUCCESS)
                 offset = at - padded.data();
             if (offset < 0)
                 offset = endOfInput();
+            // simdjson refuses invalid UTF-8 or a raw control character in a string before it
+            // stands anywhere (it would say "line 1, column 1"): a bad byte before the place
+            // reported is the real cause, named where it is (model/jsonlocate.h).
+            const JsonFault fault = locate ? locateJsonFault(m_bytes.constData(), m_bytes.size()) : JsonFault{};
+            if (fault.offset >= 0 && fault.offset <= offset) {
+                offset = fault.offset;
+                problem = QStringLiteral("not JSON: %1").arg(QLatin1String(fault.what));
+            } else if (const QString looks = locate ? describeNonJson(m_bytes.constData(), m_bytes.size()) : QString(); !looks.isEmpty()) {
+                problem = QStringLiteral("not JSON (%1)").arg(looks); // an HTML page: not the parser's advice
+            }
             result.error = QStringLiteral("%1: %2: %3%4").arg(m_origin, lineColumn(m_bytes, offset, m_firstLine),
                                                               where.isEmpty() ? QString() : where + QStringLiteral(": "), problem);
             return result;
@@ -108,12 +121,17 @@ public:
         auto msg = [](simdjson::error_code e) { return QString::fromLatin1(simdjson::error_message(e)); };
         // A cut-off file is named as such, at the place where the input runs out.
         auto truncated = [&](const QString &where, simdjson::error_code e) {
-            return fail(where, QStringLiteral("the input is truncated (%1)").arg(msg(e)), endOfInput());
+            return fail(where, QStringLiteral("the input is truncated (%1)").arg(msg(e)), endOfInput(), false);
         };
         auto offsetOf = [&](od::value &v) { return qint64(v.raw_json_token().data() - padded.data()); };
 
-        if (auto err = parser.iterate(padded).get(doc))
-            return isTruncation(err) ? truncated({}, err) : fail({}, QStringLiteral("not JSON (%1)").arg(msg(err)), startOfInput());
+        if (auto err = parser.iterate(padded).get(doc)) {
+            if (isTruncation(err))
+                return truncated({}, err);
+            // Refused as a whole: the first bad byte when there is one (fail() finds it), else the start.
+            const JsonFault fault = locateJsonFault(m_bytes.constData(), m_bytes.size());
+            return fail({}, QStringLiteral("not JSON (%1)").arg(msg(err)), fault.offset >= 0 ? fault.offset : startOfInput());
+        }
         iterated = true;
         od::object root;
         if (auto err = doc.get_object().get(root))
@@ -349,9 +367,11 @@ QByteArray serializeCapture(const Capture &c)
         bool first = true;
         if (!c.kubeContext.isEmpty()) {
             out += "\"context\":";
-            QByteArray quoted = c.kubeContext.toUtf8();
-            quoted.replace('\\', "\\\\").replace('"', "\\\"");
-            out += '"' + quoted + '"';
+            // Qt's writer escapes everything JSON asks (control characters too): a context name
+            // comes from the user's kubeconfig and may hold any of them.
+            const QByteArray array = QJsonDocument(QJsonArray{c.kubeContext}).toJson(QJsonDocument::Compact);
+            out += array.mid(1, array.size() - 2); // ["..."] -> "..."
+
             first = false;
         }
         appendBody(out, "rayclusters", c.kubeRayClusters, first);

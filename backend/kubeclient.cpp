@@ -14,6 +14,8 @@
 
 #include <simdjson.h>
 
+#include <utility>
+
 #include <algorithm>
 
 namespace slicescope {
@@ -66,6 +68,16 @@ bool readMeta(std::string_view json, ObjectMeta &meta)
             meta.resourceVersion = QString::fromUtf8(value.data(), qsizetype(value.size()));
     }
     return !meta.name.isEmpty();
+}
+
+// simdjson's On-Demand parser checks only what it reads: raw_json() of an object it skipped over
+// may hold anything. What the watch keeps is written back into captures (listBody), so every
+// body and event is checked whole first, by the DOM parser (structure and UTF-8).
+bool isValidJson(const char *data, size_t size)
+{
+    static thread_local simdjson::dom::parser validator;
+    simdjson::dom::element ignored;
+    return !validator.parse(data, size, true).get(ignored);
 }
 
 QString objectKey(const ObjectMeta &meta)
@@ -463,7 +475,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     const simdjson::padded_string padded(body.constData(), size_t(body.size()));
     od::document doc;
     QString continueToken, resourceVersion;
-    bool ok = !parser.iterate(padded).get(doc);
+    bool ok = isValidJson(padded.data(), padded.size()) && !parser.iterate(padded).get(doc);
     od::object root;
     ok = ok && !doc.get_object().get(root);
     if (ok) {
@@ -606,7 +618,7 @@ void KubeWatch::handleEvent(const char *data, size_t size)
     const simdjson::padded_string padded(data, size);
     od::document doc;
     od::object event;
-    if (parser.iterate(padded).get(doc) || doc.get_object().get(event)) {
+    if (!isValidJson(padded.data(), padded.size()) || parser.iterate(padded).get(doc) || doc.get_object().get(event)) {
         Q_EMIT failed(QStringLiteral("the watch of %1 sent a line that is not JSON; relisting").arg(describe()), 0);
         relist();
         return;
@@ -634,11 +646,12 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         }
         Q_EMIT failed(QStringLiteral("the watch of %1 reported an error: %2").arg(describe(), status.value(QLatin1String("message")).toString()),
                       code);
-        QNetworkReply *stream = m_stream;
-        m_stream = nullptr;
-        stream->disconnect(this);
-        stream->abort();
-        stream->deleteLater();
+        // At the end of a stream (onStreamFinished) the reply is already gone.
+        if (QNetworkReply *stream = std::exchange(m_stream, nullptr)) {
+            stream->disconnect(this);
+            stream->abort();
+            stream->deleteLater();
+        }
         m_failing = true;
         retryLater(false);
         return;
@@ -670,10 +683,13 @@ void KubeWatch::onStreamFinished()
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status == 200 && reply->error() == QNetworkReply::NoError) {
         // The server ended the watch after timeoutSeconds: resume where we are, at once.
+        // The last event may itself end the watch (an ERROR: retry later; 410 or not JSON:
+        // relist); both move m_generation on, and then no new watch starts here.
+        const quint64 generation = m_generation;
         if (!m_buffer.isEmpty())
             handleEvent(m_buffer.constData(), size_t(m_buffer.size()));
         m_buffer.clear();
-        if (m_running && !m_stream)
+        if (m_running && !m_stream && generation == m_generation)
             watch();
         return;
     }

@@ -288,7 +288,8 @@ QString mergeFile(const QString &path, Merged &merged)
         }
     } catch (const YAML::ParserException &e) {
         // yaml-cpp's own text names the problem, never the value; its lines count from 0.
-        const QString what = QString::fromStdString(e.msg);
+        // It may quote the input (a raw newline, a control byte): escaped, on one line.
+        const QString what = sanitizeForMessage(QString::fromStdString(e.msg));
         if (e.mark.is_null())
             return QStringLiteral("kubeconfig %1 is not valid YAML: %2").arg(path, what);
         return QStringLiteral("kubeconfig %1 is not valid YAML: line %2, column %3: %4")
@@ -297,7 +298,7 @@ QString mergeFile(const QString &path, Merged &merged)
             .arg(e.mark.column + 1)
             .arg(what);
     } catch (const YAML::Exception &e) {
-        return QStringLiteral("kubeconfig %1 could not be read as a kubeconfig: %2").arg(path, QString::fromStdString(e.msg));
+        return QStringLiteral("kubeconfig %1 could not be read as a kubeconfig: %2").arg(path, sanitizeForMessage(QString::fromStdString(e.msg)));
     }
     return {};
 }
@@ -636,7 +637,7 @@ QString loadKubeConfig(const QStringList &files, const QString &context, const Q
     } catch (const YAML::Exception &e) {
         out = KubeConfig();
         return QStringLiteral("kubeconfig %1 could not be read as a kubeconfig: %2")
-            .arg(merged.files.join(QStringLiteral(", ")), QString::fromStdString(e.msg));
+            .arg(merged.files.join(QStringLiteral(", ")), sanitizeForMessage(QString::fromStdString(e.msg)));
     }
 }
 

@@ -304,6 +304,9 @@ private Q_SLOTS:
         QTest::newRow("record without output") << QStringList{QStringLiteral("record"), QStringLiteral("--demo")} << 2 << QStringLiteral("-o FILE");
         QTest::newRow("record bad interval") << QStringList{QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--interval"), QStringLiteral("2 fortnights"), QStringLiteral("-o"), QStringLiteral("/tmp/x")} << 2 << QStringLiteral("--interval");
         QTest::newRow("record bad duration") << QStringList{QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--duration"), QStringLiteral("-1s"), QStringLiteral("-o"), QStringLiteral("/tmp/x")} << 2 << QStringLiteral("--duration");
+        // Issue 13 (UBSan): converting these to milliseconds overflowed a qint64.
+        QTest::newRow("record absurd duration") << QStringList{QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--duration"), QStringLiteral("1e30s"), QStringLiteral("-o"), QStringLiteral("/tmp/x")} << 2 << QStringLiteral("--duration");
+        QTest::newRow("record infinite interval") << QStringList{QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--interval"), QStringLiteral("inf"), QStringLiteral("-o"), QStringLiteral("/tmp/x")} << 2 << QStringLiteral("--interval");
         QTest::newRow("record, no dashboard") << QStringList{QStringLiteral("record"), QStringLiteral("--ray"), QStringLiteral("127.0.0.1:1"), QStringLiteral("-o"), QStringLiteral("/tmp/slicescope-tst-cli-dead.jsonl")} << 1 << QStringLiteral("kept the 0 capture(s)");
         QTest::newRow("release from a capture") << QStringList{QStringLiteral("release-pg"), QStringLiteral("--demo"), QStringLiteral("a")} << 2 << QStringLiteral("needs --ray URL");
     }

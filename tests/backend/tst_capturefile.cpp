@@ -85,6 +85,7 @@ class TestCaptureFile : public QObject
 private slots:
     void roundTrip();
     void roundTripThroughFile();
+    void contextWithControlCharactersRoundTrips();
     void emptyBodiesStayAbsent();
     void recordingOfThree_data();
     void recordingOfThree();
@@ -117,6 +118,23 @@ void TestCaptureFile::roundTrip()
     QCOMPARE(read.captures.size(), 1);
     compareCaptures(read.captures[0], original);
     // Serializing what was read gives the same line: the form is stable.
+    QCOMPARE(serializeCapture(read.captures[0]), line);
+}
+
+// Fuzz finding (tests/fuzz/regressions/fuzz_capture/context-control-characters): a context
+// name comes from the user's kubeconfig and may hold control characters; they were written raw
+// and the recording (and the relay's capture message) could not be read back.
+void TestCaptureFile::contextWithControlCharactersRoundTrips()
+{
+    Capture original = sampleCapture(3);
+    original.kubeContext = QStringLiteral("a\u0001b\nc\t\"d\\e\u00e9");
+    const QByteArray line = serializeCapture(original);
+    QVERIFY(!line.contains('\n'));
+    QVERIFY(!line.contains('\x01'));
+    const CaptureReadResult read = parseCapture(line, QStringLiteral("memory"));
+    QVERIFY2(read.ok(), qPrintable(read.error));
+    QCOMPARE(read.captures.size(), 1);
+    QCOMPARE(read.captures[0].kubeContext, original.kubeContext);
     QCOMPARE(serializeCapture(read.captures[0]), line);
 }
 
@@ -250,6 +268,19 @@ void TestCaptureFile::malformed_data()
     // is 34 characters, so the second object starts at column 36.
     QTest::newRow("content after the object") << QByteArray("{\"format\": \"slicescope-capture/1\"} {\"x\": 1}\n")
         << 1 << 36 << QStringList{QStringLiteral("after the capture object")};
+    // Issue 13: the parser refuses these as a whole, before it stands anywhere ("line 1, column
+    // 1" before); the message names the first bad byte. 62 lines of padding, then on line 63
+    // `  "nodes": {"x": "ab\xff"}`: the bad byte is column 21.
+    QByteArray padded("{\"format\": \"slicescope-capture/1\", \"ray\": {\n");
+    for (int i = 2; i <= 62; ++i)
+        padded += "\n";
+    QTest::newRow("invalid UTF-8 on line 63") << padded + "  \"nodes\": {\"x\": \"ab\xff\"}}}\n" << 63 << 21
+        << QStringList{QStringLiteral("invalid UTF-8")};
+    QTest::newRow("control character in a string") << QByteArray("{\"format\": \"slicescope-capture/1\",\n\"kubernetes\": {\"context\": \"a\x01b\"}}")
+        << 2 << 29 << QStringList{QStringLiteral("control character")};
+    // A proxy's error page saved as a capture: named for what it is, not the parser's advice.
+    QTest::newRow("an HTML page") << QByteArray("<!DOCTYPE html>\n<html><body>502 Bad Gateway</body></html>\n") << 1 << 1
+        << QStringList{QStringLiteral("HTML")};
 }
 
 void TestCaptureFile::malformed()

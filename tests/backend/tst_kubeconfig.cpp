@@ -694,6 +694,9 @@ private Q_SLOTS:
         QTest::newRow("entry without name") << QByteArray("users:\n- user: {token: t}\n") << QStringLiteral("an entry of users (line 2) has no name");
         QTest::newRow("duplicate") << QByteArray("users:\n- name: u\n- name: u\n") << QStringLiteral("users defines \"u\" twice (line 3)");
         QTest::newRow("cluster body") << QByteArray("clusters:\n- name: c\n  cluster: [x]\n") << QStringLiteral("clusters \"c\": cluster (line 3) is not a map");
+        // Fuzz finding (tests/fuzz/regressions/fuzz_kubeconfig/): yaml-cpp's message quoted the
+        // input's raw bytes, a newline among them, and broke the one-line rule.
+        QTest::newRow("binary") << QByteArray("\xff\x00", 2) << QStringLiteral("kubeconfig");
     }
     void malformedFiles()
     {
@@ -707,6 +710,8 @@ private Q_SLOTS:
         KubeConfig config;
         const QString error = loadKubeConfig({good, bad}, QString(), QString(), config);
         QVERIFY2(error.startsWith(QStringLiteral("kubeconfig %1").arg(bad)) && error.contains(expected), qPrintable(error));
+        for (const QChar c : error)
+            QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f, qPrintable(QStringLiteral("a control character in: ") + QString::fromLatin1(error.toUtf8().toPercentEncoding(" :/\"(),"))));
     }
 
     void emptyFileIsAnEmptyConfig()

@@ -182,6 +182,50 @@ private Q_SLOTS:
         QVERIFY(!recovered.isEmpty());
     }
 
+    // Fuzz findings (tests/fuzz/regressions/fuzz_kubewatch/): a stream whose last line is an ERROR
+    // event without its newline crashed the window (the reply was already gone when the rest of
+    // the buffer was read); an object that is not JSON inside (simdjson's raw_json() skips what it
+    // does not read) was kept verbatim and made the whole collection unreadable.
+    void streamEndsAndMalformedObjects()
+    {
+        FakeHttpServer server;
+        int watches = 0;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") != QLatin1String("1"))
+                return {200, list({pod("a", "1")}, "1")};
+            switch (++watches) {
+            case 1: // a malformed object first: refused as not JSON (relist), never stored
+                return {200, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"bad\",\"namespace\":\"t\"},\"status\":[{\"ip\":\"b\":1}]}}\n"};
+            case 2: // the server ends the stream with an error Status and no final newline
+                return {200, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":500,\"message\":\"internal error\"}}"};
+            case 3:
+                return {200, watchEvent("ADDED", pod("b", "7"))}; // then a normal end: resume
+            default:
+                return {200, {}, {}, true}; // the resumed watch stays open
+            }
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/pods"), {}, "PodList");
+        watch.setRetryDelay(std::chrono::milliseconds(20));
+        QSignalSpy failed(&watch, &KubeWatch::failed);
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(names(watch).contains(QStringLiteral("b")), 5000);
+        QStringList messages;
+        for (const QList<QVariant> &f : std::as_const(failed))
+            messages << f.at(0).toString();
+        const QString all = messages.join(u'\n');
+        QVERIFY2(all.contains(QStringLiteral("not JSON")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("reported an error: internal error")), qPrintable(all));
+        QVERIFY(!names(watch).contains(QStringLiteral("bad")));
+        QVERIFY(!QJsonDocument::fromJson(watch.listBody()).isNull()); // the collection stays JSON
+        // One watch after the error, not two (the end of the stream and the ERROR each starting one).
+        QTest::qWait(300);
+        QCOMPARE(watches, 4);
+        watch.stop();
+    }
+
     // Issue 13, the Kubernetes side: a redirect says it is refused, a cut body says it was cut,
     // a trickling answer meets the overall deadline, and a path with a ".." segment (what `-n ..`
     // made of a namespaced LIST) is refused before it is sent.
