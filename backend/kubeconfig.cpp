@@ -44,9 +44,18 @@ bool isUsableToken(const QByteArray &token)
     return !token.isEmpty() && std::all_of(token.begin(), token.end(), [](char c) { return c > 0x20 && c < 0x7f; });
 }
 
+// A name from the file, in quotes, as a message shows it: control characters escaped, a very
+// long one cut (a kubeconfig is the user's, but it may be anyone's).
 QString quoted(const QString &s)
 {
-    return u'"' + s + u'"';
+    return u'"' + sanitizeForMessage(s, 512) + u'"';
+}
+
+// Every message leaves on one line of printable text, whatever the files' bytes were (server
+// URLs, paths, yaml-cpp's words): the last guard, after the pieces were escaped where they arose.
+QString oneLine(const QString &message)
+{
+    return sanitizeForMessage(message, 4096);
 }
 
 // " (line N)" for a node yaml-cpp knows the position of; lines count from 1 as editors do.
@@ -577,7 +586,7 @@ QString resolveContext(const Merged &merged, const QString &context, const QStri
         if (!error.isEmpty())
             return error;
     }
-    config.origin = QStringLiteral("kubeconfig %1, context %2").arg(contextEntry.file, contextName);
+    config.origin = QStringLiteral("kubeconfig %1, context %2").arg(contextEntry.file, sanitizeForMessage(contextName, 120));
     if (!userName.isEmpty())
         config.origin += QStringLiteral(", user ") + userName;
     out = std::move(config);
@@ -628,12 +637,12 @@ QString loadKubeConfig(const QStringList &files, const QString &context, const Q
         contexts->currentContext = merged.currentContext;
     }
     if (!mergeError.isEmpty())
-        return mergeError;
+        return oneLine(mergeError);
 
     // The node accessors above are guarded, but yaml-cpp throws where a guard was missed: a
     // message beats a crash.
     try {
-        return resolveContext(merged, context, namespaceOverride, out);
+        return oneLine(resolveContext(merged, context, namespaceOverride, out));
     } catch (const YAML::Exception &e) {
         out = KubeConfig();
         return QStringLiteral("kubeconfig %1 could not be read as a kubeconfig: %2")

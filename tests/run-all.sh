@@ -38,9 +38,14 @@ cmake --preset ci -DSLICESCOPE_WEB_BUNDLE="$web_bundle"
 cmake --build --preset ci
 phase "built"
 
-# The fuzz targets (tests/fuzz/run.sh: a clang ASan + UBSan build, every seed and regression
-# replayed, a short run per target) join this script as a step once the five findings their
-# regressions hold (tests/fuzz/README.md) are fixed; until then run.sh fails on them, by design.
+# The model, backend and app tiers under ASan + UBSan, then every fuzz target: one clang build
+# (the `fuzz` preset) serves both. The fuzz step replays every seed, grown input and regression
+# and fuzzes each target for SLICESCOPE_CI_FUZZ_SECONDS (default 30); any crash, leak, sanitizer
+# report, timeout or memory blow-up fails the run (docs/testing.md 5).
+tests/asan-tiers.sh
+phase "model, backend and app tiers passed under ASan + UBSan"
+tests/fuzz/run.sh "${SLICESCOPE_CI_FUZZ_SECONDS:-30}"
+phase "fuzz targets replayed and fuzzed"
 
 # Ray and the API server start after the build (they would only compete for the two cores) and are
 # stopped whatever happens next: a failed test, an error in this script, or an interrupt.

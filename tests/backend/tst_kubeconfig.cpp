@@ -714,6 +714,25 @@ private Q_SLOTS:
             QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f, qPrintable(QStringLiteral("a control character in: ") + QString::fromLatin1(error.toUtf8().toPercentEncoding(" :/\"(),"))));
     }
 
+    // Fuzz finding (tests/fuzz/regressions/fuzz_kubeconfig/control-character-in-context-name): a
+    // name from the file reached the message raw. Names are escaped where they are quoted, and
+    // every message leaves on one printable line.
+    void controlCharactersNeverReachMessages()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config"));
+        QVERIFY(writeFile(path, "current-context: \"a\\x14b\\nc\"\n"));
+        KubeConfig config;
+        const QString error = loadKubeConfig({path}, QString(), QString(), config);
+        QVERIFY2(error.contains(QStringLiteral("current-context \"a\\x14b\\nc\" is not defined")), qPrintable(error));
+        for (const QChar c : error)
+            QVERIFY(c.unicode() >= 0x20 && c.unicode() != 0x7f);
+        // A server URL with a newline in it, echoed in its message.
+        QVERIFY(writeFile(path, oneContext("server: \"https://a\\nb c\"", "token: t")));
+        const QString serverError = loadKubeConfig({path}, QString(), QString(), config);
+        QVERIFY2(!serverError.isEmpty() && !serverError.contains(u'\n'), qPrintable(serverError));
+    }
+
     void emptyFileIsAnEmptyConfig()
     {
         QTemporaryDir dir;

@@ -60,6 +60,7 @@ capture = literals(['model/snapshotbuilder.cpp', 'model/jsonread_p.h', 'backend/
                     'model/tpu.cpp']) | capture_data_words()
 write('capture', capture, JSON + ['{"format":"slicescope-capture/1"'])
 write('recording', capture, JSON + ['{"format":"slicescope-capture/1"', '\n'])
+write('render', capture, JSON + ['{"format":"slicescope-capture/1"'])
 write('relay', capture | literals(['backend/relayprotocol.cpp']) | {
     'hello', 'capture', 'actions', 'sourceFailed', 'progress', 'jobSubmitted', 'finished', 'conflict',
     'error', 'submit', 'release', 'scale', 'type', 'seq', 'request', 'accelerator', 'topology',

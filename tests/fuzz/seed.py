@@ -32,6 +32,7 @@ parsed = []
 for path in captures:
     raw = open(path, 'rb').read()
     put('capture', raw)
+    put('render', raw)  # the same captures, drawn (fuzz_render)
     try:
         parsed.append(json.loads(raw))
     except ValueError:
