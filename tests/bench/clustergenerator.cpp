@@ -728,21 +728,35 @@ private:
 
     // A KubeRay worker pod for every TPU host that is up (docs/facts.md 4): replica labels, the TPU
     // request, the webhook's TPU_* env, and the pod IP its Ray node reports.
-    QByteArray writePods()
+    //
+    // `stable` (the simulation): what is random about a pod is drawn from its Ray node's id and a
+    // replica's name from its slice's, so a pod keeps its name, uid and times from one capture to
+    // the next, and a replaced host comes back as a new pod; otherwise from the generator's stream.
+    QByteArray writePods(bool stable = false)
     {
         struct PodRef {
             std::string name;
             int slice;
             int worker;
         };
+        auto seeded = [](std::string_view key) {
+            quint64 h = 0xcbf29ce484222325ull; // FNV-1a: the same on every machine
+            for (const char c : key)
+                h = (h ^ quint64(uchar(c))) * 0x100000001b3ull;
+            return Rng(h);
+        };
         std::vector<PodRef> pods;
         std::vector<std::string> replicaNames(m_slices.size());
         for (int si = 0; si < int(m_slices.size()); ++si) {
             const SliceRec &s = m_slices[size_t(si)];
-            replicaNames[size_t(si)] = s.group + '-' + m_rng.lowerAlnum(5);
-            for (int w = 0; w < int(s.hosts.size()); ++w)
-                if (m_nodes[size_t(s.hosts[size_t(w)])].alive)
-                    pods.push_back({std::string(kClusterName) + '-' + s.group + "-worker-" + m_rng.lowerAlnum(5), si, w});
+            Rng sliceRng = seeded(s.name);
+            replicaNames[size_t(si)] = s.group + '-' + (stable ? sliceRng : m_rng).lowerAlnum(5);
+            for (int w = 0; w < int(s.hosts.size()); ++w) {
+                const NodeRec &n = m_nodes[size_t(s.hosts[size_t(w)])];
+                Rng podRng = seeded(n.id);
+                if (n.alive)
+                    pods.push_back({std::string(kClusterName) + '-' + s.group + "-worker-" + (stable ? podRng : m_rng).lowerAlnum(5), si, w});
+            }
         }
         std::sort(pods.begin(), pods.end(), [](const PodRef &a, const PodRef &b) { return a.name < b.name; });
         m_counts.pods = int(pods.size());
@@ -755,9 +769,11 @@ private:
             const SliceRec &s = m_slices[size_t(p.slice)];
             const SliceKind &k = kSliceKinds[size_t(s.kind)];
             const NodeRec &n = m_nodes[size_t(s.hosts[size_t(p.worker)])];
+            Rng podRng = seeded(n.id + "/pod");
+            Rng &rng = stable ? podRng : m_rng;
             const std::string worker = std::to_string(p.worker);
             const std::string chips = std::to_string(k.chipsPerHost);
-            const std::string created = "2026-11-2" + std::to_string(1 + m_rng.below(8)) + "T0" + std::to_string(m_rng.below(10)) + ":14:07Z";
+            const std::string created = "2026-11-2" + std::to_string(1 + rng.below(8)) + "T0" + std::to_string(rng.below(10)) + ":14:07Z";
             std::string hostnames;
             for (int h = 0; h < int(s.hosts.size()); ++h)
                 hostnames += (h ? "," : "") + s.name + "-" + std::to_string(h) + '.' + std::string(kClusterName) + "-headless";
@@ -767,8 +783,8 @@ private:
                 .member("name", p.name)
                 .member("generateName", std::string(kClusterName) + '-' + s.group + "-worker-")
                 .member("namespace", kNamespace)
-                .member("uid", m_rng.hex(8) + '-' + m_rng.hex(4) + '-' + m_rng.hex(4) + '-' + m_rng.hex(4) + '-' + m_rng.hex(12))
-                .member("resourceVersion", std::to_string(40000000 + m_rng.below(8000000)))
+                .member("uid", rng.hex(8) + '-' + rng.hex(4) + '-' + rng.hex(4) + '-' + rng.hex(4) + '-' + rng.hex(12))
+                .member("resourceVersion", std::to_string(40000000 + rng.below(8000000)))
                 .member("creationTimestamp", created);
             w.key("labels").beginObject()
                 .member("app.kubernetes.io/created-by", "kuberay-operator")
@@ -810,7 +826,7 @@ private:
                 .endObject().endObject();
             w.endArray();
             w.endObject().endArray(); // containers
-            w.member("nodeName", "gke-tpu-" + s.group + '-' + m_rng.hex(8));
+            w.member("nodeName", "gke-tpu-" + s.group + '-' + rng.hex(8));
             w.key("nodeSelector").beginObject()
                 .member("cloud.google.com/gke-tpu-accelerator", k.gkeAccelerator)
                 .member("cloud.google.com/gke-tpu-topology", k.topology)
@@ -871,7 +887,9 @@ public:
         c.rayPlacementGroups = writeGroups();
         c.kubeContext = QStringLiteral("gke_bench_us-east5_tpu");
         c.kubeRayClusters = writeRayClusters();
-        for (QByteArray *body : {&c.rayVersion, &c.rayNodes, &c.rayPlacementGroups, &c.kubeRayClusters})
+        if (m_opt.kubernetes)
+            c.kubePods = writePods(true);
+        for (QByteArray *body : {&c.rayVersion, &c.rayNodes, &c.rayPlacementGroups, &c.kubeRayClusters, &c.kubePods})
             reserveParsePadding(*body);
         return c;
     }

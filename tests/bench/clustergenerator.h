@@ -62,7 +62,9 @@ struct SimulationStep {
 // placement groups the way a busy fleet does (hosts die and are replaced, slice placement groups
 // are requested, placed, rescheduled and removed, CPU actor pools come and go, worker groups are
 // scaled), keeping the list sizes steady. Its captures also carry a RayClusterList naming the
-// TPU worker groups (so snapshots have worker groups), but no pods. Deterministic per seed.
+// TPU worker groups (so snapshots have worker groups) and, with options.kubernetes, a PodList of
+// the live TPU hosts (a pod keeps its name while its host lives; a dead host's pod goes, its
+// replacement's is new). Deterministic per seed.
 class ClusterSimulation
 {
 public:

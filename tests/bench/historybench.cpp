@@ -14,13 +14,13 @@
 #include "historybench.h"
 
 #include "benchstats.h"
+#include "procstats.h"
 
 #include "clustergenerator.h"
 #include "history.h"
 #include "snapshot.h"
 
 #include <QCryptographicHash>
-#include <QFile>
 
 #include <algorithm>
 #include <charconv>
@@ -32,8 +32,6 @@
 #include <vector>
 
 #include <time.h>
-
-#include <jemalloc/jemalloc.h> // the bench links jemalloc, as the app does
 
 namespace slicescope::bench {
 
@@ -76,38 +74,6 @@ std::string listText(const std::vector<double> &v)
         out += buf;
     }
     return out;
-}
-
-// VmRSS and VmHWM of this process, in MB (0 where /proc is not there).
-struct Rss {
-    double current = 0;
-    double peak = 0;
-    double heapInUse = 0; // bytes malloc handed out and not freed (jemalloc's stats.allocated), MB
-};
-Rss readRss()
-{
-    Rss r;
-    uint64_t epoch = 1;
-    size_t size = sizeof epoch;
-    mallctl("epoch", &epoch, &size, &epoch, size); // refresh the statistics
-    size_t allocated = 0;
-    size = sizeof allocated;
-    if (mallctl("stats.allocated", &allocated, &size, nullptr, 0) == 0)
-        r.heapInUse = double(allocated) / (1024.0 * 1024.0);
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return r;
-    for (const QByteArray &line : f.readAll().split('\n')) {
-        auto kb = [&](const char *key) {
-            const QByteArray rest = line.mid(qsizetype(qstrlen(key))).trimmed();
-            return rest.left(rest.indexOf(' ')).toDouble() / 1024.0;
-        };
-        if (line.startsWith("VmRSS:"))
-            r.current = kb("VmRSS:");
-        else if (line.startsWith("VmHWM:"))
-            r.peak = kb("VmHWM:");
-    }
-    return r;
 }
 
 // A hash of every field of a snapshot, fed object by object (no big transient document, so the

@@ -11,5 +11,7 @@ namespace slicescope::bench {
 int runHistoryBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 // `slicescope-bench scrub [options]` (scrubbench.cpp): the scrubber's cost on a large cluster.
 int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+// `slicescope-bench soak [options]` (soakbench.cpp): the window's whole path for simulated minutes.
+int runSoakBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 
 } // namespace slicescope::bench

@@ -5,6 +5,7 @@
 //
 //   slicescope-bench ingest [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--kubernetes] [--json]
 //   slicescope-bench render [--runs R] [--json] [--png PREFIX]
+//   (and poll, history, scrub, soak: see kUsage)
 
 #include "clustergenerator.h"
 #include "democluster.h"
@@ -355,6 +356,9 @@ constexpr const char *kUsage =
     "       slicescope-bench history [--nodes N] [--placement-groups N] [--snapshots N] [--interval-ms MS]\n"
     "                                [--change-percent P] [--max-mb MB] [--seed S] [--without-history] [--json]\n"
     "       slicescope-bench scrub [--nodes N] [--placement-groups N] [--snapshots N] [--scrubs N] [--json]\n"
+    "       slicescope-bench soak [--minutes N] [--warmup-minutes N] [--history-minutes N] [--nodes N]\n"
+    "                             [--placement-groups N] [--change-percent P] [--render-every N] [--seed S]\n"
+    "                             [--without-pods] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
     "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
@@ -365,7 +369,15 @@ constexpr const char *kUsage =
     "           cluster changing ~1% per snapshot, kept in a SnapshotHistory: memory, ingest time at\n"
     "           the start and the end, rebuilding entries for the scrubber\n"
     "  scrub    the timeline's scrubber on that cluster: rebuild an entry, show it and paint the\n"
-    "           workspace (overview, slice, tables) at 1280x800, against parsing its capture again\n";
+    "           workspace (overview, slice, tables) at 1280x800, against parsing its capture again\n"
+    "  soak     the window's whole path (source, snapshot, history and spool, views) on a generated\n"
+    "           10000-node cluster with pods, ~1% changing per simulated 2 s poll, run as fast as the\n"
+    "           machine allows: N simulated minutes (default 60) after a warm-up (default: the history's\n"
+    "           age bound, --history-minutes, default 5, plus one minute), the window painted every\n"
+    "           --render-every polls (default 5), a fault once a simulated minute (a body that is not\n"
+    "           JSON, a source error, a truncated body) that must keep the last good view and clear\n"
+    "           on the next poll; prints RSS and open descriptors at the end of the warm-up and at the\n"
+    "           end (target: RSS growth <= 5%, no descriptor growth); exits 1 if a fault is not recovered\n";
 
 int usageError(const std::string &message)
 {
@@ -950,5 +962,7 @@ int main(int argc, char **argv)
         return bench::runHistoryBenchmark(argc, argv, 2, usageError);
     if (command == "scrub")
         return bench::runScrubBenchmark(argc, argv, 2, usageError);
+    if (command == "soak")
+        return bench::runSoakBenchmark(argc, argv, 2, usageError);
     return usageError("unknown benchmark '" + std::string(command) + "'");
 }
