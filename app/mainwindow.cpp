@@ -102,6 +102,7 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     statusBar()->addWidget(m_status, 1);
     statusBar()->setSizeGripEnabled(false);
 
+    m_problems->setObjectName(QStringLiteral("problems"));
     auto *dock = makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     dock->hide(); // opened from View, or when a source fails
@@ -816,7 +817,27 @@ void MainWindow::saveHistoryRecording()
 void MainWindow::onSourceFailed(const QString &message)
 {
     m_lastError = message;
-    m_problems->insertItem(0, tr("Error: %1").arg(message));
+    // A source fails again at every retry through a long outage: each distinct error keeps one
+    // row, the newest on top, and only the last few are kept (the next good snapshot clears them).
+    constexpr int kMaxErrorRows = 8;
+    constexpr int kErrorRole = Qt::UserRole + 1;
+    const QString text = tr("Error: %1").arg(message);
+    for (int row = 0; row < m_problems->count(); ++row) {
+        if (m_problems->item(row)->data(kErrorRole).toBool() && m_problems->item(row)->text() == text) {
+            delete m_problems->takeItem(row);
+            break;
+        }
+    }
+    auto *item = new QListWidgetItem(text);
+    item->setData(kErrorRole, true);
+    m_problems->insertItem(0, item);
+    int errors = 0;
+    for (int row = 0; row < m_problems->count();) {
+        if (m_problems->item(row)->data(kErrorRole).toBool() && ++errors > kMaxErrorRows)
+            delete m_problems->takeItem(row);
+        else
+            ++row;
+    }
     updateStatus();
 }
 

@@ -33,6 +33,9 @@ constexpr int kRecentSnapshots = 32;      // scale plans are re-derived from one
 constexpr int kDescribedGroupsMax = 500;  // release texts sent up front for at most this many groups
 constexpr qint64 kDescribeBudgetMs = 50;  // and for at most this long per change of groups or jobs
 constexpr qint64 kMaxStaticFileBytes = qint64(256) << 20;
+// Browsers connected at once. Each holds a capture in its send buffer; a page stuck reconnecting
+// in a loop (or many tabs) must not hold the relay's memory hostage.
+constexpr qsizetype kMaxClients = 32;
 
 QByteArray mimeType(const QString &path)
 {
@@ -379,6 +382,8 @@ void RelayServer::admit(QWebSocket *socket)
         why = reason = QStringLiteral("wrong token");
     else if (socket->requestUrl().path() != relay::kPath)
         why = reason = QStringLiteral("unknown path");
+    else if (m_clients.size() >= kMaxClients)
+        why = reason = QStringLiteral("%1 clients are connected already; close one").arg(kMaxClients);
     if (!reason.isEmpty()) {
         log(tr("refused a WebSocket from %1: %2").arg(socket->peerAddress().toString(), why));
         connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);

@@ -967,7 +967,11 @@ private:
                     memberOfIp.insert(p.podIp, int(members.size()));
                 members.append(m);
             }
-            for (int n : parts.rayNodes) {
+            // Alive Ray nodes join their pods first: a host whose Ray node died and came back on
+            // the same pod (its IP) has a DEAD node and an ALIVE one, and the pod is the live one's.
+            QList<int> rayNodes = parts.rayNodes;
+            std::stable_partition(rayNodes.begin(), rayNodes.end(), [&](int n) { return m_s.rayNodes[n].alive; });
+            for (int n : std::as_const(rayNodes)) {
                 const RayNode &rn = m_s.rayNodes[n];
                 const int at = memberOfIp.value(rn.ip, -1);
                 if (at >= 0 && members[at].node < 0) { // the pod's IP is the join; its host index wins

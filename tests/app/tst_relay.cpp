@@ -29,6 +29,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+#include <vector>
+
 #include <algorithm>
 
 using namespace slicescope;
@@ -232,6 +235,33 @@ private Q_SLOTS:
         QTest::qWait(1500); // no retry after a refusal, and no capture ever
         QCOMPARE(failed.size(), 1);
         QCOMPARE(captures.size(), 0);
+    }
+
+    // Issue 13 (every count has a bound): the relay serves at most 32 browsers at once; the next
+    // one is refused with the reason, and those connected keep their captures.
+    void tooManyClientsRefused()
+    {
+        std::vector<std::unique_ptr<RelaySource>> connected;
+        for (int i = 0; i < 32; ++i) {
+            connected.push_back(std::make_unique<RelaySource>(m_relay.url));
+            QSignalSpy captured(connected.back().get(), &Source::captureReceived);
+            connected.back()->start();
+            QVERIFY2(captured.wait(10000), qPrintable(QStringLiteral("client %1 got no capture").arg(i + 1)));
+        }
+        RelaySource extra(m_relay.url);
+        QSignalSpy failed(&extra, &Source::failed);
+        extra.start();
+        QVERIFY(failed.wait(10000));
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains(QLatin1String("refused this client")) && message.contains(QLatin1String("32 clients are connected already")),
+                 qPrintable(message));
+        QVERIFY(connected.front()->isConnected());
+        connected.clear(); // they leave; a newcomer is served again
+        QTest::qWait(1000); // the relay sees them go
+        RelaySource later(m_relay.url);
+        QSignalSpy captured(&later, &Source::captureReceived);
+        later.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!captured.isEmpty(), 10000);
     }
 
     void relayGoneIsNamed()

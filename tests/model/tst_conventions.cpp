@@ -90,6 +90,7 @@ private slots:
     void multisliceEnvIsShown();
     void clampedReplicasAreSaid();
     void aRemovalReadsAsARemoval();
+    void aRestartedRayNodeIsOneHost();
 };
 
 // Every fixture, slice by slice: names, status, shape, hosts and their states. Expectations are
@@ -404,4 +405,43 @@ void TestConventions::aRemovalReadsAsARemoval()
 }
 
 QTEST_GUILESS_MAIN(TestConventions)
+// Found by the soak (issue 13): a host whose Ray node died and came back on the same pod (same IP,
+// a new node id) was read as two live sets of hosts claiming the slice name: the DEAD node, listed
+// first, took the pod's IP join, and the ALIVE one then claimed the worker id a second time. The
+// live Ray node is the pod's; the dead one is its past.
+void TestConventions::aRestartedRayNodeIsOneHost()
+{
+    using testfixture::CaptureBuilder;
+    using testfixture::SliceSpec;
+    CaptureBuilder b;
+    b.addHeadNode(QStringLiteral("head"), QStringLiteral("10.0.0.1"));
+    SliceSpec old{QStringLiteral("tpu-group-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), {}, 4, 4};
+    old.dead = {1};
+    old.idPrefix = QStringLiteral("old-");
+    old.ipPrefix = QStringLiteral("10.1.0.");
+    b.addSlice(old);
+    SliceSpec restarted = old;
+    restarted.dead.clear();
+    restarted.missing = {0, 2, 3};
+    restarted.idPrefix = QStringLiteral("new-");
+    b.addSlice(restarted);
+    b.addRayCluster(QStringLiteral("default"), QStringLiteral("rc"), false,
+                    QJsonArray{CaptureBuilder::workerGroup(QStringLiteral("tpu-group"), 1, 0, 2, 4, QStringLiteral("tpu-v6e-slice"),
+                                                           QStringLiteral("4x4"), 4)});
+    for (int w = 0; w < 4; ++w)
+        b.addTpuPod(QStringLiteral("default"), QStringLiteral("rc-tpu-group-worker-%1").arg(w), QStringLiteral("rc"), QStringLiteral("tpu-group"),
+                    QStringLiteral("tpu-group-abcde"), QStringLiteral("tpu-group-0"), w, QStringLiteral("10.1.0.%1").arg(w + 1),
+                    QStringLiteral("gke-node-%1").arg(w), QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4);
+    const SnapshotPtr snap = buildSnapshot(b.capture(true));
+    QVERIFY2(snap->errors.isEmpty(), qPrintable(snap->errors.join(u'\n')));
+    QStringList names;
+    for (const Slice &slice : snap->slices)
+        names << slice.name;
+    QCOMPARE(names, QStringList{QStringLiteral("tpu-group-0")});
+    const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-0"));
+    QVERIFY2(s.isReady(), qPrintable(summary(*snap).join(u'\n')));
+    QCOMPARE(snap->rayNodes[s.hosts[1].rayNode].id, QStringLiteral("new-1"));
+    QVERIFY(!anyContains(snap->warnings, QStringLiteral("claimed by")));
+}
+
 #include "tst_conventions.moc"

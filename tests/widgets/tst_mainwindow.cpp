@@ -12,6 +12,7 @@
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenu>
 #include <QStatusBar>
 #include <QStackedWidget>
@@ -152,6 +153,33 @@ private Q_SLOTS:
         QVERIFY(window.snapshot() != good);
         QVERIFY(!window.statusText().contains(QLatin1String("Error")));
         QCOMPARE(window.workspace()->currentSlice(), QStringLiteral("v6e-4x4-1"));
+    }
+
+    // Found by the soak (issue 13): every failed retry of a long outage added a row to the
+    // problems list. One row per distinct error, the newest on top, at most eight.
+    void aLongOutageKeepsTheProblemsListBounded()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        auto owned = std::make_unique<PushSource>();
+        PushSource *source = owned.get();
+        window.setSource(std::move(owned));
+        source->push(DemoCluster().capture());
+        auto *problems = window.findChild<QListWidget *>(QStringLiteral("problems"));
+        QVERIFY(problems);
+        const int before = problems->count();
+        for (int i = 0; i < 500; ++i)
+            source->fail(QStringLiteral("GET http://127.0.0.1:8265/api/v0/nodes: connection refused"));
+        QCOMPARE(problems->count(), before + 1);
+        QVERIFY(problems->item(0)->text().contains(QLatin1String("connection refused")));
+        for (int i = 0; i < 20; ++i)
+            source->fail(QStringLiteral("watch %1 was cut").arg(i));
+        QCOMPARE(problems->count(), before + 8);
+        QVERIFY(problems->item(0)->text().contains(QLatin1String("watch 19 was cut")));
+        DemoCluster later;
+        later.advance(5000);
+        source->push(later.capture()); // a good snapshot clears them
+        for (int row = 0; row < problems->count(); ++row)
+            QVERIFY(!problems->item(row)->text().startsWith(QLatin1String("Error:")));
     }
 
     void exportsTheSliceViewAsPngAndSvg()
