@@ -24,7 +24,6 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr qint64 kMaxBodyBytes = qint64(512) << 20;
 constexpr qint64 kMaxEventBytes = qint64(64) << 20;
 
 QString shortBody(const QByteArray &body)
@@ -263,15 +262,21 @@ void KubeClient::send(const QByteArray &method, const QString &path, const QByte
     QNetworkReply *reply = m_manager->sendCustomRequest(request, method, body);
     guardReply(reply, requestBounds(m_transferTimeout, m_connectTimeout, m_deadline));
     m_inFlight.append(reply);
-    connect(reply, &QNetworkReply::downloadProgress, reply, [reply](qint64 received, qint64) {
-        if (received > kMaxBodyBytes)
-            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(describeByteCount(kMaxBodyBytes)));
+    // Content-Length tells early (a 300 MB answer is refused before its body is read); the
+    // running count catches an answer without one.
+    auto checkSize = [reply, limit = m_maxBodyBytes](qint64 received, qint64 total) {
+        if (received > limit || total > limit)
+            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(describeByteCount(limit)));
+    };
+    connect(reply, &QNetworkReply::metaDataChanged, reply, [reply, checkSize] {
+        checkSize(0, reply->header(QNetworkRequest::ContentLengthHeader).toLongLong());
     });
+    connect(reply, &QNetworkReply::downloadProgress, reply, checkSize);
     connect(reply, &QNetworkReply::finished, this, [this, reply, method, path, body, contentType, handler = std::move(handler), retried]() mutable {
         m_inFlight.removeAll(reply);
         reply->deleteLater();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QByteArray answer = reply->readAll();
+        const QByteArray answer = reply->isOpen() ? reply->readAll() : QByteArray(); // an aborted reply is closed
         if (status == 401 && !retried && refreshCredential()) {
             QPointer<KubeClient> self(this);
             withCredential([self, method, path, body, contentType, handler = std::move(handler)](const QString &error) mutable {
@@ -475,6 +480,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     const simdjson::padded_string padded(body.constData(), size_t(body.size()));
     od::document doc;
     QString continueToken, resourceVersion;
+    bool notAnObject = false; // an item of the wrong JSON type, not a broken document
     bool ok = isValidJson(padded.data(), padded.size()) && !parser.iterate(padded).get(doc);
     od::object root;
     ok = ok && !doc.get_object().get(root);
@@ -511,6 +517,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
                     std::string_view raw;
                     if (item.get_object().get(object) || object.raw_json().get(raw)) {
                         ok = false;
+                        notAnObject = true;
                         break;
                     }
                     ObjectMeta meta;
@@ -522,7 +529,10 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     }
     if (!ok) {
         m_failing = true;
-        Q_EMIT failed(QStringLiteral("GET %1%2: the list is not valid JSON").arg(m_client->displayServer(), m_path), status);
+        Q_EMIT failed(QStringLiteral("GET %1%2: %3").arg(m_client->displayServer(), m_path,
+                                                          notAnObject ? QStringLiteral("the list holds an item that is not an object")
+                                                                      : QStringLiteral("the list is not valid JSON")),
+                      status);
         retryLater(true);
         return;
     }
@@ -574,6 +584,8 @@ void KubeWatch::watch()
                              // The answer's headers mean the server took the watch.
                              connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] {
                                  const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                                 if (status == 200)
+                                     m_refreshedAfter401 = false;
                                  if (status == 200 && m_failing) {
                                      m_failing = false;
                                      m_nextRetry = m_firstRetry;
@@ -698,13 +710,26 @@ void KubeWatch::onStreamFinished()
         return;
     }
     m_failing = true;
-    const QByteArray body = reply->readAll();
+    const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
+    if (status == 401 && !m_refreshedAfter401 && m_client->refreshCredential()) {
+        // An expired token or exec credential: a plain request would refresh it and retry once;
+        // so does the watch (without this it retried with the refused one forever).
+        m_refreshedAfter401 = true;
+        Q_EMIT failed(QStringLiteral("GET %1%2 (watch): HTTP 401: the API server refused %3; retrying with a fresh one")
+                          .arg(m_client->displayServer(), m_path, m_client->credentialOrigin()),
+                      status);
+        watch();
+        return;
+    }
     QString message;
-    if (status > 0 && status != 200)
-        message = QStringLiteral("GET %1%2 (watch): HTTP %3: %4").arg(m_client->displayServer(), m_path).arg(status).arg(statusMessage(body));
+    const QString where = QStringLiteral("GET %1%2 (watch)").arg(m_client->displayServer(), m_path);
+    if (const QString refused = describeRefusedOrCut(reply, status, bytesReceived(reply), m_idleLimit); status >= 300 && status <= 399)
+        message = QStringLiteral("%1: %2").arg(where, refused); // a redirect: refused, and says so
+    else if (status > 0 && status != 200)
+        message = QStringLiteral("%1: HTTP %2: %3").arg(where).arg(status).arg(statusMessage(body));
     else
-        message = QStringLiteral("the watch of %1 was cut (%2); resuming from resourceVersion %3")
-                      .arg(describe(), reply->errorString(), m_resourceVersion);
+        message = QStringLiteral("the watch of %1 (%2) was cut (%3); resuming from resourceVersion %4")
+                      .arg(describe(), where, sanitizeForMessage(reply->errorString()), m_resourceVersion);
     Q_EMIT failed(message, status);
     retryLater(false);
 }

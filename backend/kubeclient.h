@@ -52,6 +52,9 @@ public:
         m_connectTimeout = connect;
         m_deadline = overall;
     }
+    // A plain request's body larger than this fails it, unread past the bound (default 256 MiB,
+    // like RayClient's: LISTs are paged, 500 items a page). Checked against Content-Length first.
+    void setMaxBodyBytes(qint64 bytes) { m_maxBodyBytes = bytes; }
 
     // One request. `path` starts with '/' and may carry a query. The handler runs once, later, on
     // the event loop: `error` empty for a 2xx answer, else one line naming the method, the path
@@ -91,6 +94,9 @@ public:
     QUrl urlFor(const QString &path) const;
     // How the credential was obtained, for messages ("token of user admin in /x/kubeconfig").
     QString credentialOrigin() const;
+    // After a 401 (a plain request's, or a watch's): drops a cached exec credential or re-reads
+    // the token file, so the next request carries a fresh one. False: nothing to refresh.
+    bool refreshCredential();
 
 private:
     struct Credential {
@@ -102,8 +108,6 @@ private:
     QNetworkRequest makeRequest(const QUrl &url) const;
     void send(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
               ReplyHandler handler, bool retried);
-    // Called on 401: drops a cached exec credential or re-reads the token file. False: nothing to refresh.
-    bool refreshCredential();
     QString describeFailure(QNetworkReply *reply, const QByteArray &method, const QString &path, int status,
                             const QByteArray &body) const;
 
@@ -116,6 +120,7 @@ private:
     std::chrono::milliseconds m_transferTimeout{30000};
     std::chrono::milliseconds m_connectTimeout{0};
     std::chrono::milliseconds m_deadline{0};
+    qint64 m_maxBodyBytes = qint64(256) << 20;
     QList<QPointer<QNetworkReply>> m_inFlight;
 };
 
@@ -190,6 +195,7 @@ private:
     bool m_running = false;
     bool m_synced = false;
     bool m_failing = false;
+    bool m_refreshedAfter401 = false; // one fresh credential per run of 401s, then backoff
     int m_lists = 0;
     int m_watches = 0;
     int m_pageSize = 500;

@@ -17,6 +17,9 @@ namespace slicescope {
 namespace {
 
 constexpr std::chrono::milliseconds kMaxReconnectDelay{10000};
+// Ray sends chunks of at most 20000 characters (logtail.h): a frame or message far past that is
+// not a log chunk, and is refused at its header instead of being read (Qt's default is 2 GiB).
+constexpr quint64 kMaxChunkBytes = quint64(4) << 20;
 
 bool isTerminal(const QString &status)
 {
@@ -126,11 +129,14 @@ void JobLogTail::openSocket()
 {
     resetSocket();
     m_socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this);
+    m_socket->setMaxAllowedIncomingFrameSize(kMaxChunkBytes);
+    m_socket->setMaxAllowedIncomingMessageSize(kMaxChunkBytes);
     m_streamPos = 0;
     connect(m_socket, &QWebSocket::connected, this, [this] {
         m_handshakeTimer.stop();
         m_wasConnected = true;
-        m_attempt = 0;
+        // The attempts count on until log arrives (onText): a tail that opens and is dropped at
+        // once, or sends what is refused, must not reconnect at the first delay forever.
         Q_EMIT connectedChanged(true);
         if (m_needsFill) {
             m_needsFill = false;
@@ -157,6 +163,7 @@ void JobLogTail::openSocket()
 void JobLogTail::onText(const QString &text)
 {
     // Each connection replays the log from its start: skip what was delivered already.
+    m_attempt = 0; // log flows: the connection works
     const qint64 start = m_streamPos;
     m_streamPos += text.size();
     if (m_streamPos <= m_delivered)

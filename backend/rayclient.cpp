@@ -303,9 +303,15 @@ QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &metho
         if (status == 401 && m_token.isEmpty())
             return QStringLiteral("%1: HTTP 401: the Ray dashboard wants a token and none was found%2: pass --ray-token-file F, "
                                   "or set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token").arg(where, said);
+        if (status == 403 && m_token.isEmpty())
+            return QStringLiteral("%1: HTTP 403: the Ray dashboard (or a proxy in front of it) refused access, and no token was sent%2")
+                .arg(where, said);
         if (status == 401 || status == 403)
             return QStringLiteral("%1: HTTP %2: the Ray dashboard did not accept the token from %3%4: use the cluster's "
                                   "token (`ray get-auth-token` on the head prints it)").arg(where).arg(status).arg(m_token.origin, said);
+        if (status == 429 && method != "GET")
+            return QStringLiteral("%1: HTTP 429: the Ray dashboard is overloaded; a %2 is not retried (it may have been applied)%3")
+                .arg(where, QString::fromLatin1(method), said);
         if (status == 429)
             return QStringLiteral("%1: HTTP 429: the Ray dashboard is overloaded (too many state requests); gave up after %2 tries")
                 .arg(where).arg(attempts);

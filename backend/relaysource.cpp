@@ -117,8 +117,10 @@ void RelaySource::connectNow()
         m_socket->deleteLater();
     }
     m_socket = WebSocketClient::create(this);
+    m_socket->setHandshakeTimeout(m_handshakeTimeoutMs);
     connect(m_socket, &WebSocketClient::connected, this, [this] {
-        m_backoffMs = m_firstBackoffMs;
+        // The backoff starts again with the first capture, not here: a relay that accepts and
+        // drops at once (or sends what is refused) must not be retried at the first delay forever.
         Q_EMIT connectionChanged(true);
     });
     connect(m_socket, &WebSocketClient::textReceived, this, &RelaySource::onText);
@@ -134,6 +136,7 @@ void RelaySource::onText(const QString &text)
         return;
     }
     if (m.type == relay::type::Capture) {
+        m_backoffMs = m_firstBackoffMs;
         m_last = m.capture;
         Q_EMIT captureReceived(m_last);
         return;

@@ -48,6 +48,8 @@ public:
 
     // Reconnect delays: first, and the cap it doubles up to.
     void setBackoff(int firstMs, int maxMs);
+    // How long a connection's WebSocket handshake may take (default 15 s); then it counts as gone.
+    void setHandshakeTimeout(int ms) { m_handshakeTimeoutMs = ms; }
 
 Q_SIGNALS:
     // Every message other than a capture (actions state, action replies), for RelayClusterActions.
@@ -66,6 +68,7 @@ private:
     Capture m_last;
     QString m_relayedSource;
     int m_firstBackoffMs = 1000, m_maxBackoffMs = 30000, m_backoffMs = 1000;
+    int m_handshakeTimeoutMs = 15000;
     bool m_stopped = true;
 };
 

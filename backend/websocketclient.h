@@ -29,6 +29,12 @@ public:
     // Sends one text message; false when not connected.
     virtual bool sendText(const QString &message) = 0;
     virtual bool isConnected() const = 0;
+    // A connection whose handshake has not completed this long after open() ends with
+    // disconnected(0, "no WebSocket handshake ... within N s"): a server that accepts the TCP
+    // connection and never answers the upgrade must not leave the client waiting forever.
+    // Takes effect at the next open(). Default 15 s.
+    void setHandshakeTimeout(int ms) { m_handshakeTimeoutMs = ms; }
+    int handshakeTimeout() const { return m_handshakeTimeoutMs; }
 
 Q_SIGNALS:
     void connected();
@@ -37,6 +43,9 @@ Q_SIGNALS:
     // 0 when none came (a cut or refused connection); `reason` names what failed, for people
     // ("closed by the relay (1008: wrong token)", "cannot connect to ws://...").
     void disconnected(int closeCode, const QString &reason);
+
+private:
+    int m_handshakeTimeoutMs = 15000;
 };
 
 } // namespace slicescope
