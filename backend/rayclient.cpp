@@ -258,8 +258,10 @@ void RayClient::onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex)
     f.reply = nullptr;
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
 
-    if (status == 429 && f.attempts <= m_maxRetries) {
-        // The state API sheds load with 429: wait as told (bounded), or back off exponentially.
+    // The state API sheds load with 429; a proxy in front of a restarting head answers 503 with
+    // Retry-After. Either way: wait as told (bounded), or back off exponentially, then try again.
+    const bool shedding = status == 429 || (status == 503 && !reply->rawHeader("Retry-After").isEmpty());
+    if (shedding && f.attempts <= m_maxRetries) {
         bool ok = false;
         const int retryAfter = reply->rawHeader("Retry-After").trimmed().toInt(&ok);
         const qint64 backoff = m_firstRetryDelay.count() << (f.attempts - 1);
@@ -321,7 +323,10 @@ QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &metho
         if (status == 404 && versionRoute)
             return QStringLiteral("%1: HTTP 404: this is not a Ray dashboard (is the URL its address, usually port 8265?)").arg(where);
         const QString reason = sanitizeForMessage(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString(), 40);
-        return QStringLiteral("%1: HTTP %2%3%4").arg(where).arg(status).arg(reason.isEmpty() ? QString() : u' ' + reason, said);
+        const QString retried = status == 503 && attempts > 1
+                                    ? QStringLiteral(" (tried %1 times, waiting as its Retry-After asked)").arg(attempts)
+                                    : QString();
+        return QStringLiteral("%1: HTTP %2%3%4%5").arg(where).arg(status).arg(reason.isEmpty() ? QString() : u' ' + reason, said, retried);
     }
     switch (reply->error()) {
     case QNetworkReply::ConnectionRefusedError:

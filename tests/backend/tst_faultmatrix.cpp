@@ -217,6 +217,16 @@ private Q_SLOTS:
               faultEnd - faultStart);
         QVERIFY2(pollsPerSecond < 10, "a tight retry loop");
         QVERIFY2(inWindow <= 4 * int(failures.size()) + 4, "more requests than polls explain");
+        if (fault == QLatin1String("503 Retry-After")) {
+            // Retried as the answer asked (1 s), 3 times, then named.
+            QVERIFY2(message.contains(QLatin1String("tried 4 times, waiting as its Retry-After asked")), qPrintable(message));
+            QList<qint64> at;
+            for (const HttpRequest &r : std::as_const(server.requests))
+                if (r.path.startsWith("/api/v0/nodes") && r.atMs >= faultStart)
+                    at << r.atMs;
+            QVERIFY(at.size() >= 2);
+            QVERIFY2(at[1] - at[0] >= 900, "Retry-After not honoured");
+        }
         if (fault == QLatin1String("429 storm")) {
             // Each poll retries 3 times, backing off 50, 100, 200 ms, then gives up naming the tries.
             QVERIFY2(message.contains(QLatin1String("gave up after 4 tries")), qPrintable(message));
