@@ -14,6 +14,7 @@
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QSet>
+#include <QPointer>
 #include <QTimer>
 
 #include <yaml-cpp/yaml.h>
@@ -704,6 +705,15 @@ QString loadInClusterConfig(KubeConfig &out, const QString &root)
 
 namespace {
 
+// Plugins killed but not yet reaped (see done() in run()). A verb that exits on the error does
+// not wait for them; held here, they are tracked, not lost, until the process ends.
+QList<QPointer<QProcess>> &killedPlugins()
+{
+    static QList<QPointer<QProcess>> processes;
+    processes.removeAll(nullptr);
+    return processes;
+}
+
 bool stillValid(const KubeExecCredential &credential)
 {
     return !credential.expiresAt.isValid() || QDateTime::currentDateTimeUtc().addSecs(kExpirySkewSeconds) < credential.expiresAt;
@@ -871,6 +881,9 @@ void KubeExecCredentialProvider::run()
             process->setParent(nullptr);
             QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
             process->kill();
+            process->readAllStandardOutput(); // what it printed is not needed: let it go now
+            process->readAllStandardError();
+            killedPlugins().append(process);  // reaped by the event loop, or still here at exit
         }
         if (error.isEmpty())
             m_cached = credential;
