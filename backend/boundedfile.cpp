@@ -5,6 +5,7 @@
 #include <QFileInfo>
 
 #if defined(Q_OS_UNIX) || defined(Q_OS_WASM)
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -110,8 +111,22 @@ QString readBoundedFile(const QString &path, qint64 maxBytes, const QString &wha
     std::unique_ptr<QFile> file;
     if (const QString error = openBoundedFile(path, maxBytes, what, file); !error.isEmpty())
         return error;
-    // One byte past the bound tells a file that grew after it was measured.
-    QByteArray bytes = file->read(maxBytes + 1);
+    // Read what the file holds, in pieces: QIODevice::read(n) allocates n bytes up front, and n is
+    // the bound (2 GB for a capture), which a memory limit (ulimit -v) would refuse outright and a
+    // sanitizer would poison page by page. One byte past the bound tells a file that grew after
+    // it was measured.
+    QByteArray bytes;
+    bytes.reserve(qsizetype(std::min<qint64>(file->size(), maxBytes) + 1));
+    constexpr qint64 kPiece = qint64(4) << 20;
+    for (;;) {
+        const qint64 want = std::min<qint64>(kPiece, maxBytes + 1 - qint64(bytes.size()));
+        if (want <= 0)
+            break;
+        const QByteArray piece = file->read(want);
+        if (piece.isEmpty())
+            break;
+        bytes += piece;
+    }
     if (bytes.size() > maxBytes)
         return tooLarge(what, maxBytes, bytes.size());
     if (bytes.isEmpty() && file->error() != QFileDevice::NoError)

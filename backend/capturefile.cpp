@@ -432,7 +432,16 @@ bool RecordingReader::readLine(QByteArray &line)
 {
     if (!m_file || m_file->atEnd())
         return false;
-    line = m_file->readLine(kMaxCaptureFileBytes);
+    // In pieces: QIODevice::readLine(n) allocates n bytes up front, and n here would be the 2 GB
+    // bound, for every line.
+    constexpr qint64 kPiece = 64 * 1024;
+    line.clear();
+    while (qint64(line.size()) < kMaxCaptureFileBytes && !line.endsWith('\n')) {
+        const QByteArray piece = m_file->readLine(std::min<qint64>(kPiece, kMaxCaptureFileBytes - line.size() + 1));
+        if (piece.isEmpty())
+            break;
+        line += piece;
+    }
     ++m_line;
     if (line.size() >= kMaxCaptureFileBytes && !line.endsWith('\n')) {
         m_error = QStringLiteral("%1: line %2 is too large (the limit is %3 bytes)").arg(m_path).arg(m_line).arg(kMaxCaptureFileBytes);
