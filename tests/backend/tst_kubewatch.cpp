@@ -53,6 +53,15 @@ QStringList names(const KubeWatch &w)
     return out;
 }
 
+// Every message the watch's failed() carried, one per line.
+QString failureMessages(const QSignalSpy &failed)
+{
+    QStringList messages;
+    for (const QList<QVariant> &f : failed)
+        messages << f.at(0).toString();
+    return messages.join(u'\n');
+}
+
 } // namespace
 
 class TestKubeWatch : public QObject
@@ -171,10 +180,7 @@ private Q_SLOTS:
         QSignalSpy recovered(&watch, &KubeWatch::recovered);
         watch.start();
         QTRY_VERIFY_WITH_TIMEOUT(names(watch).contains(QStringLiteral("b")), 5000);
-        QStringList messages;
-        for (const QList<QVariant> &f : std::as_const(failed))
-            messages << f.at(0).toString();
-        const QString all = messages.join(u'\n');
+        const QString all = failureMessages(failed);
         QVERIFY2(all.contains(QStringLiteral("not JSON")), qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("went silent")), qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("HTTP 503: etcd leader changed")), qPrintable(all));
@@ -212,10 +218,7 @@ private Q_SLOTS:
         QSignalSpy failed(&watch, &KubeWatch::failed);
         watch.start();
         QTRY_VERIFY_WITH_TIMEOUT(names(watch).contains(QStringLiteral("b")), 5000);
-        QStringList messages;
-        for (const QList<QVariant> &f : std::as_const(failed))
-            messages << f.at(0).toString();
-        const QString all = messages.join(u'\n');
+        const QString all = failureMessages(failed);
         QVERIFY2(all.contains(QStringLiteral("not JSON")), qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("reported an error: internal error")), qPrintable(all));
         QVERIFY(!names(watch).contains(QStringLiteral("bad")));
