@@ -709,9 +709,11 @@ namespace {
 // not wait for them; held here, they are tracked, not lost, until the process ends.
 QList<QPointer<QProcess>> &killedPlugins()
 {
-    static QList<QPointer<QProcess>> processes;
-    processes.removeAll(nullptr);
-    return processes;
+    // Never destroyed: at exit the list still names what is being reaped (a static list would be
+    // gone before the leak checker looks, and the processes with it).
+    static auto *processes = new QList<QPointer<QProcess>>;
+    processes->removeAll(nullptr);
+    return *processes;
 }
 
 bool stillValid(const KubeExecCredential &credential)
