@@ -37,6 +37,8 @@ fi
 # Sanitizers: stop at the first report, with a stack. libFuzzer adds leak checks per input.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:symbolize=1}"
+# Leaks inside Debian's own libraries only, each with its reason (tests/fuzz/lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0}"
 export QT_QPA_PLATFORM=offscreen
 
 # The seeds made from tests/data are rebuilt every run (cheap); the grown corpus stays in build/.
