@@ -676,8 +676,8 @@ private Q_SLOTS:
     void relay_data()
     {
         QTest::addColumn<QString>("fault");
-        for (const char *f : {"refused connection", "reset mid-headers", "401", "403", "404", "500", "503 Retry-After", "redirect loop",
-                              "handshake stalls", "tls", "300 MB frame", "invalid UTF-8", "wrong JSON types", "head restart"})
+        for (const char *f : {"refused connection", "reset mid-headers", "401", "403", "404", "410", "429 storm", "500", "503 Retry-After",
+                              "redirect loop", "handshake stalls", "tls", "300 MB frame", "invalid UTF-8", "wrong JSON types", "head restart"})
             QTest::newRow(f) << QString::fromLatin1(f);
     }
     void relay()
@@ -785,7 +785,7 @@ private Q_SLOTS:
         QTest::addColumn<bool>("recovers"); // a drop: reconnects; else it gives up at once
         for (const char *f : {"401", "403", "404"})
             QTest::newRow(f) << QString::fromLatin1(f) << false;
-        for (const char *f : {"refused connection", "reset mid-headers", "500", "503 Retry-After", "429 storm", "redirect loop",
+        for (const char *f : {"refused connection", "reset mid-headers", "410", "500", "503 Retry-After", "429 storm", "redirect loop",
                               "truncated body", "trickle 5 bytes/s", "handshake stalls", "300 MB frame", "invalid UTF-8", "head restart"})
             QTest::newRow(f) << QString::fromLatin1(f) << true;
     }
