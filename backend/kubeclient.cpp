@@ -260,18 +260,10 @@ void KubeClient::send(const QByteArray &method, const QString &path, const QByte
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     QNetworkReply *reply = m_manager->sendCustomRequest(request, method, body);
-    guardReply(reply, requestBounds(m_transferTimeout, m_connectTimeout, m_deadline));
+    RequestBounds guard = requestBounds(m_transferTimeout, m_connectTimeout, m_deadline);
+    guard.maxBody = m_maxBodyBytes;
+    guardReply(reply, guard);
     m_inFlight.append(reply);
-    // Content-Length tells early (a 300 MB answer is refused before its body is read); the
-    // running count catches an answer without one.
-    auto checkSize = [reply, limit = m_maxBodyBytes](qint64 received, qint64 total) {
-        if (received > limit || total > limit)
-            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(describeByteCount(limit)));
-    };
-    connect(reply, &QNetworkReply::metaDataChanged, reply, [reply, checkSize] {
-        checkSize(0, reply->header(QNetworkRequest::ContentLengthHeader).toLongLong());
-    });
-    connect(reply, &QNetworkReply::downloadProgress, reply, checkSize);
     connect(reply, &QNetworkReply::finished, this, [this, reply, method, path, body, contentType, handler = std::move(handler), retried]() mutable {
         m_inFlight.removeAll(reply);
         reply->deleteLater();

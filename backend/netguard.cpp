@@ -87,6 +87,17 @@ void guardReply(QNetworkReply *reply, const RequestBounds &bounds)
 {
     QObject::connect(reply, &QNetworkReply::downloadProgress, reply,
                      [reply](qint64 received, qint64) { reply->setProperty(kReceivedProperty, received); });
+    if (bounds.maxBody > 0) {
+        // Stop reading a body past the bound instead of buffering it (a reply keeps everything
+        // until finished): Content-Length tells early, the running count catches the rest.
+        auto checkSize = [reply, limit = bounds.maxBody](qint64 received, qint64 total) {
+            if (received > limit || total > limit)
+                abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(describeByteCount(limit)));
+        };
+        QObject::connect(reply, &QNetworkReply::metaDataChanged, reply,
+                         [reply, checkSize] { checkSize(0, reply->header(QNetworkRequest::ContentLengthHeader).toLongLong()); });
+        QObject::connect(reply, &QNetworkReply::downloadProgress, reply, checkSize);
+    }
     if (bounds.connect.count() > 0) {
         // Parented to the reply: it goes with it, and fires only while the reply lives.
         auto *connectTimer = new QTimer(reply);

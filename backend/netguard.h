@@ -37,6 +37,7 @@ struct RequestBounds {
     std::chrono::milliseconds connect = netlimits::kConnectTimeout;
     std::chrono::milliseconds idle = netlimits::kIdleTimeout;
     std::chrono::milliseconds overall = netlimits::kRequestDeadline; // 0: none (a stream)
+    qint64 maxBody = 0; // > 0: a body past this is refused, at its Content-Length when it has one
 };
 
 // The bounds requests get when their client sets none: the named constants, with the overall
@@ -46,9 +47,9 @@ void setRequestDeadlineCap(std::chrono::milliseconds cap);
 // The defaults with a client's own settings: `idle` always, `connect` and `overall` when > 0.
 RequestBounds requestBounds(std::chrono::milliseconds idle, std::chrono::milliseconds connect, std::chrono::milliseconds overall);
 
-// Arms the connect and overall timers on `reply` (the idle bound is the request's transfer
-// timeout, set by the caller with QNetworkRequest::setTransferTimeout). On expiry the reply is
-// aborted and abortReason() tells why.
+// Arms the connect and overall timers and the body bound on `reply` (the idle bound is the
+// request's transfer timeout, set by the caller with QNetworkRequest::setTransferTimeout). On
+// expiry, or past the bound, the reply is aborted and abortReason() tells why.
 void guardReply(QNetworkReply *reply, const RequestBounds &bounds);
 // Marks `reply` with why it is being aborted, then aborts it.
 void abortReply(QNetworkReply *reply, const QString &reason);

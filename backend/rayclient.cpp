@@ -230,22 +230,11 @@ void RayClient::send(int fetchIndex)
     const QNetworkRequest request = makeRequest(f.path);
     QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
     QNetworkReply *reply = manager->get(request);
-    guardReply(reply, bounds());
+    RequestBounds guard = bounds();
+    guard.maxBody = m_maxBodyBytes;
+    guardReply(reply, guard);
     f.reply = reply;
     const quint64 pollId = m_poll->id;
-    const qint64 limit = m_maxBodyBytes;
-    // Stop reading a body past the limit instead of buffering it: the reply keeps everything in
-    // memory until finished. Content-Length tells early; the running count catches the rest.
-    auto checkSize = [reply, limit](qint64 received, qint64 total) {
-        if (received > limit || total > limit) {
-            const QString bound = limit >= (1 << 20) ? QStringLiteral("%1 MiB").arg(limit >> 20) : QStringLiteral("%1 bytes").arg(limit);
-            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(bound));
-        }
-    };
-    connect(reply, &QNetworkReply::metaDataChanged, this, [reply, checkSize] {
-        checkSize(0, reply->header(QNetworkRequest::ContentLengthHeader).toLongLong());
-    });
-    connect(reply, &QNetworkReply::downloadProgress, this, checkSize);
     connect(reply, &QNetworkReply::finished, this, [this, reply, pollId, fetchIndex] { onFinished(reply, pollId, fetchIndex); });
 }
 
@@ -364,15 +353,11 @@ void RayClient::sendSingle(const QByteArray &method, const QString &pathAndQuery
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     QNetworkAccessManager *manager = m_manager ? m_manager.data() : m_ownManager;
     QNetworkReply *reply = manager->sendCustomRequest(request, method, body);
-    guardReply(reply, bounds());
+    RequestBounds guard = bounds();
+    guard.maxBody = m_maxBodyBytes;
+    guardReply(reply, guard);
     m_single.removeAll(nullptr);
     m_single.append(reply);
-    const qint64 limit = m_maxBodyBytes;
-    connect(reply, &QNetworkReply::downloadProgress, this, [reply, limit](qint64 received, qint64 total) {
-        if (received > limit || total > limit) {
-            abortReply(reply, QStringLiteral("the answer is larger than %1; not read").arg(describeByteCount(limit)));
-        }
-    });
     connect(reply, &QNetworkReply::finished, this, [this, reply, method, pathAndQuery, handler = std::move(handler)] {
         reply->deleteLater();
         m_single.removeAll(reply);
