@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "look.h"
 
-#include <QSet>
-
-#include <algorithm>
-
 #include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QFontDatabase>
 #include <QPalette>
+#include <QSet>
 #include <QStyleFactory>
 #include <QWidget>
 
+#include <algorithm>
 #include <array>
 
 #include <unistd.h>
