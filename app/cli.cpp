@@ -127,8 +127,8 @@ int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot)
     snapshot = buildSnapshot(capture);
     if (!snapshot->errors.isEmpty()) {
         const QString origin = spec.kind == SourceSpec::Kind::CaptureFile ? spec.capturePath + QStringLiteral(": ")
-                             : spec.usesKubernetes()                      ? QStringLiteral("Kubernetes: ")
-                             : spec.kind == SourceSpec::Kind::Live        ? QStringLiteral("Ray at %1: ").arg(spec.rayUrl)
+                               : spec.usesKubernetes()                    ? QStringLiteral("Kubernetes: ")
+                               : spec.kind == SourceSpec::Kind::Live      ? QStringLiteral("Ray at %1: ").arg(spec.rayUrl)
                                                                           : QString();
         return fail(Failed, origin + snapshot->errors.join(QStringLiteral("; ")));
     }
@@ -154,7 +154,9 @@ int loadRecordingStep(const SourceSpec &spec, const QString &stepText, SnapshotP
     const int count = int(read.captures.size());
     if (step < -count || step >= count)
         return fail(BadUsage, QStringLiteral("--step %1: %2 holds %3 capture(s) (steps 0 to %4, or -1 to -%3)")
-                                  .arg(stepText, spec.capturePath).arg(count).arg(count - 1));
+                                  .arg(stepText, spec.capturePath)
+                                  .arg(count)
+                                  .arg(count - 1));
     if (step < 0)
         step += count;
     SnapshotHistory history(HistoryPolicy{0, 0}); // the whole recording, however long
@@ -189,12 +191,18 @@ int inspect(const QStringList &arguments)
     }
     QTextStream out(stdout);
     out << QStringLiteral("%1 slices, %2 placement groups, %3 worker groups\n")
-               .arg(snap->slices.size()).arg(snap->placementGroups.size()).arg(snap->workerGroups.size());
+               .arg(snap->slices.size())
+               .arg(snap->placementGroups.size())
+               .arg(snap->workerGroups.size());
     for (const Slice &s : snap->slices)
         out << QStringLiteral("  %1  %2 %3  %4 hosts  %5  %6/%7 chips reserved%8\n")
-                   .arg(s.name, -24).arg(s.generation ? s.generation->name : QStringLiteral("?"))
+                   .arg(s.name, -24)
+                   .arg(s.generation ? s.generation->name : QStringLiteral("?"))
                    .arg(s.topology.toString(), -7)
-                   .arg(s.hostCount(), 2).arg(toText(s.status()), -12).arg(s.reservedChips).arg(s.chips())
+                   .arg(s.hostCount(), 2)
+                   .arg(toText(s.status()), -12)
+                   .arg(s.reservedChips)
+                   .arg(s.chips())
                    .arg(s.problems.isEmpty() ? QString() : QStringLiteral("  (") + s.problems.join(QStringLiteral(", ")) + u')');
     for (const QString &w : snap->warnings)
         out << "warning: " << w << '\n';
@@ -335,10 +343,8 @@ int screenshot(const QStringList &arguments)
         if (spec.usesKubernetes())
             options.sourceDescription = capture.kubeContext.isEmpty()
                                             ? QStringLiteral("Kubernetes in-cluster")
-                                            : QStringLiteral("Kubernetes context %1%2").arg(capture.kubeContext,
-                                                                                         spec.allNamespaces ? QStringLiteral(" (all namespaces)")
-                                                                                         : spec.ns.isEmpty() ? QString()
-                                                                                                             : QStringLiteral(" (namespace %1)").arg(spec.ns));
+                                            : QStringLiteral("Kubernetes context %1%2").arg(capture.kubeContext, spec.allNamespaces ? QStringLiteral(" (all namespaces)") : spec.ns.isEmpty() ? QString()
+                                                                                                                                                                                              : QStringLiteral(" (namespace %1)").arg(spec.ns));
         else
             options.sourceDescription = QStringLiteral("Ray at %1").arg(spec.rayUrl.isEmpty() ? qEnvironmentVariable("RAY_ADDRESS") : spec.rayUrl);
         break;
@@ -357,8 +363,7 @@ int screenshot(const QStringList &arguments)
     if (!image.save(output, "PNG"))
         return fail(Failed, QStringLiteral("%1: could not write the PNG").arg(output));
     if (parser.isSet(QStringLiteral("json")))
-        printJson(QJsonObject{{QStringLiteral("output"), output}, {QStringLiteral("width"), image.width()}, {QStringLiteral("height"), image.height()},
-                              {QStringLiteral("view"), options.view}});
+        printJson(QJsonObject{{QStringLiteral("output"), output}, {QStringLiteral("width"), image.width()}, {QStringLiteral("height"), image.height()}, {QStringLiteral("view"), options.view}});
     return Success;
 }
 
@@ -658,7 +663,10 @@ qint64 parseDurationMs(const QString &text)
         return ok && std::isfinite(ms) && ms >= 0 && ms <= kMaxMs ? qint64(ms) : -1;
     };
     const QString t = text.trimmed();
-    struct Unit { const char *suffix; double ms; };
+    struct Unit {
+        const char *suffix;
+        double ms;
+    };
     for (const Unit unit : {Unit{"ms", 1}, Unit{"s", 1000}, Unit{"m", 60000}, Unit{"h", 3600000}}) {
         if (!t.endsWith(QLatin1String(unit.suffix)))
             continue;
@@ -676,7 +684,9 @@ qint64 parseDurationMs(const QString &text)
 class RecordingWriter
 {
 public:
-    explicit RecordingWriter(const QString &path) : m_file(path) {}
+    explicit RecordingWriter(const QString &path)
+        : m_file(path)
+    { }
     QString open()
     {
         return m_file.open(QIODevice::WriteOnly | QIODevice::Truncate)

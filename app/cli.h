@@ -9,7 +9,12 @@
 
 namespace slicescope::cli {
 
-enum ExitCode { Success = 0, Failed = 1, BadUsage = 2 };
+enum ExitCode
+{
+    Success = 0,
+    Failed = 1,
+    BadUsage = 2
+};
 
 // True when argv names a headless verb (then no QApplication/display is needed).
 bool isHeadlessVerb(const QStringList &arguments);

@@ -26,7 +26,9 @@ namespace {
 
 QJsonObject planJson(const ScalePlan &plan)
 {
-    auto bound = [](int v) { return v == std::numeric_limits<int>::max() ? QJsonValue() : QJsonValue(v); };
+    auto bound = [](int v) {
+        return v == std::numeric_limits<int>::max() ? QJsonValue() : QJsonValue(v);
+    };
     return {
         {QStringLiteral("workerGroup"), plan.group.qualifiedName()},
         {QStringLiteral("allowed"), plan.allowed},
@@ -136,9 +138,7 @@ int scale(const QStringList &arguments)
     if (plan.slicesAdded > 0)
         notice(QStringLiteral("adds %1 slice%2 (new pods, then new Ray nodes)").arg(plan.slicesAdded).arg(plan.slicesAdded == 1 ? QString() : QStringLiteral("s")));
     if (!plan.slicesRemoved.isEmpty())
-        notice(QStringLiteral("removes %1%2").arg(plan.slicesRemoved.join(QStringLiteral(", ")),
-                                                  plan.podsToDelete.isEmpty() ? QString()
-                                                                              : QStringLiteral(" (workersToDelete: %1)").arg(plan.podsToDelete.join(QStringLiteral(", ")))));
+        notice(QStringLiteral("removes %1%2").arg(plan.slicesRemoved.join(QStringLiteral(", ")), plan.podsToDelete.isEmpty() ? QString() : QStringLiteral(" (workersToDelete: %1)").arg(plan.podsToDelete.join(QStringLiteral(", ")))));
     for (const QString &note : plan.notes)
         notice(note);
     if (!parser.isSet(QStringLiteral("yes"))) {

@@ -108,18 +108,20 @@ int serve(const QStringList &arguments)
     RelayServer server(source.get(), actions.get(), unavailable, options);
     int code = Success;
     return runLoop([&] {
-        if (const QString problem = server.start(); !problem.isEmpty()) {
-            code = fail(Failed, problem);
-            QCoreApplication::exit(code);
-            return;
-        }
-        // The one line with the token, as Jupyter prints it; nothing else ever names the token.
-        // A token from a file is not repeated (it would land in the pod's logs).
-        const QUrl url = server.openUrl();
-        const QString shown = tokenFile.isEmpty() ? url.toString(QUrl::FullyEncoded)
-                                                  : url.toString(QUrl::RemoveQuery) + QStringLiteral("?token=<the token in %1>").arg(tokenFile);
-        QTextStream(stderr) << "slicescope: serving " << source->description() << " at " << shown << Qt::endl;
-    }) == 0 ? code : Failed;
+               if (const QString problem = server.start(); !problem.isEmpty()) {
+                   code = fail(Failed, problem);
+                   QCoreApplication::exit(code);
+                   return;
+               }
+               // The one line with the token, as Jupyter prints it; nothing else ever names the token.
+               // A token from a file is not repeated (it would land in the pod's logs).
+               const QUrl url = server.openUrl();
+               const QString shown = tokenFile.isEmpty() ? url.toString(QUrl::FullyEncoded)
+                                                         : url.toString(QUrl::RemoveQuery) + QStringLiteral("?token=<the token in %1>").arg(tokenFile);
+               QTextStream(stderr) << "slicescope: serving " << source->description() << " at " << shown << Qt::endl;
+           }) == 0
+               ? code
+               : Failed;
 }
 
 } // namespace slicescope::cli

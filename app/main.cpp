@@ -56,7 +56,8 @@ int main(int argc, char **argv)
         && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && !arguments.contains(QStringLiteral("--help"))
         && !arguments.contains(QStringLiteral("--version"))) {
         QTextStream(stderr) << "slicescope: no display to open a window on (set DISPLAY, or use a headless verb: "
-                               "slicescope inspect --demo --json)" << Qt::endl;
+                               "slicescope inspect --demo --json)"
+                            << Qt::endl;
         return cli::Failed;
     }
 #endif

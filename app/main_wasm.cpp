@@ -52,10 +52,12 @@ void logAfterNextFrame(const QString &line)
     const QByteArray utf8 = line.toUtf8();
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wdollar-in-identifier-extension" // EM_ASM's $0
+    // clang-format off: the block is JavaScript
     EM_ASM({
         const line = UTF8ToString($0);
         requestAnimationFrame(() => requestAnimationFrame(() => console.log(line)));
     }, utf8.constData());
+    // clang-format on
 #pragma clang diagnostic pop
 }
 
@@ -63,12 +65,13 @@ void logAfterNextFrame(const QString &line)
 class PageSignals : public QObject
 {
 public:
-    explicit PageSignals(MainWindow *window) : QObject(window), m_window(window)
+    explicit PageSignals(MainWindow *window)
+        : QObject(window)
+        , m_window(window)
     {
         m_window->workspace()->overview()->installEventFilter(this);
         m_window->workspace()->sliceView()->installEventFilter(this);
-        if ((m_review = m_window->findChild<QWidget *>(QStringLiteral("reviewArea"))))
-            m_review->installEventFilter(this);
+        if ((m_review = m_window->findChild<QWidget *>(QStringLiteral("reviewArea")))) m_review->installEventFilter(this);
         if (auto *composer = m_window->findChild<SliceComposer *>())
             connect(composer, &SliceComposer::actionStatusChanged, this,
                     [](const QString &text) { logAfterNextFrame(QStringLiteral("slicescope: action: %1").arg(text)); });
@@ -87,8 +90,7 @@ protected:
             }
             return false;
         }
-        if (event->type() != QEvent::Paint)
-            return false;
+        if (event->type() != QEvent::Paint) return false;
         Workspace *ws = m_window->workspace();
         if (ws->snapshot()) {
             // The status line's first part names the source ("Source: capture foo.slicescope.json").
@@ -126,11 +128,9 @@ private:
             groups.insert(g.name.isEmpty() ? g.id : g.name, g.state);
         if (m_groups) {
             for (auto it = groups.cbegin(); it != groups.cend(); ++it)
-                if (m_groups->value(it.key()) != it.value())
-                    logAfterNextFrame(QStringLiteral("slicescope: placement group %1: %2").arg(it.key(), it.value()));
+                if (m_groups->value(it.key()) != it.value()) logAfterNextFrame(QStringLiteral("slicescope: placement group %1: %2").arg(it.key(), it.value()));
             for (auto it = m_groups->cbegin(); it != m_groups->cend(); ++it)
-                if (!groups.contains(it.key()))
-                    logAfterNextFrame(QStringLiteral("slicescope: placement group %1: gone").arg(it.key()));
+                if (!groups.contains(it.key())) logAfterNextFrame(QStringLiteral("slicescope: placement group %1: gone").arg(it.key()));
         }
         m_groups = std::move(groups);
     }
@@ -150,7 +150,9 @@ private:
 class DropOpener : public QObject
 {
 public:
-    explicit DropOpener(MainWindow *window) : QObject(window), m_window(window)
+    explicit DropOpener(MainWindow *window)
+        : QObject(window)
+        , m_window(window)
     {
         window->setAcceptDrops(true);
         window->installEventFilter(this);
@@ -161,16 +163,14 @@ protected:
     {
         if (event->type() == QEvent::DragEnter || event->type() == QEvent::DragMove) {
             auto *drag = static_cast<QDropEvent *>(event);
-            if (firstLocalFile(drag->mimeData()).isEmpty())
-                return false;
+            if (firstLocalFile(drag->mimeData()).isEmpty()) return false;
             drag->acceptProposedAction();
             return true;
         }
         if (event->type() == QEvent::Drop) {
             auto *drop = static_cast<QDropEvent *>(event);
             const QString path = firstLocalFile(drop->mimeData());
-            if (path.isEmpty())
-                return false;
+            if (path.isEmpty()) return false;
             drop->acceptProposedAction();
             m_window->setSource(std::make_unique<CaptureFileSource>(path));
             return true;
@@ -183,8 +183,7 @@ private:
     {
         if (data)
             for (const QUrl &url : data->urls())
-                if (url.isLocalFile())
-                    return url.toLocalFile();
+                if (url.isLocalFile()) return url.toLocalFile();
         return {};
     }
 
@@ -215,10 +214,8 @@ int main(int argc, char **argv)
     // else the demo. Nothing secret is read or kept: the token only goes back to the relay.
     const QUrl url = pageUrl();
     std::unique_ptr<Source> source;
-    if (QUrlQuery(url).hasQueryItem(QStringLiteral("token")))
-        source = std::make_unique<RelaySource>(url);
-    else
-        source = std::make_unique<DemoSource>();
+    if (QUrlQuery(url).hasQueryItem(QStringLiteral("token"))) source = std::make_unique<RelaySource>(url);
+    else source = std::make_unique<DemoSource>();
 
     // Screenshot mode: deterministic, and nothing stored in the browser.
     auto *window = new MainWindow(MainWindow::Mode::Screenshot);
@@ -226,8 +223,7 @@ int main(int argc, char **argv)
     new PageSignals(window);
     new DropOpener(window);
     QString error;
-    if (!setUpScreenshotWindow(*window, std::move(source), options, &error))
-        qWarning("slicescope: %s", qPrintable(error));
+    if (!setUpScreenshotWindow(*window, std::move(source), options, &error)) qWarning("slicescope: %s", qPrintable(error));
     window->showFullScreen(); // fills the canvas, no decoration
     return app.exec();
 }

@@ -80,7 +80,11 @@ QString megabytes(qint64 bytes)
 } // namespace
 
 MainWindow::MainWindow(Mode mode, QWidget *parent)
-    : QMainWindow(parent), m_mode(mode), m_workspace(new Workspace(this)), m_problems(new QListWidget(this)), m_status(new QLabel(this))
+    : QMainWindow(parent)
+    , m_mode(mode)
+    , m_workspace(new Workspace(this))
+    , m_problems(new QListWidget(this))
+    , m_status(new QLabel(this))
 {
     // The history first: the docks built below follow it. A screenshot keeps the default bounds.
     HistoryPolicy policy;
@@ -426,14 +430,15 @@ void MainWindow::chooseJobLog()
                                  "Add --ray URL (a port-forward to the head's dashboard) to follow a job's log.");
     } else
 #endif
-    if (qobject_cast<RelaySource *>(m_source.get())) {
+        if (qobject_cast<RelaySource *>(m_source.get())) {
         m_jobLogUnavailable = tr("Job logs are not carried by the relay yet: follow them where the relay runs (--ray URL).");
     } else if (qobject_cast<DemoSource *>(m_source.get())) {
         m_jobLogUnavailable = tr("The demo cluster runs no Ray jobs, so there are no logs to follow. "
                                  "Connect to a live Ray (--ray URL) to follow a job's log.");
     } else if (m_source) {
         m_jobLogUnavailable = tr("%1 is a recording: it lists jobs but holds none of their logs. "
-                                 "Connect to the live Ray (--ray URL) to follow a job's log.").arg(m_source->description());
+                                 "Connect to the live Ray (--ray URL) to follow a job's log.")
+                                  .arg(m_source->description());
     } else {
         m_jobLogUnavailable = tr("No source. Connect to a live Ray (--ray URL) to follow a job's log.");
     }
@@ -469,7 +474,9 @@ void MainWindow::updateJobList()
         jobs = m_snapshot->jobs;
     // Newest first: the job just submitted is on top, where the reader looks.
     std::stable_sort(jobs.begin(), jobs.end(), [](const Job &a, const Job &b) { return a.startTimeMs > b.startTimeMs; });
-    auto idOf = [](const Job &j) { return j.submissionId.isEmpty() ? j.jobId : j.submissionId; };
+    auto idOf = [](const Job &j) {
+        return j.submissionId.isEmpty() ? j.jobId : j.submissionId;
+    };
 
     m_fillingJobList = true;
     // Every poll refreshes the list: rows are rebuilt only when the set of jobs changed, so the
@@ -731,8 +738,7 @@ void MainWindow::openHistorySettings()
         held = tr("Now holding %n snapshot(s), %1 to %2 UTC, in about %3 MB of memory.", nullptr, m_history->size())
                    .arg(utcTime(m_history->time(0)), utcTime(m_history->time(m_history->size() - 1)), megabytes(m_history->bytesHeld()));
     }
-    held += u' ' + tr("Their raw captures are kept on disk for File > Save history as recording: %n capture(s), %1 MB in %2.", nullptr, m_spool->count())
-                       .arg(megabytes(m_spool->bytes()), m_spool->directory());
+    held += u' ' + tr("Their raw captures are kept on disk for File > Save history as recording: %n capture(s), %1 MB in %2.", nullptr, m_spool->count()).arg(megabytes(m_spool->bytes()), m_spool->directory());
     auto *info = new QLabel(held, dialog);
     info->setObjectName(QStringLiteral("historyHeld"));
     info->setWordWrap(true);
@@ -802,16 +808,16 @@ void MainWindow::saveHistoryRecording()
         return;
     chooseSaveFile(tr("Save history as recording"), QStringLiteral("history.slicescope.jsonl"),
                    tr("SliceScope recordings (*.slicescope.jsonl)"), [this](const QString &path) {
-        int written = 0;
-        if (const QString error = saveHistoryAsRecording(path, &written); !error.isEmpty()) {
-            onSourceFailed(error);
-            return;
-        }
-        const int missing = m_history->size() - written;
-        statusBar()->showMessage(missing > 0 ? tr("Saved %n capture(s) to %1; the oldest %2 had left the disk spool", nullptr, written).arg(path).arg(missing)
-                                             : tr("Saved %n capture(s) to %1", nullptr, written).arg(path),
-                                 15000);
-    });
+                       int written = 0;
+                       if (const QString error = saveHistoryAsRecording(path, &written); !error.isEmpty()) {
+                           onSourceFailed(error);
+                           return;
+                       }
+                       const int missing = m_history->size() - written;
+                       statusBar()->showMessage(missing > 0 ? tr("Saved %n capture(s) to %1; the oldest %2 had left the disk spool", nullptr, written).arg(path).arg(missing)
+                                                            : tr("Saved %n capture(s) to %1", nullptr, written).arg(path),
+                                                15000);
+                   });
 }
 
 void MainWindow::onSourceFailed(const QString &message)
@@ -874,7 +880,8 @@ void MainWindow::setKubeContexts(const QStringList &contexts, const QString &cur
         addContext(inUse, tr("%1 (in use; no longer in the kubeconfig)").arg(inUse))->setEnabled(false);
         if (refresh)
             statusBar()->showMessage(tr("Kubernetes context %1 is no longer in the kubeconfig; still showing it until you choose another")
-                                         .arg(inUse), 10000);
+                                         .arg(inUse),
+                                     10000);
     }
     m_contextMenu->setEnabled(!contexts.isEmpty() && m_makeKubeSource);
     m_kubeContext = inUse;

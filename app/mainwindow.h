@@ -44,7 +44,8 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    enum class Mode {
+    enum class Mode
+    {
         Interactive, // remembers layout and settings
         Screenshot,  // deterministic: no settings read or written
     };

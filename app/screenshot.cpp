@@ -8,7 +8,6 @@
 
 #include <QApplication>
 
-
 namespace slicescope {
 
 bool setUpScreenshotWindow(MainWindow &window, std::unique_ptr<Source> source, const ScreenshotOptions &options, QString *error)

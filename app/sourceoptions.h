@@ -21,7 +21,14 @@ struct KubeConfig;
 struct KubeConfigContexts;
 
 struct SourceSpec {
-    enum class Kind { None, Demo, CaptureFile, Live, Relay };
+    enum class Kind
+    {
+        None,
+        Demo,
+        CaptureFile,
+        Live,
+        Relay
+    };
     Kind kind = Kind::None;
     QString capturePath;
     QString relayUrl;              // --relay: what `slicescope serve` printed, token included

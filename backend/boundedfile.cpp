@@ -68,7 +68,7 @@ QString openBoundedFile(const QString &path, qint64 maxBytes, const QString &wha
     const int fd = ::open(native.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return QStringLiteral("cannot read %1 (%2)").arg(what, QString::fromLocal8Bit(std::strerror(errno)));
-    struct stat st {};
+    struct stat st{};
     if (::fstat(fd, &st) != 0) {
         const QString reason = QString::fromLocal8Bit(std::strerror(errno));
         ::close(fd);

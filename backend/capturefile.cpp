@@ -82,7 +82,9 @@ class CaptureParser
 {
 public:
     CaptureParser(const QByteArray &bytes, QString origin, int firstLine = 1)
-        : m_bytes(bytes), m_origin(std::move(origin)), m_firstLine(firstLine)
+        : m_bytes(bytes)
+        , m_origin(std::move(origin))
+        , m_firstLine(firstLine)
     {
     }
 
@@ -114,16 +116,19 @@ public:
             } else if (const QString looks = locate ? describeNonJson(m_bytes.constData(), m_bytes.size()) : QString(); !looks.isEmpty()) {
                 problem = QStringLiteral("not JSON (%1)").arg(looks); // an HTML page: not the parser's advice
             }
-            result.error = QStringLiteral("%1: %2: %3%4").arg(m_origin, lineColumn(m_bytes, offset, m_firstLine),
-                                                              where.isEmpty() ? QString() : where + QStringLiteral(": "), problem);
+            result.error = QStringLiteral("%1: %2: %3%4").arg(m_origin, lineColumn(m_bytes, offset, m_firstLine), where.isEmpty() ? QString() : where + QStringLiteral(": "), problem);
             return result;
         };
-        auto msg = [](simdjson::error_code e) { return QString::fromLatin1(simdjson::error_message(e)); };
+        auto msg = [](simdjson::error_code e) {
+            return QString::fromLatin1(simdjson::error_message(e));
+        };
         // A cut-off file is named as such, at the place where the input runs out.
         auto truncated = [&](const QString &where, simdjson::error_code e) {
             return fail(where, QStringLiteral("the input is truncated (%1)").arg(msg(e)), endOfInput(), false);
         };
-        auto offsetOf = [&](od::value &v) { return qint64(v.raw_json_token().data() - padded.data()); };
+        auto offsetOf = [&](od::value &v) {
+            return qint64(v.raw_json_token().data() - padded.data());
+        };
 
         if (auto err = parser.iterate(padded).get(doc)) {
             if (isTruncation(err))
@@ -397,7 +402,9 @@ QString writeCaptureFile(const QString &path, const Capture &capture)
 
 // ---- RecordingReader ------------------------------------------------------------------------------
 
-RecordingReader::RecordingReader(QString path) : m_path(std::move(path)) {}
+RecordingReader::RecordingReader(QString path)
+    : m_path(std::move(path))
+{ }
 
 RecordingReader::~RecordingReader() = default;
 
@@ -528,7 +535,8 @@ struct CaptureSpool::Segment {
 };
 
 CaptureSpool::CaptureSpool(QString directory, qint64 segmentBytes)
-    : m_directory(directory.isEmpty() ? defaultSpoolDirectory() : std::move(directory)), m_segmentBytes(std::max<qint64>(1, segmentBytes))
+    : m_directory(directory.isEmpty() ? defaultSpoolDirectory() : std::move(directory))
+    , m_segmentBytes(std::max<qint64>(1, segmentBytes))
 {
     removeCrashLeftovers();
 }

@@ -48,13 +48,13 @@ QByteArray stateApiBody(const QJsonArray &items)
         {s("result"), true},
         {s("msg"), QString()},
         {s("data"), QJsonObject{{s("result"), QJsonObject{
-            {s("total"), items.size()},
-            {s("num_after_truncation"), items.size()},
-            {s("num_filtered"), items.size()},
-            {s("result"), items},
-            {s("partial_failure_warning"), QString()},
-            {s("warnings"), QJsonValue()},
-        }}}},
+                                                  {s("total"), items.size()},
+                                                  {s("num_after_truncation"), items.size()},
+                                                  {s("num_filtered"), items.size()},
+                                                  {s("result"), items},
+                                                  {s("partial_failure_warning"), QString()},
+                                                  {s("warnings"), QJsonValue()},
+                                              }}}},
     }));
 }
 
@@ -71,7 +71,8 @@ QByteArray kubeListBody(const char *kind, const char *apiVersion, const QJsonArr
 } // namespace
 
 DemoCluster::DemoCluster(quint32 seed, QDateTime start)
-    : m_random(seed), m_start(std::move(start))
+    : m_random(seed)
+    , m_start(std::move(start))
 {
     buildScenario();
     scheduleStory();
@@ -551,9 +552,7 @@ ActionResult DemoCluster::submitSlicePlacementGroup(const SlicePlacementRequest 
                     }
             }
     });
-    return {true, QStringLiteral("submitted job %1 to reserve %2 %3 %4 slice(s)")
-                      .arg(submissionId).arg(request.numSlices).arg(gen->name, topo->toString()),
-            submissionId, {}};
+    return {true, QStringLiteral("submitted job %1 to reserve %2 %3 %4 slice(s)").arg(submissionId).arg(request.numSlices).arg(gen->name, topo->toString()), submissionId, {}};
 }
 
 void DemoCluster::progressRequests()
@@ -563,7 +562,9 @@ void DemoCluster::progressRequests()
             continue;
         if (m_now >= job.deadlineMs) {
             failRequest(job, QStringLiteral("TimeoutError: slice placement group '%1' was not ready within %2 s: no ready %3 slice with topology %4 was free")
-                                 .arg(job.request.name).arg(job.request.timeoutSeconds).arg(job.podType, job.request.topology));
+                                 .arg(job.request.name)
+                                 .arg(job.request.timeoutSeconds)
+                                 .arg(job.podType, job.request.topology));
             continue;
         }
         tryReserve(job);
@@ -598,8 +599,7 @@ bool DemoCluster::tryReserve(Job &job)
                 // Ray tells "never" (no node type has the resource) from "not now".
                 bool anyGroup = false;
                 for (const Group &g : std::as_const(m_groups))
-                    anyGroup = anyGroup || (tpu::findGeneration(g.accelerator) == tpu::findGeneration(job.request.accelerator)
-                                            && g.topology == job.request.topology);
+                    anyGroup = anyGroup || (tpu::findGeneration(g.accelerator) == tpu::findGeneration(job.request.accelerator) && g.topology == job.request.topology);
                 pg.schedulingState = anyGroup ? s("NO_RESOURCES") : s("INFEASIBLE");
                 allHeads = false;
                 continue;
@@ -686,8 +686,7 @@ ActionResult DemoCluster::releasePlacementGroup(const QString &nameOrId)
                 j.endMs = m_now;
                 stoppedJob = j.submissionId;
             }
-    return {true, stoppedJob.isEmpty() ? QStringLiteral("removed placement group %1").arg(nameOrId)
-                                       : QStringLiteral("removed placement group %1 and stopped job %2").arg(nameOrId, stoppedJob),
+    return {true, stoppedJob.isEmpty() ? QStringLiteral("removed placement group %1").arg(nameOrId) : QStringLiteral("removed placement group %1 and stopped job %2").arg(nameOrId, stoppedJob),
             stoppedJob, id};
 }
 
@@ -759,8 +758,7 @@ Capture DemoCluster::capture() const
     const qint64 epoch = m_start.toMSecsSinceEpoch();
 
     c.rayVersion = body(QJsonDocument(QJsonObject{
-        {s("version"), s("5")}, {s("ray_version"), s("2.60.0")}, {s("ray_commit"), s("0000000000000000000000000000000000000000")},
-        {s("session_name"), s("session_2026-11-29_09-00-00_000000_1")}}));
+        {s("version"), s("5")}, {s("ray_version"), s("2.60.0")}, {s("ray_commit"), s("0000000000000000000000000000000000000000")}, {s("session_name"), s("session_2026-11-29_09-00-00_000000_1")}}));
 
     QJsonArray nodes;
     QList<const Node *> sorted;
@@ -768,9 +766,7 @@ Capture DemoCluster::capture() const
         sorted.append(&n);
     std::sort(sorted.begin(), sorted.end(), [](const Node *a, const Node *b) { return a->id < b->id; }); // the API sorts by id
     for (const Node *n : std::as_const(sorted)) {
-        QMap<QString, double> resources{{s("CPU"), n->cpu}, {s("memory"), 32.0 * 1024 * 1024 * 1024},
-                                        {s("object_store_memory"), 8.0 * 1024 * 1024 * 1024},
-                                        {QStringLiteral("node:%1").arg(n->ip), 1}};
+        QMap<QString, double> resources{{s("CPU"), n->cpu}, {s("memory"), 32.0 * 1024 * 1024 * 1024}, {s("object_store_memory"), 8.0 * 1024 * 1024 * 1024}, {QStringLiteral("node:%1").arg(n->ip), 1}};
         QMap<QString, QString> labels{{s("ray.io/node-id"), n->id}};
         if (n->isHead)
             resources.insert(s("node:__internal_head__"), 1);
@@ -862,16 +858,16 @@ Capture DemoCluster::capture() const
                 {s("numOfHosts"), g.numOfHosts},
                 {s("rayStartParams"), QJsonObject()},
                 {s("template"), QJsonObject{{s("spec"), QJsonObject{
-                    {s("nodeSelector"), QJsonObject{{s("cloud.google.com/gke-tpu-accelerator"), g.accelerator},
-                                                   {s("cloud.google.com/gke-tpu-topology"), g.topology}}},
-                    {s("containers"), QJsonArray{QJsonObject{
-                        {s("name"), s("ray-worker")},
-                        {s("image"), s("rayproject/ray:2.60.0-py311")},
-                        {s("resources"), QJsonObject{
-                            {s("requests"), QJsonObject{{s("google.com/tpu"), QString::number(g.chipsPerHost)}}},
-                            {s("limits"), QJsonObject{{s("google.com/tpu"), QString::number(g.chipsPerHost)}}}}},
-                    }}},
-                }}}},
+                                                            {s("nodeSelector"), QJsonObject{{s("cloud.google.com/gke-tpu-accelerator"), g.accelerator},
+                                                                                            {s("cloud.google.com/gke-tpu-topology"), g.topology}}},
+                                                            {s("containers"), QJsonArray{QJsonObject{
+                                                                                  {s("name"), s("ray-worker")},
+                                                                                  {s("image"), s("rayproject/ray:2.60.0-py311")},
+                                                                                  {s("resources"), QJsonObject{
+                                                                                                       {s("requests"), QJsonObject{{s("google.com/tpu"), QString::number(g.chipsPerHost)}}},
+                                                                                                       {s("limits"), QJsonObject{{s("google.com/tpu"), QString::number(g.chipsPerHost)}}}}},
+                                                                              }}},
+                                                        }}}},
             };
             if (!g.workersToDelete.isEmpty())
                 spec.insert(s("scaleStrategy"), QJsonObject{{s("workersToDelete"), QJsonArray::fromStringList(g.workersToDelete)}});
@@ -881,19 +877,15 @@ Capture DemoCluster::capture() const
             {s("apiVersion"), s("ray.io/v1")},
             {s("kind"), s("RayCluster")},
             {s("metadata"), QJsonObject{{s("name"), cl.name}, {s("namespace"), cl.ns}, {s("generation"), cl.generation}}},
-            {s("spec"), QJsonObject{{s("enableInTreeAutoscaling"), cl.autoscaling}, {s("workerGroupSpecs"), specs},
-                                    {s("headGroupSpec"), QJsonObject{{s("rayStartParams"), QJsonObject()}}}}},
-            {s("status"), QJsonObject{{s("state"), s("ready")}, {s("observedGeneration"), cl.generation},
-                                      {s("head"), QJsonObject{{s("serviceName"), cl.name + s("-head-svc")}}},
-                                      {s("endpoints"), QJsonObject{{s("dashboard"), s("8265")}}}}},
+            {s("spec"), QJsonObject{{s("enableInTreeAutoscaling"), cl.autoscaling}, {s("workerGroupSpecs"), specs}, {s("headGroupSpec"), QJsonObject{{s("rayStartParams"), QJsonObject()}}}}},
+            {s("status"), QJsonObject{{s("state"), s("ready")}, {s("observedGeneration"), cl.generation}, {s("head"), QJsonObject{{s("serviceName"), cl.name + s("-head-svc")}}}, {s("endpoints"), QJsonObject{{s("dashboard"), s("8265")}}}}},
         });
     }
     c.kubeRayClusters = kubeListBody("RayClusterList", "ray.io/v1", clusters, 1000 + m_now / 100);
 
     QJsonArray pods;
     for (const Pod &p : m_pods) {
-        QJsonObject labels{{s("ray.io/cluster"), p.cluster}, {s("ray.io/group"), p.group},
-                           {s("ray.io/node-type"), p.head ? s("head") : s("worker")}, {s("ray.io/is-ray-node"), s("yes")}};
+        QJsonObject labels{{s("ray.io/cluster"), p.cluster}, {s("ray.io/group"), p.group}, {s("ray.io/node-type"), p.head ? s("head") : s("worker")}, {s("ray.io/is-ray-node"), s("yes")}};
         QJsonObject spec{{s("nodeName"), p.nodeName}};
         QJsonArray env;
         QJsonObject resources;
@@ -902,16 +894,16 @@ Capture DemoCluster::capture() const
             labels.insert(s("ray.io/worker-group-replica-name"), p.replicaName);
             labels.insert(s("ray.io/replica-host-index"), QString::number(p.hostIndex));
             spec.insert(s("nodeSelector"), QJsonObject{{s("cloud.google.com/gke-tpu-accelerator"), p.accelerator},
-                                                      {s("cloud.google.com/gke-tpu-topology"), p.topology}});
+                                                       {s("cloud.google.com/gke-tpu-topology"), p.topology}});
             env = QJsonArray{QJsonObject{{s("name"), s("TPU_NAME")}, {s("value"), p.tpuName}},
                              QJsonObject{{s("name"), s("TPU_WORKER_ID")}, {s("value"), QString::number(p.hostIndex)}}};
             resources = QJsonObject{{s("requests"), QJsonObject{{s("google.com/tpu"), QString::number(p.tpuChips)}}},
                                     {s("limits"), QJsonObject{{s("google.com/tpu"), QString::number(p.tpuChips)}}}};
         }
         spec.insert(s("containers"), QJsonArray{QJsonObject{{s("name"), p.head ? s("ray-head") : s("ray-worker")},
-                                                           {s("env"), env}, {s("resources"), resources}}});
-        QJsonObject metadata{{s("name"), p.name}, {s("namespace"), p.ns}, {s("labels"), labels},
-                             {s("creationTimestamp"), m_start.addMSecs(p.createdMs).toString(Qt::ISODate)}};
+                                                            {s("env"), env},
+                                                            {s("resources"), resources}}});
+        QJsonObject metadata{{s("name"), p.name}, {s("namespace"), p.ns}, {s("labels"), labels}, {s("creationTimestamp"), m_start.addMSecs(p.createdMs).toString(Qt::ISODate)}};
         if (p.terminating)
             metadata.insert(s("deletionTimestamp"), now().toString(Qt::ISODate));
         QJsonObject status{{s("phase"), p.phase},
@@ -925,10 +917,7 @@ Capture DemoCluster::capture() const
     QJsonArray kubeNodes;
     for (const KubeNode &n : m_kubeNodes)
         kubeNodes.append(QJsonObject{
-            {s("metadata"), QJsonObject{{s("name"), n.name}, {s("labels"), QJsonObject{
-                {s("cloud.google.com/gke-tpu-accelerator"), n.accelerator},
-                {s("cloud.google.com/gke-tpu-topology"), n.topology},
-                {s("cloud.google.com/gke-nodepool"), n.pool}}}}},
+            {s("metadata"), QJsonObject{{s("name"), n.name}, {s("labels"), QJsonObject{{s("cloud.google.com/gke-tpu-accelerator"), n.accelerator}, {s("cloud.google.com/gke-tpu-topology"), n.topology}, {s("cloud.google.com/gke-nodepool"), n.pool}}}}},
             {s("status"), QJsonObject{{s("capacity"), QJsonObject{{s("google.com/tpu"), QString::number(n.tpu)}}},
                                       {s("conditions"), QJsonArray{QJsonObject{{s("type"), s("Ready")}, {s("status"), s("True")}}}}}},
         });
@@ -939,7 +928,9 @@ Capture DemoCluster::capture() const
 // ---- DemoSource ----
 
 DemoSource::DemoSource(quint32 seed, QObject *parent)
-    : Source(parent), m_cluster(seed), m_timer(new QTimer(this))
+    : Source(parent)
+    , m_cluster(seed)
+    , m_timer(new QTimer(this))
 {
     m_timer->setInterval(1000);
     connect(m_timer, &QTimer::timeout, this, &DemoSource::tick);

@@ -14,7 +14,8 @@
 namespace slicescope {
 
 DemoClusterActions::DemoClusterActions(DemoSource *source, QObject *parent)
-    : ClusterActions(parent), m_source(source)
+    : ClusterActions(parent)
+    , m_source(source)
 {
     connect(source, &Source::captureReceived, this, &DemoClusterActions::onCapture);
     m_last = buildSnapshot(source->cluster().capture());
@@ -128,8 +129,7 @@ void DemoClusterActions::scaleWorkerGroup(const QString &actionId, const ScalePl
         return;
     }
     if (plan.toMin != plan.fromMin || plan.toMax != plan.fromMax) {
-        finishLater(actionId, false, tr("the demo has no autoscaler and keeps minReplicas/maxReplicas fixed; %1 was not changed")
-                                         .arg(plan.group.qualifiedName()));
+        finishLater(actionId, false, tr("the demo has no autoscaler and keeps minReplicas/maxReplicas fixed; %1 was not changed").arg(plan.group.qualifiedName()));
         return;
     }
     if (plan.noChange) {
@@ -160,8 +160,7 @@ void DemoClusterActions::scaleWorkerGroup(const QString &actionId, const ScalePl
         return;
     }
     // Observed only once what the demo did is said: a tick may come before the queued signal.
-    m_pending.append(Pending{actionId, Kind::Scale, plan.group.qualifiedName(), {}, {}, {}, plan,
-                             m_source->cluster().elapsedMs() + kScaleSettleMs, false});
+    m_pending.append(Pending{actionId, Kind::Scale, plan.group.qualifiedName(), {}, {}, {}, plan, m_source->cluster().elapsedMs() + kScaleSettleMs, false});
     QTimer::singleShot(0, this, [this, actionId, message = result.message] {
         for (Pending &p : m_pending)
             if (p.actionId == actionId)
@@ -205,7 +204,7 @@ bool DemoClusterActions::observeSubmit(const ClusterSnapshot &snap, Pending &p)
     if (!job)
         return false;
     if (const int g = snap.placementGroupIndex(p.name); g >= 0 && snap.placementGroups[g].creatorJobId == job->jobId
-                                                       && snap.placementGroups[g].state == QLatin1String("CREATED")) {
+                                                        && snap.placementGroups[g].state == QLatin1String("CREATED")) {
         const PlacementGroup &group = snap.placementGroups[g];
         Q_EMIT actionFinished(p.actionId, true, tr("placement group %1 (%2) CREATED on %3").arg(group.name, group.id, group.slices.join(QStringLiteral(", "))));
         return true;
@@ -226,9 +225,7 @@ bool DemoClusterActions::observeRelease(const ClusterSnapshot &snap, Pending &p)
 {
     if (snap.placementGroupIndex(p.placementGroupId) >= 0)
         return false;
-    Q_EMIT actionFinished(p.actionId, true, p.submissionId.isEmpty()
-                                                ? tr("placement group %1 REMOVED").arg(p.name)
-                                                : tr("placement group %1 REMOVED; job %2 STOPPED").arg(p.name, p.submissionId));
+    Q_EMIT actionFinished(p.actionId, true, p.submissionId.isEmpty() ? tr("placement group %1 REMOVED").arg(p.name) : tr("placement group %1 REMOVED; job %2 STOPPED").arg(p.name, p.submissionId));
     return true;
 }
 
@@ -279,14 +276,13 @@ bool DemoClusterActions::observeScale(const ClusterSnapshot &snap, Pending &p)
         return true;
     }
     if (m_source->cluster().elapsedMs() > p.deadlineMs) {
-        Q_EMIT actionFinished(p.actionId, false, tr("%1 did not settle within %2 s: %3")
-                                                     .arg(g.qualifiedName()).arg(kScaleSettleMs / 1000)
-                                                     .arg(waiting.isEmpty() ? tr("%1 slices, expected %2").arg(g.slices.size()).arg(plan.toReplicas)
-                                                                            : waiting.join(QStringLiteral("; "))));
+        Q_EMIT actionFinished(p.actionId, false, tr("%1 did not settle within %2 s: %3").arg(g.qualifiedName()).arg(kScaleSettleMs / 1000).arg(waiting.isEmpty() ? tr("%1 slices, expected %2").arg(g.slices.size()).arg(plan.toReplicas) : waiting.join(QStringLiteral("; "))));
         return true;
     }
     const QString text = tr("%1: %2 of %3 slices; waiting for %4")
-                             .arg(g.group).arg(settled).arg(plan.toReplicas)
+                             .arg(g.group)
+                             .arg(settled)
+                             .arg(plan.toReplicas)
                              .arg(waiting.isEmpty() ? tr("the operator") : waiting.join(QStringLiteral("; ")));
     if (text != p.lastText) {
         p.lastText = text;

@@ -34,7 +34,12 @@ public:
     static constexpr qint64 kScaleSettleMs = 60 * 1000;
 
 private:
-    enum class Kind { Submit, Release, Scale };
+    enum class Kind
+    {
+        Submit,
+        Release,
+        Scale
+    };
     struct Pending {
         QString actionId;
         Kind kind = Kind::Submit;

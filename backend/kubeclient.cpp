@@ -172,7 +172,7 @@ void KubeClient::withCredential(std::function<void(const QString &error)> next)
         if (error.isEmpty()) {
             self->m_credential.token = credential.token;
             self->m_credential.certificate = credential.clientCertificate.isNull() ? self->m_config.clientCertificate
-                                                                                    : credential.clientCertificate;
+                                                                                   : credential.clientCertificate;
             self->m_credential.key = credential.clientKey.isNull() ? self->m_config.clientKey : credential.clientKey;
         }
         next(error);
@@ -328,8 +328,7 @@ void KubeClient::checkAccess(const QString &verb, const QString &group, const QS
     const QJsonObject review{{QStringLiteral("apiVersion"), QStringLiteral("authorization.k8s.io/v1")},
                              {QStringLiteral("kind"), QStringLiteral("SelfSubjectAccessReview")},
                              {QStringLiteral("spec"), QJsonObject{{QStringLiteral("resourceAttributes"), attributes}}}};
-    const QString what = QStringLiteral("%1 %2%3%4").arg(verb, resource, group.isEmpty() ? QString() : u'.' + group,
-                                                        ns.isEmpty() ? QString() : QStringLiteral(" in namespace ") + ns);
+    const QString what = QStringLiteral("%1 %2%3%4").arg(verb, resource, group.isEmpty() ? QString() : u'.' + group, ns.isEmpty() ? QString() : QStringLiteral(" in namespace ") + ns);
     request("POST", QStringLiteral("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
             QJsonDocument(review).toJson(QJsonDocument::Compact), "application/json",
             [handler = std::move(handler), what](const QString &error, int, const QByteArray &body) {
@@ -453,7 +452,7 @@ void KubeWatch::list(const QString &continueToken)
         query.addQueryItem(QStringLiteral("continue"), QString::fromLatin1(QUrl::toPercentEncoding(continueToken)));
     const quint64 generation = m_generation;
     m_client->get(m_path + u'?' + query.toString(QUrl::FullyEncoded), [this, generation, self = QPointer<KubeWatch>(this)](
-                                                                         const QString &error, int status, const QByteArray &body) {
+                                                                          const QString &error, int status, const QByteArray &body) {
         if (!self || generation != m_generation || !m_running)
             return;
         onListPage(error, status, body);
@@ -521,9 +520,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     }
     if (!ok) {
         m_failing = true;
-        Q_EMIT failed(QStringLiteral("GET %1%2: %3").arg(m_client->displayServer(), m_path,
-                                                          notAnObject ? QStringLiteral("the list holds an item that is not an object")
-                                                                      : QStringLiteral("the list is not valid JSON")),
+        Q_EMIT failed(QStringLiteral("GET %1%2: %3").arg(m_client->displayServer(), m_path, notAnObject ? QStringLiteral("the list holds an item that is not an object") : QStringLiteral("the list is not valid JSON")),
                       status);
         retryLater(true);
         return;

@@ -45,7 +45,12 @@ private:
 
     KubeSource *m_source;
     mutable std::unique_ptr<RayClusterActions> m_ray;
-    enum class Access { Checking, Allowed, Denied };
+    enum class Access
+    {
+        Checking,
+        Allowed,
+        Denied
+    };
     struct Permission {
         Access access = Access::Checking;
         QString reason;

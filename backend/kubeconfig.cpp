@@ -390,8 +390,7 @@ QString readCluster(const Entry &entry, const QString &name, KubeConfig &out)
         return r.where() + QStringLiteral(" has no server");
     const QUrl url(server, QUrl::StrictMode);
     if (!url.isValid() || url.host().isEmpty() || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http")))
-        return r.where() + QStringLiteral(": server %1 is not an http(s) URL")
-                               .arg(quoted(QUrl(server).toDisplayString(QUrl::RemoveUserInfo)));
+        return r.where() + QStringLiteral(": server %1 is not an http(s) URL").arg(quoted(QUrl(server).toDisplayString(QUrl::RemoveUserInfo)));
     // "https://host/" and "https://host" are the same server; paths are joined onto it later.
     out.server = url.adjusted(QUrl::StripTrailingSlash);
     QString serverPath = out.server.path();
@@ -505,8 +504,7 @@ QString readUser(const Entry &entry, const QString &name, KubeConfig &out)
     const bool hasCert = r.has("client-certificate-data") || r.has("client-certificate");
     const bool hasKey = r.has("client-key-data") || r.has("client-key");
     if (hasCert != hasKey)
-        return where + (hasCert ? QStringLiteral(" has a client certificate but no client-key[-data]")
-                                : QStringLiteral(" has a client key but no client-certificate[-data]"));
+        return where + (hasCert ? QStringLiteral(" has a client certificate but no client-key[-data]") : QStringLiteral(" has a client key but no client-certificate[-data]"));
     if (hasCert) {
         QList<QSslCertificate> certs;
         QString error = loadPemCertificates(r, "client-certificate-data", "client-certificate", entry.file, certs);

@@ -55,7 +55,9 @@ QString dns1123SubdomainProblem(const QString &value)
 
 QString labelValueProblem(const QString &value)
 {
-    const auto alnum = [](QChar c) { return (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9'); };
+    const auto alnum = [](QChar c) {
+        return (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9');
+    };
     bool ok = !value.isEmpty() && value.size() <= kMaxDns1123LabelChars && alnum(value.front()) && alnum(value.back());
     for (qsizetype i = 0; ok && i < value.size(); ++i)
         ok = alnum(value[i]) || value[i] == u'-' || value[i] == u'_' || value[i] == u'.';

@@ -186,10 +186,12 @@ void KubeScaler::conflictAfter(int status, const QString &serverMessage)
         m_outcome.result = ScaleOutcome::Result::Conflict;
         m_outcome.changedSinceRead = error.isEmpty() ? changedSincePlan(m_plan, QJsonDocument::fromJson(body).object()) : QStringList();
         const QString what = m_outcome.changedSinceRead.isEmpty() ? tr("the server refused the change (%1)").arg(serverMessage)
-                                                                 : m_outcome.changedSinceRead.join(QStringLiteral("; "));
+                                                                  : m_outcome.changedSinceRead.join(QStringLiteral("; "));
         m_outcome.message = tr("%1 was changed by someone else between reading and patching (HTTP %2: %3); nothing was "
                                "written. Look again and confirm the new plan.")
-                                .arg(m_plan.group.qualifiedName()).arg(status).arg(what);
+                                .arg(m_plan.group.qualifiedName())
+                                .arg(status)
+                                .arg(what);
         finish();
     });
 }
@@ -225,11 +227,13 @@ void KubeScaler::observe()
             const bool boundsOnly = m_plan.toReplicas == m_plan.fromReplicas && m_plan.slicesAdded == 0 && m_plan.slicesRemoved.isEmpty();
             const bool seen = m_outcome.observedGeneration >= m_outcome.generation || boundsOnly;
             const bool podsMatch = (m_plan.group.autoscaling || m_plan.group.suspended || m_outcome.podsNow == m_outcome.podsExpected)
-                                && m_outcome.podsToDeleteLeft == 0;
+                                   && m_outcome.podsToDeleteLeft == 0;
             const QString text = tr("KubeRay %1 (observedGeneration %2 of %3); pods %4 of %5%6")
                                      .arg(seen ? tr("has seen the change") : tr("has not seen the change yet"))
-                                     .arg(m_outcome.observedGeneration).arg(m_outcome.generation)
-                                     .arg(m_outcome.podsNow).arg(m_outcome.podsExpected)
+                                     .arg(m_outcome.observedGeneration)
+                                     .arg(m_outcome.generation)
+                                     .arg(m_outcome.podsNow)
+                                     .arg(m_outcome.podsExpected)
                                      .arg(m_plan.podsToDelete.isEmpty() ? QString() : tr(", %1 to delete still there").arg(m_outcome.podsToDeleteLeft));
             if (text != m_lastProgress) {
                 m_lastProgress = text;
@@ -272,11 +276,15 @@ void KubeScaler::finish()
     if (m_outcome.result == ScaleOutcome::Result::Applied && m_outcome.message.isEmpty()) {
         if (m_outcome.complete)
             m_outcome.message = tr("%1: done in %2 s; KubeRay saw generation %3 and the group has %4 pods")
-                                    .arg(m_plan.summary).arg(m_outcome.elapsedMs / 1000.0, 0, 'f', 1)
-                                    .arg(m_outcome.generation).arg(m_outcome.podsNow);
+                                    .arg(m_plan.summary)
+                                    .arg(m_outcome.elapsedMs / 1000.0, 0, 'f', 1)
+                                    .arg(m_outcome.generation)
+                                    .arg(m_outcome.podsNow);
         else
             m_outcome.message = tr("%1: patched (generation %2), but after %3 s %4")
-                                    .arg(m_plan.summary).arg(m_outcome.generation).arg(m_outcome.elapsedMs / 1000.0, 0, 'f', 1)
+                                    .arg(m_plan.summary)
+                                    .arg(m_outcome.generation)
+                                    .arg(m_outcome.elapsedMs / 1000.0, 0, 'f', 1)
                                     .arg(m_lastProgress.isEmpty() ? tr("nothing was observed yet") : m_lastProgress);
     }
     Q_EMIT finished(m_outcome);

@@ -24,7 +24,8 @@
 namespace slicescope {
 
 struct ScaleOutcome {
-    enum class Result {
+    enum class Result
+    {
         Applied,   // patched; `observed` says how far the cluster got
         Conflict,  // someone else changed the group: nothing was written
         Refused,   // the server refused (RBAC, validation): nothing was written

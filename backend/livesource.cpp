@@ -10,7 +10,8 @@ constexpr std::chrono::milliseconds kMaxBackoff{30000};
 }
 
 LiveRaySource::LiveRaySource(const QUrl &url, RayToken token, QObject *parent)
-    : Source(parent), m_client(url)
+    : Source(parent)
+    , m_client(url)
 {
     m_client.setToken(std::move(token));
     m_timer.setSingleShot(true);

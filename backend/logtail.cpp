@@ -34,7 +34,8 @@ QString jobPath(const QString &submissionId, const char *suffix)
 } // namespace
 
 JobLogTail::JobLogTail(RayClient *client, QObject *parent)
-    : QObject(parent), m_client(client)
+    : QObject(parent)
+    , m_client(client)
 {
     m_reconnectTimer.setSingleShot(true);
     m_handshakeTimer.setSingleShot(true);

@@ -144,14 +144,20 @@ QString describeRefusedOrCut(QNetworkReply *reply, int status, qint64 bytesRecei
     if (status >= 200 && status <= 299 && reply->error() != QNetworkReply::NoError && abortReason(reply).isEmpty()) {
         if (reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError)
             return QStringLiteral("%1, but the body stopped after %2 bytes: nothing more for %3 s (idle timeout)")
-                .arg(statusText).arg(bytesReceived).arg(seconds(idle));
+                .arg(statusText)
+                .arg(bytesReceived)
+                .arg(seconds(idle));
         bool known = false;
         const qint64 length = reply->header(QNetworkRequest::ContentLengthHeader).toLongLong(&known);
         if (known && length > bytesReceived)
             return QStringLiteral("%1, but the body was cut short after %2 of %3 bytes (the connection ended early)")
-                .arg(statusText).arg(bytesReceived).arg(length);
+                .arg(statusText)
+                .arg(bytesReceived)
+                .arg(length);
         return QStringLiteral("%1, but the body was cut short after %2 bytes (%3)")
-            .arg(statusText).arg(bytesReceived).arg(sanitizeForMessage(reply->errorString(), 120));
+            .arg(statusText)
+            .arg(bytesReceived)
+            .arg(sanitizeForMessage(reply->errorString(), 120));
     }
     return {};
 }

@@ -95,7 +95,12 @@ struct RayClient::Fetch {
 // A poll runs in steps: the auth mode (first poll only), then /api/version (to know what we talk
 // to before asking for more), then the four lists side by side.
 struct RayClient::Poll {
-    enum class Step { AuthMode, Version, Lists };
+    enum class Step
+    {
+        AuthMode,
+        Version,
+        Lists
+    };
     quint64 id = 0;
     Step step = Step::AuthMode;
     Capture capture;
@@ -293,19 +298,24 @@ QString RayClient::describeFailure(QNetworkReply *reply, const QByteArray &metho
         const QString said = server.isEmpty() ? QString() : QStringLiteral(" (the server said \"%1\")").arg(server);
         if (status == 401 && m_token.isEmpty())
             return QStringLiteral("%1: HTTP 401: the Ray dashboard wants a token and none was found%2: pass --ray-token-file F, "
-                                  "or set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token").arg(where, said);
+                                  "or set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token")
+                .arg(where, said);
         if (status == 403 && m_token.isEmpty())
             return QStringLiteral("%1: HTTP 403: the Ray dashboard (or a proxy in front of it) refused access, and no token was sent%2")
                 .arg(where, said);
         if (status == 401 || status == 403)
             return QStringLiteral("%1: HTTP %2: the Ray dashboard did not accept the token from %3%4: use the cluster's "
-                                  "token (`ray get-auth-token` on the head prints it)").arg(where).arg(status).arg(m_token.origin, said);
+                                  "token (`ray get-auth-token` on the head prints it)")
+                .arg(where)
+                .arg(status)
+                .arg(m_token.origin, said);
         if (status == 429 && method != "GET")
             return QStringLiteral("%1: HTTP 429: the Ray dashboard is overloaded; a %2 is not retried (it may have been applied)%3")
                 .arg(where, QString::fromLatin1(method), said);
         if (status == 429)
             return QStringLiteral("%1: HTTP 429: the Ray dashboard is overloaded (too many state requests); gave up after %2 tries")
-                .arg(where).arg(attempts);
+                .arg(where)
+                .arg(attempts);
         if (status == 405 && method != "GET")
             return QStringLiteral("%1: HTTP 405: the Ray dashboard refused a %2 that looks like it came from a browser%3")
                 .arg(where, QString::fromLatin1(method), said);
@@ -444,7 +454,8 @@ void RayClient::finishStep()
             const QString where = urlFor(p.fetches.front().path).toDisplayString(QUrl::RemoveUserInfo);
             m_authMode.clear();
             fail(QStringLiteral("GET %1: the Ray dashboard wants a token (authentication_mode is \"token\") and none was found: "
-                                "pass --ray-token-file F, or set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token").arg(where));
+                                "pass --ray-token-file F, or set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token")
+                     .arg(where));
             return;
         }
         p.step = Poll::Step::Version;

@@ -19,7 +19,8 @@ constexpr int kJobStartAllowanceS = 30;
 } // namespace
 
 RayClusterActions::RayClusterActions(LiveRaySource *source, QObject *parent)
-    : ClusterActions(parent), m_source(source)
+    : ClusterActions(parent)
+    , m_source(source)
 {
     connect(source, &Source::captureReceived, this, &RayClusterActions::onCapture);
 }
@@ -36,8 +37,7 @@ QString RayClusterActions::describeSubmission(const SlicePlacementRequest &reque
     // The body POST /api/jobs/ will carry, as sliceJobForDisplay() shows it (the driver by its
     // hash, the request as the JSON the driver reads). The submission id is drawn at submit.
     const QJsonObject body = sliceJobBody(createRequestJson(toSlicePgRequest(request)), QStringLiteral("slicescope-<assigned at submit>"), request.name);
-    return tr("POST %1/api/jobs/\n%2").arg(m_source->client()->displayUrl(),
-                                           QString::fromUtf8(QJsonDocument(sliceJobForDisplay(body)).toJson(QJsonDocument::Indented)));
+    return tr("POST %1/api/jobs/\n%2").arg(m_source->client()->displayUrl(), QString::fromUtf8(QJsonDocument(sliceJobForDisplay(body)).toJson(QJsonDocument::Indented)));
 }
 
 QString RayClusterActions::describeRelease(const ClusterSnapshot &, const PlacementGroup &group) const
@@ -119,9 +119,7 @@ void RayClusterActions::submitSlicePlacementGroup(const QString &actionId, const
         QStringList slices;
         for (const QJsonValue &v : r.value(QLatin1String("slices")).toArray())
             slices << v.toString();
-        finish(actionId, true, tr("placement group %1 (%2) %3 on %4 (job %5)")
-                                   .arg(r.value(QLatin1String("name")).toString(), r.value(QLatin1String("placementGroupId")).toString(),
-                                        r.value(QLatin1String("state")).toString(), slices.join(QStringLiteral(", ")), submissionId));
+        finish(actionId, true, tr("placement group %1 (%2) %3 on %4 (job %5)").arg(r.value(QLatin1String("name")).toString(), r.value(QLatin1String("placementGroupId")).toString(), r.value(QLatin1String("state")).toString(), slices.join(QStringLiteral(", ")), submissionId));
     });
     connect(follower, &SliceJobFollower::failed, this, [this, actionId](const QString &message) { finish(actionId, false, message); });
     // Started from the event loop: no signal of this action arrives inside this call.

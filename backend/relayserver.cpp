@@ -79,7 +79,10 @@ QString hostForUrl(const QHostAddress &address)
 class RelayHttpFront : public QAbstractHttpServer
 {
 public:
-    explicit RelayHttpFront(RelayServer *server) : QAbstractHttpServer(server), m_server(server) {}
+    explicit RelayHttpFront(RelayServer *server)
+        : QAbstractHttpServer(server)
+        , m_server(server)
+    { }
     static QHttpServerResponder responder(const QHttpServerRequest &request, QTcpSocket *socket) { return makeResponder(request, socket); }
 
 protected:
@@ -104,9 +107,15 @@ private:
 };
 
 RelayServer::RelayServer(Source *source, ClusterActions *actions, QString actionsUnavailable, RelayServerOptions options, QObject *parent)
-    : QObject(parent), m_source(source), m_actions(actions), m_actionsUnavailable(std::move(actionsUnavailable)), m_options(std::move(options))
+    : QObject(parent)
+    , m_source(source)
+    , m_actions(actions)
+    , m_actionsUnavailable(std::move(actionsUnavailable))
+    , m_options(std::move(options))
 {
-    m_log = [](const QString &line) { QTextStream(stderr) << "slicescope: relay: " << line << Qt::endl; };
+    m_log = [](const QString &line) {
+        QTextStream(stderr) << "slicescope: relay: " << line << Qt::endl;
+    };
     connect(m_source, &Source::captureReceived, this, &RelayServer::onCapture);
     connect(m_source, &Source::failed, this, &RelayServer::onSourceFailed);
     if (m_actions) {
@@ -123,8 +132,7 @@ RelayServer::RelayServer(Source *source, ClusterActions *actions, QString action
         });
         connect(m_actions, &ClusterActions::actionConflict, this, [this](const QString &id, const QStringList &changes, const QString &message) {
             log(tr("action %1 conflicted: %2").arg(id, message));
-            reply(id, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("changes"), QJsonArray::fromStringList(changes)},
-                       {QStringLiteral("message"), message}});
+            reply(id, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("changes"), QJsonArray::fromStringList(changes)}, {QStringLiteral("message"), message}});
             m_actionsInFlight.remove(id);
         });
         connect(m_actions, &ClusterActions::availabilityChanged, this, [this] { sendActionsState(); });
@@ -161,7 +169,8 @@ QString RelayServer::start()
         return tr("the access token is too short (at least 16 characters)");
     if (!m_options.allowRemote && !isLoopbackAddress(m_options.address))
         return tr("refusing to listen on %1, which is not a loopback address: other machines could reach the relay; "
-                  "pass --allow-remote to mean it").arg(m_options.address.toString());
+                  "pass --allow-remote to mean it")
+            .arg(m_options.address.toString());
     if (!m_options.webRoot.isEmpty() && !QFileInfo(m_options.webRoot).isDir())
         return tr("--web-root %1 is not a directory").arg(m_options.webRoot);
     m_http = new RelayHttpFront(this);
@@ -418,8 +427,7 @@ void RelayServer::admit(QWebSocket *socket)
                 a.socket = nullptr; // the action goes on; its replies have nowhere to go
         socket->deleteLater();
     });
-    send(socket, {{QStringLiteral("type"), relay::type::Hello}, {QStringLiteral("protocol"), relay::kProtocol},
-                  {QStringLiteral("source"), m_source->description()}, {QStringLiteral("version"), QStringLiteral(SLICESCOPE_VERSION)}});
+    send(socket, {{QStringLiteral("type"), relay::type::Hello}, {QStringLiteral("protocol"), relay::kProtocol}, {QStringLiteral("source"), m_source->description()}, {QStringLiteral("version"), QStringLiteral(SLICESCOPE_VERSION)}});
     sendActionsState(socket);
     if (!m_captureMessage.isEmpty())
         sendCaptureTo(m_clients.last());
@@ -535,8 +543,7 @@ void RelayServer::reply(const QString &actionId, const QJsonObject &message)
 void RelayServer::refuseAction(QWebSocket *socket, const QString &clientId, const QString &why)
 {
     log(tr("refused an action: %1").arg(why));
-    send(socket, {{QStringLiteral("type"), relay::type::Finished}, {QStringLiteral("id"), clientId}, {QStringLiteral("ok"), false},
-                  {QStringLiteral("message"), why}});
+    send(socket, {{QStringLiteral("type"), relay::type::Finished}, {QStringLiteral("id"), clientId}, {QStringLiteral("ok"), false}, {QStringLiteral("message"), why}});
 }
 
 void RelayServer::onClientMessage(QWebSocket *socket, const QString &text)
@@ -549,8 +556,7 @@ void RelayServer::onClientMessage(QWebSocket *socket, const QString &text)
     const QJsonValue idValue = m.object.value(QLatin1String("id"));
     const QString clientId = idValue.toString();
     if (m.type != relay::type::Submit && m.type != relay::type::Release && m.type != relay::type::Scale) {
-        send(socket, {{QStringLiteral("type"), relay::type::Error}, {QStringLiteral("id"), clientId},
-                      {QStringLiteral("message"), tr("unknown message type \"%1\"").arg(m.type.left(40))}});
+        send(socket, {{QStringLiteral("type"), relay::type::Error}, {QStringLiteral("id"), clientId}, {QStringLiteral("message"), tr("unknown message type \"%1\"").arg(m.type.left(40))}});
         return;
     }
     if (!idValue.isString() || clientId.isEmpty() || clientId.size() > 128) {
@@ -626,9 +632,7 @@ void RelayServer::startScale(QWebSocket *socket, const QString &internalId, cons
                 // still be the one reviewed there, else nothing is sent (never another slice).
                 if (const QStringList changes = removalTargetChanges(plan, *m_recent.front()); !changes.isEmpty()) {
                     log(tr("action %1: scale %2 refused: %3").arg(internalId, plan.summary, changes.join(QStringLiteral("; "))));
-                    send(socket, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("id"), clientId},
-                                  {QStringLiteral("changes"), QJsonArray::fromStringList(changes)},
-                                  {QStringLiteral("message"), tr("%1; nothing was written: choose the slice again").arg(changes.join(QStringLiteral("; ")))}});
+                    send(socket, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("id"), clientId}, {QStringLiteral("changes"), QJsonArray::fromStringList(changes)}, {QStringLiteral("message"), tr("%1; nothing was written: choose the slice again").arg(changes.join(QStringLiteral("; ")))}});
                     return;
                 }
                 m_actionsInFlight.insert(internalId, Action{socket, clientId});
@@ -641,9 +645,7 @@ void RelayServer::startScale(QWebSocket *socket, const QString &internalId, cons
     if (!groupSeen)
         return refuseAction(socket, clientId, tr("the relay has no worker group %1 in its recent views").arg(groupName));
     log(tr("action %1: scale %2 conflicts with the relay's recent views").arg(internalId, groupName));
-    send(socket, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("id"), clientId},
-                  {QStringLiteral("changes"), QJsonArray{tr("the plan no longer matches %1 as the relay sees it").arg(groupName)}},
-                  {QStringLiteral("message"), tr("nothing was written: re-plan on the newest snapshot and confirm again")}});
+    send(socket, {{QStringLiteral("type"), relay::type::Conflict}, {QStringLiteral("id"), clientId}, {QStringLiteral("changes"), QJsonArray{tr("the plan no longer matches %1 as the relay sees it").arg(groupName)}}, {QStringLiteral("message"), tr("nothing was written: re-plan on the newest snapshot and confirm again")}});
 }
 
 } // namespace slicescope

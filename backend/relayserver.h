@@ -86,7 +86,12 @@ private:
     QString checkOrigin(const QByteArray &origin, const QByteArray &host) const;
     bool tokenMatches(const QByteArray &candidate) const;
     // Where a request carries the right token: its URL's ?token= or its cookie; None when neither.
-    enum class TokenIn { None, Query, Cookie };
+    enum class TokenIn
+    {
+        None,
+        Query,
+        Cookie
+    };
     TokenIn validToken(const QUrl &url, const QByteArray &cookieHeader) const;
     static QByteArray cookieValue(const QByteArray &cookieHeader, const QByteArray &name);
 

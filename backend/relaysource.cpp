@@ -14,7 +14,8 @@ namespace slicescope {
 // ---- RelaySource -----------------------------------------------------------------------------
 
 RelaySource::RelaySource(const QUrl &url, QObject *parent)
-    : Source(parent), m_retry(new QTimer(this))
+    : Source(parent)
+    , m_retry(new QTimer(this))
 {
     QString error;
     m_url = relayUrl(url, &error);
@@ -174,7 +175,8 @@ void RelaySource::onDisconnected(int closeCode, const QString &reason)
         return;
     }
     Q_EMIT failed(tr("relay at %1 is gone: %2; retrying in %3 s, showing the last capture meanwhile")
-                      .arg(m_display, reason).arg(double(m_backoffMs) / 1000.0, 0, 'f', 1));
+                      .arg(m_display, reason)
+                      .arg(double(m_backoffMs) / 1000.0, 0, 'f', 1));
     m_retry->start(m_backoffMs);
     m_backoffMs = std::min(m_maxBackoffMs, m_backoffMs * 2);
 }
@@ -182,7 +184,8 @@ void RelaySource::onDisconnected(int closeCode, const QString &reason)
 // ---- RelayClusterActions ---------------------------------------------------------------------
 
 RelayClusterActions::RelayClusterActions(RelaySource *source, QObject *parent)
-    : ClusterActions(parent), m_source(source)
+    : ClusterActions(parent)
+    , m_source(source)
 {
     connect(source, &RelaySource::messageReceived, this, &RelayClusterActions::onMessage);
     connect(source, &RelaySource::connectionChanged, this, &RelayClusterActions::onConnectionChanged);

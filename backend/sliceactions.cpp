@@ -12,8 +12,7 @@ namespace slicescope {
 
 QString rawPlacementGroupState(const QByteArray &body, const QString &id)
 {
-    const QJsonArray items = QJsonDocument::fromJson(body).object().value(QLatin1String("data")).toObject()
-                                 .value(QLatin1String("result")).toObject().value(QLatin1String("result")).toArray();
+    const QJsonArray items = QJsonDocument::fromJson(body).object().value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject().value(QLatin1String("result")).toArray();
     for (const QJsonValue &v : items)
         if (v.toObject().value(QLatin1String("placement_group_id")).toString() == id)
             return v.toObject().value(QLatin1String("state")).toString();
@@ -93,7 +92,9 @@ QString reservationProgress(const ClusterSnapshot &snap, const QString &submissi
         return QStringLiteral("job %1 RUNNING: reserving").arg(job->submissionId);
     if (placed < heads)
         return QStringLiteral("pending head reservation: %1 of %2 slice heads reserved%3")
-            .arg(placed).arg(heads).arg(scheduling.isEmpty() ? QString() : QStringLiteral(" (scheduling state %1)").arg(scheduling));
+            .arg(placed)
+            .arg(heads)
+            .arg(scheduling.isEmpty() ? QString() : QStringLiteral(" (scheduling state %1)").arg(scheduling));
     return QStringLiteral("all %1 slice heads reserved; creating the slice placement group").arg(heads);
 }
 
@@ -112,7 +113,9 @@ QString recheckSubmission(const ClusterSnapshot &newest, const SlicePlacementReq
         if (const QString t = r.simplified(); !t.isEmpty())
             reasons << (t.endsWith(u':') ? t.chopped(1) : t);
     return QStringLiteral("the newest snapshot says %1 %2 x%3 no longer fits (%4); nothing submitted")
-        .arg(plan.generation->name, plan.topology.toString()).arg(plan.numSlices).arg(reasons.join(QStringLiteral("; ")));
+        .arg(plan.generation->name, plan.topology.toString())
+        .arg(plan.numSlices)
+        .arg(reasons.join(QStringLiteral("; ")));
 }
 
 SlicePgRequest toSlicePgRequest(const SlicePlacementRequest &request)

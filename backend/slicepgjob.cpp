@@ -239,7 +239,8 @@ bool parseDriverResult(const QString &logs, QJsonObject &result)
 }
 
 SliceJobFollower::SliceJobFollower(RayClient *client, QObject *parent)
-    : QObject(parent), m_client(client)
+    : QObject(parent)
+    , m_client(client)
 {
     m_pollTimer.setSingleShot(true);
     m_deadline.setSingleShot(true);
@@ -388,7 +389,9 @@ void SliceJobFollower::onDeadline()
     m_pollTimer.stop();
     // Stop the job before saying so: whatever it reserved meanwhile goes with it.
     const QString message = QStringLiteral("job %1 gave no result within %2 s (last status %3); stopped it")
-                                .arg(m_submissionId).arg(double(m_deadlineLength.count()) / 1000.0).arg(m_status.isEmpty() ? QStringLiteral("unknown") : m_status);
+                                .arg(m_submissionId)
+                                .arg(double(m_deadlineLength.count()) / 1000.0)
+                                .arg(m_status.isEmpty() ? QStringLiteral("unknown") : m_status);
     QPointer<SliceJobFollower> self(this);
     m_client->stopJob(m_submissionId, [self, message](const QString &error, int, const QByteArray &) {
         if (!self)

@@ -27,7 +27,9 @@ constexpr qint64 kSliceNs = 8'000'000;
 } // namespace
 
 CaptureFileSource::CaptureFileSource(QString path, QObject *parent)
-    : Source(parent), m_path(std::move(path)), m_pump(new QTimer(this))
+    : Source(parent)
+    , m_path(std::move(path))
+    , m_pump(new QTimer(this))
 {
     m_pump->setSingleShot(true);
     m_pump->setInterval(0);
@@ -93,7 +95,9 @@ void CaptureFileSource::readSlice()
 }
 
 StaticSource::StaticSource(Capture capture, QString description, QObject *parent)
-    : Source(parent), m_capture(std::move(capture)), m_description(std::move(description))
+    : Source(parent)
+    , m_capture(std::move(capture))
+    , m_description(std::move(description))
 {
 }
 

@@ -17,7 +17,9 @@ constexpr qint64 kMaxIncomingMessageBytes = qint64(256) << 20;
 class QtWebSocketClient : public WebSocketClient
 {
 public:
-    explicit QtWebSocketClient(QObject *parent) : WebSocketClient(parent) {}
+    explicit QtWebSocketClient(QObject *parent)
+        : WebSocketClient(parent)
+    { }
     ~QtWebSocketClient() override { close(); }
 
     void open(const QUrl &url) override

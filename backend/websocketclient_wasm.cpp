@@ -16,7 +16,9 @@ namespace {
 class EmscriptenWebSocketClient final : public WebSocketClient
 {
 public:
-    explicit EmscriptenWebSocketClient(QObject *parent) : WebSocketClient(parent) {}
+    explicit EmscriptenWebSocketClient(QObject *parent)
+        : WebSocketClient(parent)
+    { }
     ~EmscriptenWebSocketClient() override { release(); }
 
     void open(const QUrl &url) override

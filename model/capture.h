@@ -33,7 +33,7 @@ struct Capture {
     qint64 byteSize() const
     {
         return rayVersion.size() + rayNodes.size() + rayPlacementGroups.size() + rayJobs.size()
-             + rayClusterStatus.size() + kubeRayClusters.size() + kubePods.size() + kubeNodes.size();
+               + rayClusterStatus.size() + kubeRayClusters.size() + kubePods.size() + kubeNodes.size();
     }
 };
 

@@ -164,7 +164,7 @@ FleetStats fleetStats(const ClusterSnapshot &snapshot)
     std::sort(stats.shapes.begin(), stats.shapes.end(), [](const ShapeStats &a, const ShapeStats &b) {
         const tpu::Dims &da = a.topology.dims, &db = b.topology.dims;
         return std::tuple(tpu::generationOrder(a.generation), a.topology.chips(), da.x, da.y, da.z, a.label)
-             < std::tuple(tpu::generationOrder(b.generation), b.topology.chips(), db.x, db.y, db.z, b.label);
+               < std::tuple(tpu::generationOrder(b.generation), b.topology.chips(), db.x, db.y, db.z, b.label);
     });
     std::sort(stats.generations.begin(), stats.generations.end(), [](const GenerationStats &a, const GenerationStats &b) {
         return std::tuple(tpu::generationOrder(a.generation), a.label) < std::tuple(tpu::generationOrder(b.generation), b.label);

@@ -35,7 +35,8 @@ namespace slicescope {
 
 // SliceStatus split the way fragmentation needs it. Reserved becomes FullyReserved, PartlyUsed or
 // Claimed; the others map one to one.
-enum class SliceUse {
+enum class SliceUse
+{
     Ready,         // intact, nothing held: a slice placement group can take it
     FullyReserved, // intact, every chip held
     PartlyUsed,    // intact, some chips held and some free

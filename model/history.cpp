@@ -178,14 +178,19 @@ private:
 class StringTable
 {
 public:
-    StringTable() : m_strings(1), m_refs(1, 1) {}
+    StringTable()
+        : m_strings(1)
+        , m_refs(1, 1)
+    { }
 
     quint32 acquire(const QString &s)
     {
         if (s.isEmpty())
             return 0;
         const size_t hash = qHash(s);
-        auto keyOf = [this](quint32 id) -> const QString & { return m_strings[id]; };
+        auto keyOf = [this](quint32 id) -> const QString & {
+            return m_strings[id];
+        };
         if (const auto id = m_index.find(s, hash, keyOf)) {
             ++m_refs[*id];
             return *id;
@@ -211,7 +216,9 @@ public:
     {
         if (id == 0 || --m_refs[id] > 0)
             return;
-        auto keyOf = [this](quint32 i) -> const QString & { return m_strings[i]; };
+        auto keyOf = [this](quint32 i) -> const QString & {
+            return m_strings[i];
+        };
         m_index.remove(id, qHash(m_strings[id]), keyOf);
         m_bytes -= stringBytes(m_strings[id]);
         m_strings[id] = QString();
@@ -244,7 +251,9 @@ public:
     quint32 acquire(const QString &baseKey, qint64 serial)
     {
         QString key = baseKey;
-        auto keyOf = [this](quint32 h) -> const QString & { return keys[h]; };
+        auto keyOf = [this](quint32 h) -> const QString & {
+            return keys[h];
+        };
         for (int n = 2;; ++n) {
             const size_t hash = qHash(key);
             const auto found = m_index.find(key, hash, keyOf);
@@ -276,7 +285,9 @@ public:
     // Frees handles last seen before `serial`.
     void sweep(qint64 serial)
     {
-        auto keyOf = [this](quint32 h) -> const QString & { return keys[h]; };
+        auto keyOf = [this](quint32 h) -> const QString & {
+            return keys[h];
+        };
         for (quint32 h = 0; h < quint32(keys.size()); ++h) {
             if (lastSerial[h] < 0 || lastSerial[h] >= serial)
                 continue;
@@ -307,7 +318,18 @@ private:
 
 // ---- Kinds and reference maps -------------------------------------------------------------------
 
-enum Kind { RayNodes, Pods, KubeNodes, Slices, PlacementGroups, WorkerGroups, RayClusters, Jobs, KindCount };
+enum Kind
+{
+    RayNodes,
+    Pods,
+    KubeNodes,
+    Slices,
+    PlacementGroups,
+    WorkerGroups,
+    RayClusters,
+    Jobs,
+    KindCount
+};
 
 // Index -> handle, for one snapshot's lists.
 struct HandleMaps {
@@ -467,9 +489,19 @@ class Ref
 {
 public:
     Ref() = default;
-    explicit Ref(VersionHeader *p) : m_p(p) { if (m_p) ++m_p->refs; }
-    Ref(const Ref &other) : m_p(other.m_p) { if (m_p) ++m_p->refs; }
-    Ref(Ref &&other) noexcept : m_p(std::exchange(other.m_p, nullptr)) {}
+    explicit Ref(VersionHeader *p)
+        : m_p(p)
+    {
+        if (m_p) ++m_p->refs;
+    }
+    Ref(const Ref &other)
+        : m_p(other.m_p)
+    {
+        if (m_p) ++m_p->refs;
+    }
+    Ref(Ref &&other) noexcept
+        : m_p(std::exchange(other.m_p, nullptr))
+    { }
     Ref &operator=(Ref other) noexcept
     {
         std::swap(m_p, other.m_p);
@@ -532,7 +564,11 @@ qint64 unzigzag(quint64 v)
 class Writer
 {
 public:
-    Writer(std::vector<uchar> &out, StringTable &strings, const HandleMaps &maps) : m_out(out), m_strings(strings), m_maps(maps) {}
+    Writer(std::vector<uchar> &out, StringTable &strings, const HandleMaps &maps)
+        : m_out(out)
+        , m_strings(strings)
+        , m_maps(maps)
+    { }
 
     bool ok = true; // false: a value this codec cannot represent; keep the version plain
 
@@ -553,7 +589,8 @@ public:
         }
     }
     template<typename E>
-    void enumeration(E e) { integer(int(e)); }
+    void enumeration(E e)
+    { integer(int(e)); }
     void reference(Kind kind, int index) { integer(m_maps(kind, index)); }
     void generation(const tpu::Generation *g)
     {
@@ -610,7 +647,10 @@ class Reader
 {
 public:
     Reader(const uchar *data, quint32 size, StringTable &strings, const IndexMaps *maps)
-        : m_p(data), m_end(data + size), m_strings(strings), m_maps(maps)
+        : m_p(data)
+        , m_end(data + size)
+        , m_strings(strings)
+        , m_maps(maps)
     {
     }
 
@@ -636,7 +676,8 @@ public:
         }
     }
     template<typename E>
-    void enumeration(E &e) { e = E(int(unzigzag(varint()))); }
+    void enumeration(E &e)
+    { e = E(int(unzigzag(varint()))); }
     void reference(Kind kind, int &index)
     {
         const int handle = int(unzigzag(varint()));
@@ -730,8 +771,8 @@ struct Codec;
 template<typename T>
 struct NoReferences {
     static bool same(const T &a, const HandleMaps &, const T &b, const HandleMaps &) { return a == b; }
-    static void toHandles(T &, const HandleMaps &) {}
-    static void toIndexes(T &, const IndexMaps &) {}
+    static void toHandles(T &, const HandleMaps &) { }
+    static void toIndexes(T &, const IndexMaps &) { }
 };
 
 template<>
@@ -742,10 +783,25 @@ struct Codec<RayNode> : NoReferences<RayNode> {
     template<typename A, typename V>
     static void fields(A &a, V &n)
     {
-        a.text(n.id); a.text(n.ip); a.text(n.name); a.flag(n.isHead); a.flag(n.alive); a.text(n.stateMessage);
-        a.number(n.tpu); a.number(n.cpu); a.flag(n.hasSliceHeadResource); a.text(n.sliceName); a.text(n.podType);
-        a.text(n.topology); a.text(n.acceleratorType); a.text(n.nodeGroup); a.integer(n.workerId);
-        a.integer(n.startTimeMs); a.integer(n.endTimeMs); a.texts(n.subslices); a.text(n.unrecognised);
+        a.text(n.id);
+        a.text(n.ip);
+        a.text(n.name);
+        a.flag(n.isHead);
+        a.flag(n.alive);
+        a.text(n.stateMessage);
+        a.number(n.tpu);
+        a.number(n.cpu);
+        a.flag(n.hasSliceHeadResource);
+        a.text(n.sliceName);
+        a.text(n.podType);
+        a.text(n.topology);
+        a.text(n.acceleratorType);
+        a.text(n.nodeGroup);
+        a.integer(n.workerId);
+        a.integer(n.startTimeMs);
+        a.integer(n.endTimeMs);
+        a.texts(n.subslices);
+        a.text(n.unrecognised);
     }
 };
 
@@ -757,10 +813,27 @@ struct Codec<Pod> : NoReferences<Pod> {
     template<typename A, typename V>
     static void fields(A &a, V &p)
     {
-        a.text(p.ns); a.text(p.name); a.text(p.phase); a.flag(p.ready); a.flag(p.terminating); a.text(p.podIp);
-        a.text(p.nodeName); a.text(p.cluster); a.text(p.group); a.flag(p.isHead); a.text(p.replicaKey); a.text(p.tpuName);
-        a.integer(p.hostIndex); a.integer(p.tpuChips); a.text(p.accelerator); a.text(p.topology);
-        a.text(p.reason); a.text(p.message); a.text(p.created); a.texts(p.megascale); a.text(p.unrecognised);
+        a.text(p.ns);
+        a.text(p.name);
+        a.text(p.phase);
+        a.flag(p.ready);
+        a.flag(p.terminating);
+        a.text(p.podIp);
+        a.text(p.nodeName);
+        a.text(p.cluster);
+        a.text(p.group);
+        a.flag(p.isHead);
+        a.text(p.replicaKey);
+        a.text(p.tpuName);
+        a.integer(p.hostIndex);
+        a.integer(p.tpuChips);
+        a.text(p.accelerator);
+        a.text(p.topology);
+        a.text(p.reason);
+        a.text(p.message);
+        a.text(p.created);
+        a.texts(p.megascale);
+        a.text(p.unrecognised);
     }
 };
 
@@ -772,7 +845,12 @@ struct Codec<KubeNode> : NoReferences<KubeNode> {
     template<typename A, typename V>
     static void fields(A &a, V &n)
     {
-        a.text(n.name); a.text(n.accelerator); a.text(n.topology); a.text(n.nodePool); a.integer(n.tpuCapacity); a.flag(n.ready);
+        a.text(n.name);
+        a.text(n.accelerator);
+        a.text(n.topology);
+        a.text(n.nodePool);
+        a.integer(n.tpuCapacity);
+        a.flag(n.ready);
     }
 };
 
@@ -784,16 +862,32 @@ struct Codec<Slice> {
     template<typename A, typename V>
     static void fields(A &a, V &s)
     {
-        a.text(s.name); a.generation(s.generation); a.topology(s.topology); a.text(s.podType); a.integer(s.chipsPerHost);
+        a.text(s.name);
+        a.generation(s.generation);
+        a.topology(s.topology);
+        a.text(s.podType);
+        a.integer(s.chipsPerHost);
         a.layout(s.layout, s.generation, s.topology, s.chipsPerHost);
-        a.enumeration(s.source); a.text(s.workerGroup);
+        a.enumeration(s.source);
+        a.text(s.workerGroup);
         a.list(s.hosts, [&](auto &h) {
-            a.integer(h.workerId); a.enumeration(h.state); a.reference(RayNodes, h.rayNode); a.reference(Pods, h.pod);
-            a.reference(KubeNodes, h.kubeNode); a.integer(h.reportedChips); a.integer(h.unplacedReservedChips);
+            a.integer(h.workerId);
+            a.enumeration(h.state);
+            a.reference(RayNodes, h.rayNode);
+            a.reference(Pods, h.pod);
+            a.reference(KubeNodes, h.kubeNode);
+            a.integer(h.reportedChips);
+            a.integer(h.unplacedReservedChips);
             a.list(h.chips, [&](auto &c) { a.reference(PlacementGroups, c.placementGroup); a.integer(c.bundleIndex); });
         });
-        a.flag(s.intact); a.integer(s.reservedChips); a.reference(PlacementGroups, s.headHeldBy); a.texts(s.problems);
-        a.text(s.unknownGeneration); a.text(s.rayName); a.integer(s.tpuPerChip); a.text(s.unrecognised);
+        a.flag(s.intact);
+        a.integer(s.reservedChips);
+        a.reference(PlacementGroups, s.headHeldBy);
+        a.texts(s.problems);
+        a.text(s.unknownGeneration);
+        a.text(s.rayName);
+        a.integer(s.tpuPerChip);
+        a.text(s.unrecognised);
     }
     static Host mapped(const Host &h, const HandleMaps &m)
     {
@@ -858,13 +952,27 @@ struct Codec<PlacementGroup> {
     template<typename A, typename V>
     static void fields(A &a, V &g)
     {
-        a.text(g.id); a.text(g.name); a.text(g.state); a.text(g.creatorJobId); a.text(g.schedulingState); a.flag(g.detached);
+        a.text(g.id);
+        a.text(g.name);
+        a.text(g.state);
+        a.text(g.creatorJobId);
+        a.text(g.schedulingState);
+        a.flag(g.detached);
         a.enumeration(g.kind);
         a.list(g.bundles, [&](auto &b) {
-            a.integer(b.index); a.text(b.nodeId); a.reference(RayNodes, b.rayNode); a.reference(Slices, b.slice);
-            a.integer(b.workerId); a.integer(b.tpu); a.number(b.cpu); a.text(b.selectorSlice); a.text(b.headResource);
+            a.integer(b.index);
+            a.text(b.nodeId);
+            a.reference(RayNodes, b.rayNode);
+            a.reference(Slices, b.slice);
+            a.integer(b.workerId);
+            a.integer(b.tpu);
+            a.number(b.cpu);
+            a.text(b.selectorSlice);
+            a.text(b.headResource);
         });
-        a.texts(g.slices); a.text(g.reservation); a.integer(g.reservationSize);
+        a.texts(g.slices);
+        a.text(g.reservation);
+        a.integer(g.reservationSize);
     }
     static Bundle mapped(const Bundle &b, const HandleMaps &m)
     {
@@ -909,9 +1017,22 @@ struct Codec<WorkerGroup> : NoReferences<WorkerGroup> {
     template<typename A, typename V>
     static void fields(A &a, V &g)
     {
-        a.text(g.ns); a.text(g.cluster); a.text(g.group); a.integer(g.replicas); a.integer(g.minReplicas); a.integer(g.maxReplicas);
-        a.integer(g.numOfHosts); a.text(g.accelerator); a.text(g.topology); a.integer(g.chipsPerHost); a.flag(g.autoscaling);
-        a.flag(g.suspended); a.texts(g.workersToDelete); a.texts(g.slices); a.integer(g.specIndex); a.flag(g.replicasSet);
+        a.text(g.ns);
+        a.text(g.cluster);
+        a.text(g.group);
+        a.integer(g.replicas);
+        a.integer(g.minReplicas);
+        a.integer(g.maxReplicas);
+        a.integer(g.numOfHosts);
+        a.text(g.accelerator);
+        a.text(g.topology);
+        a.integer(g.chipsPerHost);
+        a.flag(g.autoscaling);
+        a.flag(g.suspended);
+        a.texts(g.workersToDelete);
+        a.texts(g.slices);
+        a.integer(g.specIndex);
+        a.flag(g.replicasSet);
     }
 };
 
@@ -923,8 +1044,14 @@ struct Codec<RayClusterInfo> : NoReferences<RayClusterInfo> {
     template<typename A, typename V>
     static void fields(A &a, V &c)
     {
-        a.text(c.ns); a.text(c.name); a.text(c.state); a.text(c.headServiceName); a.integer(c.generation);
-        a.integer(c.observedGeneration); a.text(c.resourceVersion); a.flag(c.autoscaling);
+        a.text(c.ns);
+        a.text(c.name);
+        a.text(c.state);
+        a.text(c.headServiceName);
+        a.integer(c.generation);
+        a.integer(c.observedGeneration);
+        a.text(c.resourceVersion);
+        a.flag(c.autoscaling);
     }
 };
 
@@ -936,8 +1063,13 @@ struct Codec<Job> : NoReferences<Job> {
     template<typename A, typename V>
     static void fields(A &a, V &j)
     {
-        a.text(j.submissionId); a.text(j.jobId); a.text(j.status); a.text(j.entrypoint); a.text(j.message);
-        a.integer(j.startTimeMs); a.integer(j.endTimeMs);
+        a.text(j.submissionId);
+        a.text(j.jobId);
+        a.text(j.status);
+        a.text(j.entrypoint);
+        a.text(j.message);
+        a.integer(j.startTimeMs);
+        a.integer(j.endTimeMs);
     }
 };
 
@@ -968,13 +1100,13 @@ T decode(const VersionHeader *h, const IndexMaps &maps)
 qint64 deepBytes(const RayNode &n)
 {
     return stringBytes(n.id) + stringBytes(n.ip) + stringBytes(n.name) + stringBytes(n.stateMessage) + stringBytes(n.sliceName)
-         + stringBytes(n.podType) + stringBytes(n.topology) + stringBytes(n.acceleratorType) + stringBytes(n.nodeGroup);
+           + stringBytes(n.podType) + stringBytes(n.topology) + stringBytes(n.acceleratorType) + stringBytes(n.nodeGroup);
 }
 qint64 deepBytes(const Pod &p)
 {
     return stringBytes(p.ns) + stringBytes(p.name) + stringBytes(p.phase) + stringBytes(p.podIp) + stringBytes(p.nodeName)
-         + stringBytes(p.cluster) + stringBytes(p.group) + stringBytes(p.replicaKey) + stringBytes(p.tpuName)
-         + stringBytes(p.accelerator) + stringBytes(p.topology);
+           + stringBytes(p.cluster) + stringBytes(p.group) + stringBytes(p.replicaKey) + stringBytes(p.tpuName)
+           + stringBytes(p.accelerator) + stringBytes(p.topology);
 }
 qint64 deepBytes(const KubeNode &n)
 {
@@ -997,7 +1129,7 @@ qint64 deepBytes(const Slice &s)
 qint64 deepBytes(const PlacementGroup &g)
 {
     qint64 b = stringBytes(g.id) + stringBytes(g.name) + stringBytes(g.state) + stringBytes(g.creatorJobId)
-             + stringBytes(g.schedulingState) + arrayBytes(g.bundles) + deepBytes(g.slices);
+               + stringBytes(g.schedulingState) + arrayBytes(g.bundles) + deepBytes(g.slices);
     for (const Bundle &x : g.bundles)
         b += stringBytes(x.nodeId) + stringBytes(x.selectorSlice) + stringBytes(x.headResource);
     return b;
@@ -1005,7 +1137,7 @@ qint64 deepBytes(const PlacementGroup &g)
 qint64 deepBytes(const WorkerGroup &g)
 {
     return stringBytes(g.ns) + stringBytes(g.cluster) + stringBytes(g.group) + stringBytes(g.accelerator) + stringBytes(g.topology)
-         + deepBytes(g.workersToDelete) + deepBytes(g.slices);
+           + deepBytes(g.workersToDelete) + deepBytes(g.slices);
 }
 qint64 deepBytes(const RayClusterInfo &c)
 {
@@ -1028,7 +1160,8 @@ class Packed
 {
 public:
     Packed() = default;
-    explicit Packed(std::vector<V> &&v) : m_size(quint32(v.size()))
+    explicit Packed(std::vector<V> &&v)
+        : m_size(quint32(v.size()))
     {
         if (m_size) {
             m_data.reset(new V[m_size]);
@@ -1086,7 +1219,9 @@ struct Delta {
 class OpsWriter
 {
 public:
-    explicit OpsWriter(Ops &ops) : m_ops(ops) {}
+    explicit OpsWriter(Ops &ops)
+        : m_ops(ops)
+    { }
     // The next item of the new list is old item `oldIndex`, unchanged; false if it moved back.
     bool copy(int oldIndex)
     {
@@ -1178,10 +1313,22 @@ struct PackedPoint {
     template<typename A, typename C>
     static void counts(A &a, C &c)
     {
-        a.integer(c.slices); a.integer(c.ready); a.integer(c.fullyReserved); a.integer(c.partlyUsed); a.integer(c.claimed);
-        a.integer(c.degraded); a.integer(c.provisioning); a.integer(c.chips); a.integer(c.reservedChips); a.integer(c.freeChips);
-        a.integer(c.availableChips); a.integer(c.claimedChips); a.integer(c.strandedChips); a.integer(c.strandedPartlyUsed);
-        a.integer(c.strandedDegraded); a.integer(c.strandedProvisioning);
+        a.integer(c.slices);
+        a.integer(c.ready);
+        a.integer(c.fullyReserved);
+        a.integer(c.partlyUsed);
+        a.integer(c.claimed);
+        a.integer(c.degraded);
+        a.integer(c.provisioning);
+        a.integer(c.chips);
+        a.integer(c.reservedChips);
+        a.integer(c.freeChips);
+        a.integer(c.availableChips);
+        a.integer(c.claimedChips);
+        a.integer(c.strandedChips);
+        a.integer(c.strandedPartlyUsed);
+        a.integer(c.strandedDegraded);
+        a.integer(c.strandedProvisioning);
     }
     template<typename A, typename P>
     static void fields(A &a, P &p)
@@ -1191,10 +1338,18 @@ struct PackedPoint {
             a.generation(g.generation);
             counts(a, g.counts);
         });
-        a.integer(p.placementGroups.pending); a.integer(p.placementGroups.prepared); a.integer(p.placementGroups.created);
-        a.integer(p.placementGroups.rescheduling); a.integer(p.placementGroups.other); a.integer(p.placementGroups.oldestPendingMs);
+        a.integer(p.placementGroups.pending);
+        a.integer(p.placementGroups.prepared);
+        a.integer(p.placementGroups.created);
+        a.integer(p.placementGroups.rescheduling);
+        a.integer(p.placementGroups.other);
+        a.integer(p.placementGroups.oldestPendingMs);
         a.list(p.workerGroups, [&](auto &w) {
-            a.integer(w.desired); a.integer(w.minReplicas); a.integer(w.maxReplicas); a.integer(w.slices); a.integer(w.ready);
+            a.integer(w.desired);
+            a.integer(w.minReplicas);
+            a.integer(w.maxReplicas);
+            a.integer(w.slices);
+            a.integer(w.ready);
         });
     }
 };
@@ -1218,12 +1373,12 @@ struct Entry {
     qint64 keyframeBytes() const
     {
         return rayNodes.keyframeBytes() + pods.keyframeBytes() + kubeNodes.keyframeBytes() + slices.keyframeBytes()
-             + placementGroups.keyframeBytes() + workerGroups.keyframeBytes() + rayClusters.keyframeBytes() + jobs.keyframeBytes();
+               + placementGroups.keyframeBytes() + workerGroups.keyframeBytes() + rayClusters.keyframeBytes() + jobs.keyframeBytes();
     }
     qint64 deltaBytes() const
     {
         return rayNodes.deltaBytes() + pods.deltaBytes() + kubeNodes.deltaBytes() + slices.deltaBytes()
-             + placementGroups.deltaBytes() + workerGroups.deltaBytes() + rayClusters.deltaBytes() + jobs.deltaBytes();
+               + placementGroups.deltaBytes() + workerGroups.deltaBytes() + rayClusters.deltaBytes() + jobs.deltaBytes();
     }
     qint64 ownBytes() const { return qint64(sizeof(Entry)) + textBytes; }
 };
@@ -1697,11 +1852,14 @@ struct SnapshotHistory::Private {
         inOrder = diff(kubeNodes, prev ? &prev->kubeNodes : nullptr, s.kubeNodes, hKube, newMaps, oldMaps, newIndexes, e.kubeNodes) && inOrder;
         inOrder = diff(slices, prev ? &prev->slices : nullptr, s.slices, hSlices, newMaps, oldMaps, newIndexes, e.slices) && inOrder;
         inOrder = diff(placementGroups, prev ? &prev->placementGroups : nullptr, s.placementGroups, hGroups, newMaps, oldMaps,
-                       newIndexes, e.placementGroups) && inOrder;
+                       newIndexes, e.placementGroups)
+                  && inOrder;
         inOrder = diff(workerGroups, prev ? &prev->workerGroups : nullptr, s.workerGroups, hWorkerGroups, newMaps, oldMaps,
-                       newIndexes, e.workerGroups) && inOrder;
+                       newIndexes, e.workerGroups)
+                  && inOrder;
         inOrder = diff(rayClusters, prev ? &prev->rayClusters : nullptr, s.rayClusters, hClusters, newMaps, oldMaps, newIndexes,
-                       e.rayClusters) && inOrder;
+                       e.rayClusters)
+                  && inOrder;
         inOrder = diff(jobs, prev ? &prev->jobs : nullptr, s.jobs, hJobs, newMaps, oldMaps, newIndexes, e.jobs) && inOrder;
 
         // A keyframe every kKeyframeEvery entries, when a list was reordered, or when the
@@ -1780,7 +1938,7 @@ struct SnapshotHistory::Private {
             const QDateTime &newest = entries.back().capturedAt;
             const QDateTime &oldest = entries.front().capturedAt;
             const bool tooOld = policy.maxAgeSeconds > 0 && newest.isValid() && oldest.isValid()
-                             && oldest.msecsTo(newest) > policy.maxAgeSeconds * 1000;
+                                && oldest.msecsTo(newest) > policy.maxAgeSeconds * 1000;
             const bool tooBig = policy.maxBytes > 0 && bytesHeld() > policy.maxBytes;
             if (!tooOld && !tooBig)
                 break;
@@ -1920,7 +2078,10 @@ class EventWriter
 {
 public:
     EventWriter(qint64 serial, const QDateTime &time, const HistoryEventFilter &filter, QList<HistoryEvent> &out)
-        : m_serial(serial), m_time(time), m_filter(filter), m_out(out)
+        : m_serial(serial)
+        , m_time(time)
+        , m_filter(filter)
+        , m_out(out)
     {
     }
 
@@ -2047,8 +2208,7 @@ void writeEvents(const Entry &e, Before &before, const HistoryEventFilter &filte
                 ev.subject = name;
                 ev.from = a->state;
                 ev.to = b->state;
-                ev.text = QStringLiteral("RayCluster %1: %2 → %3").arg(name, a->state.isEmpty() ? QStringLiteral("(no state)") : a->state,
-                                                                      b->state.isEmpty() ? QStringLiteral("(no state)") : b->state);
+                ev.text = QStringLiteral("RayCluster %1: %2 → %3").arg(name, a->state.isEmpty() ? QStringLiteral("(no state)") : a->state, b->state.isEmpty() ? QStringLiteral("(no state)") : b->state);
             });
         }
     });
@@ -2125,7 +2285,10 @@ void writeEvents(const Entry &e, Before &before, const HistoryEventFilter &filte
         for (const Host &hb : b->hosts) {
             const Host *ha = nullptr;
             for (const Host &x : a->hosts)
-                if (x.workerId == hb.workerId) { ha = &x; break; }
+                if (x.workerId == hb.workerId) {
+                    ha = &x;
+                    break;
+                }
             if (!ha || ha->state == hb.state)
                 continue;
             const Pod *going = hb.state == HostState::Dead ? pod(hb.pod) : nullptr;
@@ -2252,9 +2415,13 @@ void writeEvents(const Entry &e, Before &before, const HistoryEventFilter &filte
 
 } // namespace
 
-SnapshotHistory::SnapshotHistory(QObject *parent) : SnapshotHistory(HistoryPolicy(), parent) {}
+SnapshotHistory::SnapshotHistory(QObject *parent)
+    : SnapshotHistory(HistoryPolicy(), parent)
+{ }
 
-SnapshotHistory::SnapshotHistory(const HistoryPolicy &policy, QObject *parent) : QObject(parent), d(std::make_unique<Private>())
+SnapshotHistory::SnapshotHistory(const HistoryPolicy &policy, QObject *parent)
+    : QObject(parent)
+    , d(std::make_unique<Private>())
 {
     d->policy = policy;
 }

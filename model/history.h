@@ -98,7 +98,8 @@ struct HistoryPoint {
     friend bool operator==(const HistoryPoint &, const HistoryPoint &) = default;
 };
 
-enum class HistoryEventKind {
+enum class HistoryEventKind
+{
     RayClusterAdded,
     RayClusterRemoved,
     RayClusterStateChanged,     // status.state

@@ -28,7 +28,9 @@ QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host
         const tpu::ChipCoord at = slice.layout.chipPosition(h.workerId, c);
         const ChipUse &use = h.chips[c];
         chips.append(QJsonObject{
-            {QStringLiteral("x"), at.x}, {QStringLiteral("y"), at.y}, {QStringLiteral("z"), at.z},
+            {QStringLiteral("x"), at.x},
+            {QStringLiteral("y"), at.y},
+            {QStringLiteral("z"), at.z},
             {QStringLiteral("placementGroup"), use.placementGroup >= 0 ? QJsonValue(snap.placementGroups[use.placementGroup].id) : QJsonValue()},
             {QStringLiteral("bundleIndex"), orNull(use.bundleIndex)},
         });
@@ -38,8 +40,10 @@ QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host
         {QStringLiteral("state"), toText(h.state)},
         {QStringLiteral("rayNodeId"), node ? QJsonValue(node->id) : QJsonValue()},
         {QStringLiteral("pod"), pod ? QJsonValue(pod->qualifiedName()) : QJsonValue()},
-        {QStringLiteral("nodeIp"), node ? orNull(node->ip) : pod ? orNull(pod->podIp) : QJsonValue()},
-        {QStringLiteral("kubeNode"), kubeNode ? QJsonValue(kubeNode->name) : pod ? orNull(pod->nodeName) : QJsonValue()},
+        {QStringLiteral("nodeIp"), node ? orNull(node->ip) : pod ? orNull(pod->podIp)
+                                                                 : QJsonValue()},
+        {QStringLiteral("kubeNode"), kubeNode ? QJsonValue(kubeNode->name) : pod ? orNull(pod->nodeName)
+                                                                                 : QJsonValue()},
         {QStringLiteral("nodePool"), kubeNode ? orNull(kubeNode->nodePool) : QJsonValue()},
         {QStringLiteral("reportedChips"), h.reportedChips},
         {QStringLiteral("reservedChips"), h.reservedChips()},
@@ -169,18 +173,18 @@ QJsonObject planJson(const PlanResult &plan)
     return QJsonObject{
         {QStringLiteral("feasible"), plan.feasible},
         {QStringLiteral("request"), QJsonObject{
-             {QStringLiteral("generation"), plan.generation ? QJsonValue(plan.generation->name) : QJsonValue()},
-             {QStringLiteral("topology"), plan.topology.toString()},
-             {QStringLiteral("podType"), plan.podType},
-             {QStringLiteral("numSlices"), plan.numSlices},
-             {QStringLiteral("hostsPerSlice"), plan.hostsPerSlice},
-             {QStringLiteral("chipsPerHost"), plan.chipsPerHost},
-             {QStringLiteral("tpuPerBundle"), plan.tpuPerBundle},
-             {QStringLiteral("bundlesPerSlice"), plan.bundlesPerSlice},
-             {QStringLiteral("bundles"), plan.bundles()},
-             {QStringLiteral("strategy"), plan.strategy},
-             {QStringLiteral("singleHost"), plan.singleHost},
-         }},
+                                        {QStringLiteral("generation"), plan.generation ? QJsonValue(plan.generation->name) : QJsonValue()},
+                                        {QStringLiteral("topology"), plan.topology.toString()},
+                                        {QStringLiteral("podType"), plan.podType},
+                                        {QStringLiteral("numSlices"), plan.numSlices},
+                                        {QStringLiteral("hostsPerSlice"), plan.hostsPerSlice},
+                                        {QStringLiteral("chipsPerHost"), plan.chipsPerHost},
+                                        {QStringLiteral("tpuPerBundle"), plan.tpuPerBundle},
+                                        {QStringLiteral("bundlesPerSlice"), plan.bundlesPerSlice},
+                                        {QStringLiteral("bundles"), plan.bundles()},
+                                        {QStringLiteral("strategy"), plan.strategy},
+                                        {QStringLiteral("singleHost"), plan.singleHost},
+                                    }},
         {QStringLiteral("candidates"), strings(plan.candidates)},
         {QStringLiteral("wouldTake"), strings(plan.wouldTake)},
         {QStringLiteral("reasons"), strings(plan.reasons)},

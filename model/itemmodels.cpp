@@ -142,9 +142,11 @@ QVariant HostTableModel::cell(int row, int column, int role) const
     case Worker: return display(role, h.workerId);
     case State: return display(role, toText(h.state), int(h.state));
     case RayNode: return display(role, n ? n->id : QString());
-    case Ip: return display(role, n ? n->ip : p ? p->podIp : QString());
+    case Ip: return display(role, n ? n->ip : p ? p->podIp
+                                                : QString());
     case Pod: return display(role, p ? p->qualifiedName() : QString());
-    case KubeNode: return display(role, k ? k->name : p ? p->nodeName : QString());
+    case KubeNode: return display(role, k ? k->name : p ? p->nodeName
+                                                        : QString());
     case NodePool: return display(role, k ? k->nodePool : QString());
     case Chips: return display(role, int(h.chips.size()));
     case Reserved: return display(role, h.reservedChips());

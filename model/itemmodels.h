@@ -14,7 +14,8 @@ class SnapshotTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Role {
+    enum Role
+    {
         SortRole = Qt::UserRole + 1, // numbers as numbers, names in natural order
         KeyRole,                     // the row's stable key: slice name, "slice/worker", PG id, group path
     };
@@ -37,7 +38,7 @@ public:
 protected:
     // True when `a` and `b` show the same rows and cells in this model.
     virtual bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const = 0;
-    virtual void rebuildRows() {}
+    virtual void rebuildRows() { }
     virtual int rows() const = 0;
     virtual QStringList headers() const = 0;
     virtual QVariant cell(int row, int column, int role) const = 0;
@@ -61,7 +62,21 @@ class SliceTableModel : public SnapshotTableModel
     Q_OBJECT
 public:
     using SnapshotTableModel::SnapshotTableModel;
-    enum Column { Name, Generation, Topology, PodType, Hosts, Chips, Status, Reserved, Source, WorkerGroup, Problems, ColumnCount };
+    enum Column
+    {
+        Name,
+        Generation,
+        Topology,
+        PodType,
+        Hosts,
+        Chips,
+        Status,
+        Reserved,
+        Source,
+        WorkerGroup,
+        Problems,
+        ColumnCount
+    };
 
 protected:
     bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override { return a.slices == b.slices; }
@@ -76,7 +91,20 @@ class HostTableModel : public SnapshotTableModel
     Q_OBJECT
 public:
     using SnapshotTableModel::SnapshotTableModel;
-    enum Column { Slice, Worker, State, RayNode, Ip, Pod, KubeNode, NodePool, Chips, Reserved, ColumnCount };
+    enum Column
+    {
+        Slice,
+        Worker,
+        State,
+        RayNode,
+        Ip,
+        Pod,
+        KubeNode,
+        NodePool,
+        Chips,
+        Reserved,
+        ColumnCount
+    };
 
 protected:
     bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override
@@ -98,7 +126,19 @@ class PlacementGroupTableModel : public SnapshotTableModel
     Q_OBJECT
 public:
     using SnapshotTableModel::SnapshotTableModel;
-    enum Column { Name, Id, State, Kind, Bundles, Tpu, Slices, Detached, Scheduling, ColumnCount };
+    enum Column
+    {
+        Name,
+        Id,
+        State,
+        Kind,
+        Bundles,
+        Tpu,
+        Slices,
+        Detached,
+        Scheduling,
+        ColumnCount
+    };
 
 protected:
     bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override;
@@ -113,7 +153,21 @@ class WorkerGroupTableModel : public SnapshotTableModel
     Q_OBJECT
 public:
     using SnapshotTableModel::SnapshotTableModel;
-    enum Column { Group, Cluster, Accelerator, Topology, Replicas, Min, Max, HostsPerSlice, ChipsPerHost, Autoscaling, Slices, ColumnCount };
+    enum Column
+    {
+        Group,
+        Cluster,
+        Accelerator,
+        Topology,
+        Replicas,
+        Min,
+        Max,
+        HostsPerSlice,
+        ChipsPerHost,
+        Autoscaling,
+        Slices,
+        ColumnCount
+    };
 
 protected:
     bool sameContent(const ClusterSnapshot &a, const ClusterSnapshot &b) const override { return a.workerGroups == b.workerGroups; }

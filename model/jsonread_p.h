@@ -73,7 +73,8 @@ struct CutLog {
 class CutLogScope
 {
 public:
-    CutLogScope(CutLog &log, const char *base) : m_previous(CutLog::current())
+    CutLogScope(CutLog &log, const char *base)
+        : m_previous(CutLog::current())
     {
         log.base = base;
         CutLog::current() = &log;

@@ -13,11 +13,15 @@ inline bool naturalLess(QStringView a, QStringView b)
     while (i < a.size() && j < b.size()) {
         if (a[i].isDigit() && b[j].isDigit()) {
             qsizetype i2 = i, j2 = j;
-            while (i2 < a.size() && a[i2] == u'0') ++i2;
-            while (j2 < b.size() && b[j2] == u'0') ++j2;
+            while (i2 < a.size() && a[i2] == u'0')
+                ++i2;
+            while (j2 < b.size() && b[j2] == u'0')
+                ++j2;
             qsizetype ie = i2, je = j2;
-            while (ie < a.size() && a[ie].isDigit()) ++ie;
-            while (je < b.size() && b[je].isDigit()) ++je;
+            while (ie < a.size() && a[ie].isDigit())
+                ++ie;
+            while (je < b.size() && b[je].isDigit())
+                ++je;
             if (ie - i2 != je - j2)
                 return ie - i2 < je - j2;
             if (const int c = a.mid(i2, ie - i2).compare(b.mid(j2, je - j2)); c != 0)

@@ -67,7 +67,8 @@ QString resolveBundles(const tpu::Generation &gen, const PlanRequest &request, P
             if (tpu::hostBlock(gen, r.topology, c))
                 sizes << QString::number(c);
         return QStringLiteral("chips per VM %1 does not fit a %2 %3: its VMs have %4 chips")
-            .arg(request.chipsPerVm).arg(gen.name, r.topology.toString(), sizes.join(QStringLiteral(" or ")));
+            .arg(request.chipsPerVm)
+            .arg(gen.name, r.topology.toString(), sizes.join(QStringLiteral(" or ")));
     }
     const int chips = r.topology.chips();
     r.chipsPerHost = request.chipsPerVm > 0 ? request.chipsPerVm : tpu::defaultChipsPerHost(gen, r.topology);
@@ -80,7 +81,9 @@ QString resolveBundles(const tpu::Generation &gen, const PlanRequest &request, P
     if (chips % r.tpuPerBundle != 0)
         return rayRefuses + QStringLiteral("The requested resources per worker (%1 TPU devices) do not divide evenly into the TPU devices "
                                            "available per slice (%2). This configuration results in an uneven distribution of workers "
-                                           "across slices, which is not supported.").arg(r.tpuPerBundle).arg(chips);
+                                           "across slices, which is not supported.")
+                                .arg(r.tpuPerBundle)
+                                .arg(chips);
     r.bundlesPerSlice = chips / r.tpuPerBundle;
     return {};
 }
@@ -111,17 +114,26 @@ QString bundleFitProblem(const ClusterSnapshot &snap, const Slice &s, const Plan
     if (perHost == 0 || capacity < r.bundlesPerSlice) {
         if (perHost < byChips && fewestCpu >= 0)
             return QStringLiteral("%1 is ready, but its hosts hold only %2 of the %3 bundles of {CPU: %4, TPU: %5}: a host has %6 CPU (lower CPU per bundle)")
-                .arg(s.name).arg(capacity).arg(r.bundlesPerSlice).arg(r.cpuPerBundle).arg(r.tpuPerBundle).arg(fewestCpu);
+                .arg(s.name)
+                .arg(capacity)
+                .arg(r.bundlesPerSlice)
+                .arg(r.cpuPerBundle)
+                .arg(r.tpuPerBundle)
+                .arg(fewestCpu);
     }
     if (r.strategy == QLatin1String("STRICT_SPREAD") && r.bundlesPerSlice > hosts)
         return QStringLiteral("%1 is ready, but STRICT_SPREAD puts each of its %2 bundles on a node of its own and it has %3 host%4")
-            .arg(s.name).arg(r.bundlesPerSlice).arg(hosts).arg(hosts == 1 ? QString() : QStringLiteral("s"));
+            .arg(s.name)
+            .arg(r.bundlesPerSlice)
+            .arg(hosts)
+            .arg(hosts == 1 ? QString() : QStringLiteral("s"));
     if (r.strategy == QLatin1String("STRICT_PACK") && r.bundles() > perHost)
         return QStringLiteral("%1 is ready, but STRICT_PACK puts all %2 bundles on one node and its hosts hold %3 each")
-            .arg(s.name).arg(r.bundles()).arg(perHost);
+            .arg(s.name)
+            .arg(r.bundles())
+            .arg(perHost);
     if (capacity < r.bundlesPerSlice)
-        return QStringLiteral("%1 is ready, but its %2 host%3 hold only %4 of the %5 bundles").arg(s.name).arg(hosts)
-            .arg(hosts == 1 ? QString() : QStringLiteral("s")).arg(capacity).arg(r.bundlesPerSlice);
+        return QStringLiteral("%1 is ready, but its %2 host%3 hold only %4 of the %5 bundles").arg(s.name).arg(hosts).arg(hosts == 1 ? QString() : QStringLiteral("s")).arg(capacity).arg(r.bundlesPerSlice);
     return {};
 }
 
@@ -133,8 +145,7 @@ QString describeBundles(const PlanResult &plan)
     if (!plan.generation || plan.bundlesPerSlice <= 0)
         return {};
     const int n = plan.bundles();
-    QString text = QStringLiteral("%1 bundle%2 x {CPU: %3, TPU: %4}").arg(n).arg(n == 1 ? QString() : QStringLiteral("s"))
-                       .arg(cpuPerBundle).arg(plan.tpuPerBundle);
+    QString text = QStringLiteral("%1 bundle%2 x {CPU: %3, TPU: %4}").arg(n).arg(n == 1 ? QString() : QStringLiteral("s")).arg(cpuPerBundle).arg(plan.tpuPerBundle);
     if (!plan.wouldTake.isEmpty())
         text += QStringLiteral(" on ") + plan.wouldTake.join(QStringLiteral(", "));
     if (plan.numSlices > 1)
@@ -197,18 +208,21 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
         else
             r.candidates << s.name;
         if (s.isReady() && s.chipsPerHost > 0 && s.chipsPerHost != r.chipsPerHost)
-            otherVmSize << QStringLiteral("%1 (%2 host%3 of %4 chips)").arg(s.name).arg(s.hostCount())
-                               .arg(s.hostCount() == 1 ? QString() : QStringLiteral("s")).arg(s.chipsPerHost);
+            otherVmSize << QStringLiteral("%1 (%2 host%3 of %4 chips)").arg(s.name).arg(s.hostCount()).arg(s.hostCount() == 1 ? QString() : QStringLiteral("s")).arg(s.chipsPerHost);
     }
     if (!otherVmSize.isEmpty())
         r.notes << QStringLiteral("chips per VM %1: Ray counts %2 host%3 of %1 chips per slice, but %4 %5 VMs of another size")
-                       .arg(r.chipsPerHost).arg(r.hostsPerSlice).arg(r.hostsPerSlice == 1 ? QString() : QStringLiteral("s"))
+                       .arg(r.chipsPerHost)
+                       .arg(r.hostsPerSlice)
+                       .arg(r.hostsPerSlice == 1 ? QString() : QStringLiteral("s"))
                        .arg(otherVmSize.join(QStringLiteral(", ")), otherVmSize.size() == 1 ? QStringLiteral("has") : QStringLiteral("have"));
     if (r.singleHost && r.bundles() > 1 && r.strategy != QLatin1String("STRICT_PACK"))
         r.notes << QStringLiteral("a single-host %1 reserves no slice head and pins no slice: Ray may place its %2 bundles on any nodes with free TPU (%3 %4); STRICT_PACK keeps them on one host")
-                       .arg(shape).arg(r.bundles()).arg(r.strategy,
-                                                       r.strategy == QLatin1String("STRICT_SPREAD") ? QStringLiteral("puts each on a node of its own")
-                                                                                                      : QStringLiteral("prefers distinct nodes"));
+                       .arg(shape)
+                       .arg(r.bundles())
+                       .arg(r.strategy,
+                            r.strategy == QLatin1String("STRICT_SPREAD") ? QStringLiteral("puts each on a node of its own")
+                                                                         : QStringLiteral("prefers distinct nodes"));
     r.wouldTake = r.candidates.mid(0, r.numSlices);
     r.feasible = r.candidates.size() >= r.numSlices;
 
@@ -229,11 +243,17 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
 
     const int missing = r.numSlices - int(r.candidates.size());
     r.reasons << QStringLiteral("needs %1 ready %2 slice%3 (%4, %5 host%6 of %7 chips, %8 bundle%9 of %10 TPU each); %11 ready%12")
-                     .arg(r.numSlices).arg(shape, r.numSlices == 1 ? QString() : QStringLiteral("s"), r.podType)
-                     .arg(r.hostsPerSlice).arg(r.hostsPerSlice == 1 ? QString() : QStringLiteral("s")).arg(r.chipsPerHost)
-                     .arg(r.bundlesPerSlice).arg(r.bundlesPerSlice == 1 ? QString() : QStringLiteral("s")).arg(r.tpuPerBundle)
-                     .arg(r.candidates.isEmpty() ? QStringLiteral("none is")
-                          : r.candidates.size() == 1 ? QStringLiteral("1 is") : QStringLiteral("%1 are").arg(r.candidates.size()))
+                     .arg(r.numSlices)
+                     .arg(shape, r.numSlices == 1 ? QString() : QStringLiteral("s"), r.podType)
+                     .arg(r.hostsPerSlice)
+                     .arg(r.hostsPerSlice == 1 ? QString() : QStringLiteral("s"))
+                     .arg(r.chipsPerHost)
+                     .arg(r.bundlesPerSlice)
+                     .arg(r.bundlesPerSlice == 1 ? QString() : QStringLiteral("s"))
+                     .arg(r.tpuPerBundle)
+                     .arg(r.candidates.isEmpty()     ? QStringLiteral("none is")
+                          : r.candidates.size() == 1 ? QStringLiteral("1 is")
+                                                     : QStringLiteral("%1 are").arg(r.candidates.size()))
                      .arg(r.candidates.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r.candidates.join(QStringLiteral(", "))));
     if (sameShape == 0)
         r.reasons << QStringLiteral("no %1 slice exists in this cluster").arg(shape);
@@ -255,19 +275,31 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
             r.reasons << QStringLiteral("worker group %1 is at its maxReplicas (%2): raise maxReplicas to add slices").arg(g.workerGroup).arg(g.maxReplicas);
         else if (g.autoscaling)
             r.reasons << QStringLiteral("worker group %1 is autoscaled: the Ray autoscaler can add up to %2 slice%3 (replicas %4, maxReplicas %5) while the request waits")
-                             .arg(g.workerGroup).arg(g.canAdd).arg(g.canAdd == 1 ? QString() : QStringLiteral("s")).arg(g.replicas).arg(g.maxReplicas);
+                             .arg(g.workerGroup)
+                             .arg(g.canAdd)
+                             .arg(g.canAdd == 1 ? QString() : QStringLiteral("s"))
+                             .arg(g.replicas)
+                             .arg(g.maxReplicas);
         else
             r.reasons << QStringLiteral("worker group %1 can add %2 slice%3 (replicas %4 -> up to maxReplicas %5)")
-                             .arg(g.workerGroup).arg(g.canAdd).arg(g.canAdd == 1 ? QString() : QStringLiteral("s")).arg(g.replicas).arg(g.maxReplicas);
+                             .arg(g.workerGroup)
+                             .arg(g.canAdd)
+                             .arg(g.canAdd == 1 ? QString() : QStringLiteral("s"))
+                             .arg(g.replicas)
+                             .arg(g.maxReplicas);
     }
     if (r.growth.isEmpty() && snap.hasKubernetes)
         r.reasons << QStringLiteral("no worker group makes %1 slices: add one with numOfHosts %2, google.com/tpu %3 and nodeSelector %4=%5, %6=%7")
-                         .arg(shape).arg(r.hostsPerSlice).arg(r.chipsPerHost)
+                         .arg(shape)
+                         .arg(r.hostsPerSlice)
+                         .arg(r.chipsPerHost)
                          .arg(QStringLiteral("cloud.google.com/gke-tpu-accelerator"), r.generation->gkeAccelerator,
                               QStringLiteral("cloud.google.com/gke-tpu-topology"), r.topology.toString());
     else if (!r.growth.isEmpty() && growable < missing)
         r.reasons << QStringLiteral("even at maxReplicas the worker groups add only %1 of the %2 missing slice%3")
-                         .arg(growable).arg(missing).arg(missing == 1 ? QString() : QStringLiteral("s"));
+                         .arg(growable)
+                         .arg(missing)
+                         .arg(missing == 1 ? QString() : QStringLiteral("s"));
     return r;
 }
 

@@ -124,8 +124,7 @@ QStringList sliceTargetChanges(const SliceTarget &before, const SliceTarget &now
         for (const QString &h : now.hosts)
             if (!before.hosts.contains(h))
                 came << h;
-        changes << QStringLiteral("hosts [%1] -> [%2]").arg(gone.isEmpty() ? QStringLiteral("same") : gone.join(QStringLiteral("; ")),
-                                                            came.isEmpty() ? QStringLiteral("same") : came.join(QStringLiteral("; ")));
+        changes << QStringLiteral("hosts [%1] -> [%2]").arg(gone.isEmpty() ? QStringLiteral("same") : gone.join(QStringLiteral("; ")), came.isEmpty() ? QStringLiteral("same") : came.join(QStringLiteral("; ")));
     }
     if (now.placementGroups != before.placementGroups)
         changes << QStringLiteral("placement groups %1 -> %2").arg(listOrNone(before.placementGroups), listOrNone(now.placementGroups));
@@ -150,8 +149,7 @@ QStringList removalTargetChanges(const ScalePlan &plan, const ClusterSnapshot &n
 
 QString describeReplicas(int replicas, int hostsPerSlice, int chipsPerHost)
 {
-    QString text = QStringLiteral("%1 slice%2 x %3 host%4").arg(replicas).arg(replicas == 1 ? QString() : QStringLiteral("s"))
-                       .arg(hostsPerSlice).arg(hostsPerSlice == 1 ? QString() : QStringLiteral("s"));
+    QString text = QStringLiteral("%1 slice%2 x %3 host%4").arg(replicas).arg(replicas == 1 ? QString() : QStringLiteral("s")).arg(hostsPerSlice).arg(hostsPerSlice == 1 ? QString() : QStringLiteral("s"));
     if (chipsPerHost > 0)
         text += QStringLiteral(" x %1 chips = %2 chips").arg(chipsPerHost).arg(qint64(replicas) * hostsPerSlice * chipsPerHost);
     return text;
@@ -216,7 +214,10 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
         if (n < g.minReplicas || n > g.maxReplicas) {
             plan.refusal = QStringLiteral("%1: %2 replicas is outside minReplicas..maxReplicas (%3..%4); KubeRay would "
                                           "silently clamp it. Change the bounds first (--min/--max)")
-                               .arg(g.qualifiedName()).arg(n).arg(g.minReplicas).arg(bound(g.maxReplicas));
+                               .arg(g.qualifiedName())
+                               .arg(n)
+                               .arg(g.minReplicas)
+                               .arg(bound(g.maxReplicas));
             return plan;
         }
         plan.toReplicas = n;
@@ -237,7 +238,10 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
         if (!g.autoscaling && (g.replicas < lo || g.replicas > hi)) {
             plan.refusal = QStringLiteral("%1: replicas is %2, outside the new bounds %3..%4, and KubeRay would silently clamp "
                                           "it; set --replicas inside them first")
-                               .arg(g.qualifiedName()).arg(g.replicas).arg(lo).arg(hi);
+                               .arg(g.qualifiedName())
+                               .arg(g.replicas)
+                               .arg(lo)
+                               .arg(hi);
             return plan;
         }
         if (g.autoscaling) {
@@ -275,7 +279,9 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
         }
         if (g.replicas - 1 < g.minReplicas) {
             plan.refusal = QStringLiteral("%1: removing a slice would leave %2 replicas, below minReplicas %3; lower --min first")
-                               .arg(g.qualifiedName()).arg(g.replicas - 1).arg(g.minReplicas);
+                               .arg(g.qualifiedName())
+                               .arg(g.replicas - 1)
+                               .arg(g.minReplicas);
             return plan;
         }
         if (!g.workersToDelete.isEmpty()) {
@@ -305,8 +311,13 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
     plan.noChange = plan.toReplicas == plan.fromReplicas && plan.toMin == plan.fromMin && plan.toMax == plan.fromMax;
     if (request.mode == ScaleRequest::Mode::Bounds)
         plan.summary = QStringLiteral("%1: bounds %2..%3 -> %4..%5 (replicas %6, %7)")
-                           .arg(g.qualifiedName()).arg(plan.fromMin).arg(bound(plan.fromMax)).arg(plan.toMin).arg(bound(plan.toMax))
-                           .arg(g.replicas).arg(g.autoscaling ? QStringLiteral("set by the autoscaler") : QStringLiteral("unchanged"));
+                           .arg(g.qualifiedName())
+                           .arg(plan.fromMin)
+                           .arg(bound(plan.fromMax))
+                           .arg(plan.toMin)
+                           .arg(bound(plan.toMax))
+                           .arg(g.replicas)
+                           .arg(g.autoscaling ? QStringLiteral("set by the autoscaler") : QStringLiteral("unchanged"));
     else
         plan.summary = QStringLiteral("%1: %2 -> %3")
                            .arg(g.qualifiedName(), describeReplicas(plan.fromReplicas, plan.hostsPerSlice, plan.chipsPerHost),

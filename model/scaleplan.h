@@ -17,7 +17,12 @@
 namespace slicescope {
 
 struct ScaleRequest {
-    enum class Mode { Replicas, Bounds, RemoveSlice };
+    enum class Mode
+    {
+        Replicas,
+        Bounds,
+        RemoveSlice
+    };
     Mode mode = Mode::Replicas;
     QString workerGroup;      // "ns/cluster/group"
     int replicas = 0;         // Mode::Replicas

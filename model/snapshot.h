@@ -23,19 +23,31 @@ namespace slicescope {
 // Registers the enums below with the meta-object system, so QTest and QDebug print them by name.
 Q_NAMESPACE
 
-enum class HostState { Alive, Dead, Pending, Missing };
+enum class HostState
+{
+    Alive,
+    Dead,
+    Pending,
+    Missing
+};
 Q_ENUM_NS(HostState)
 // The contract spellings ("ALIVE", "DEAD", "PENDING", "MISSING"). Named toText, not toString,
 // so QTest's toString() overloads still find the enum by argument-dependent lookup.
 QString toText(HostState state);
 
 // Where a slice is known from.
-enum class SliceSource { Ray, Kubernetes, Both };
+enum class SliceSource
+{
+    Ray,
+    Kubernetes,
+    Both
+};
 Q_ENUM_NS(SliceSource)
 QString toText(SliceSource source); // "ray", "kubernetes", "both"
 
 // What an operator wants to know first about a slice. Derived from intactness and occupancy.
-enum class SliceStatus {
+enum class SliceStatus
+{
     Ready,        // intact, nothing reserved: a slice placement group can take it
     Reserved,     // intact, some or all chips (or the head resource) held
     Degraded,     // a host is dead or missing, or the chip count does not add up
@@ -44,7 +56,8 @@ enum class SliceStatus {
 Q_ENUM_NS(SliceStatus)
 QString toText(SliceStatus status); // "ready", "reserved", "degraded", "provisioning"
 
-enum class PlacementGroupKind {
+enum class PlacementGroupKind
+{
     SliceHead, // claims one slice's TPU-<pod-type>-head resource (step 1 of a slice placement group)
     Slice,     // every bundle pinned to a slice by ray.io/tpu-slice-name
     Other,

@@ -54,11 +54,9 @@ QString placeInBody(const QByteArray &body, qint64 offset)
 // there is one to find. Never the parser's own advice for a body that is not JSON at all.
 QString notJsonText(const QByteArray &body, simdjson::error_code err)
 {
-    if (const QString looks = describeNonJson(body.constData(), body.size()); !looks.isEmpty())
-        return QStringLiteral("not JSON (%1)").arg(looks);
+    if (const QString looks = describeNonJson(body.constData(), body.size()); !looks.isEmpty()) return QStringLiteral("not JSON (%1)").arg(looks);
     const JsonFault fault = locateJsonFault(body.constData(), body.size());
-    if (fault.offset >= 0)
-        return QStringLiteral("not JSON: %1 at %2").arg(QLatin1String(fault.what), placeInBody(body, fault.offset));
+    if (fault.offset >= 0) return QStringLiteral("not JSON: %1 at %2").arg(QLatin1String(fault.what), placeInBody(body, fault.offset));
     return QStringLiteral("not JSON (%1)").arg(QLatin1String(simdjson::error_message(err)));
 }
 
@@ -68,8 +66,7 @@ QString notJsonText(const QByteArray &body, simdjson::error_code err)
 template<typename F>
 bool parseBody(const QByteArray &body, const char *what, QStringList &errors, QStringList &warnings, F &&parse)
 {
-    if (body.isEmpty())
-        return false;
+    if (body.isEmpty()) return false;
     PaddedBody padded(body);
     od::document doc;
     auto &parser = sharedParser();
@@ -81,42 +78,46 @@ bool parseBody(const QByteArray &body, const char *what, QStringList &errors, QS
     CutLogScope scope(cuts, padded.view().data());
     try {
         od::value root;
-        if (auto err = doc.get_value().get(root); err != simdjson::SUCCESS)
-            throw simdjson::simdjson_error(err);
+        if (auto err = doc.get_value().get(root); err != simdjson::SUCCESS) throw simdjson::simdjson_error(err);
         QString problem = parse(root);
         if (!problem.isEmpty()) {
             errors << QStringLiteral("%1: %2").arg(QLatin1String(what), problem);
             return false;
         }
     } catch (const simdjson::simdjson_error &e) {
-        if (describeNonJson(body.constData(), body.size()).size() || e.error() == simdjson::UTF8_ERROR
-            || e.error() == simdjson::UNESCAPED_CHARS) {
+        if (describeNonJson(body.constData(), body.size()).size() || e.error() == simdjson::UTF8_ERROR || e.error() == simdjson::UNESCAPED_CHARS) {
             errors << QStringLiteral("%1: %2").arg(QLatin1String(what), notJsonText(body, e.error()));
             return false;
         }
         const char *at = nullptr;
         qint64 offset = -1;
         const char *base = padded.view().data();
-        if (doc.current_location().get(at) == simdjson::SUCCESS && at >= base && at <= base + body.size())
-            offset = at - base;
-        errors << (offset >= 0 ? QStringLiteral("%1: invalid JSON at %3 (%2)")
-                                     .arg(QLatin1String(what), QLatin1String(e.what()), placeInBody(body, offset))
-                               : QStringLiteral("%1: invalid JSON (%2; the body may be truncated)")
-                                     .arg(QLatin1String(what), QLatin1String(e.what())));
+        if (doc.current_location().get(at) == simdjson::SUCCESS && at >= base && at <= base + body.size()) offset = at - base;
+        errors << (offset >= 0 ? QStringLiteral("%1: invalid JSON at %3 (%2)").arg(QLatin1String(what), QLatin1String(e.what()), placeInBody(body, offset))
+                               : QStringLiteral("%1: invalid JSON (%2; the body may be truncated)").arg(QLatin1String(what), QLatin1String(e.what())));
         return false;
     }
     if (cuts.strings)
         warnings << QStringLiteral("%1: %2 string value%3 longer than %4 bytes cut (the first at %5)")
-                        .arg(QLatin1String(what)).arg(cuts.strings).arg(cuts.strings > 1 ? QStringLiteral("s") : QString())
-                        .arg(limits::kMaxStringLength).arg(placeInBody(body, cuts.firstString));
+                        .arg(QLatin1String(what))
+                        .arg(cuts.strings)
+                        .arg(cuts.strings > 1 ? QStringLiteral("s") : QString())
+                        .arg(limits::kMaxStringLength)
+                        .arg(placeInBody(body, cuts.firstString));
     if (cuts.members)
         warnings << QStringLiteral("%1: %2 object%3 with more than %4 members: only the first %4 read (the first at %5)")
-                        .arg(QLatin1String(what)).arg(cuts.members).arg(cuts.members > 1 ? QStringLiteral("s") : QString())
-                        .arg(limits::kMaxMembersPerObject).arg(placeInBody(body, cuts.firstMembers));
+                        .arg(QLatin1String(what))
+                        .arg(cuts.members)
+                        .arg(cuts.members > 1 ? QStringLiteral("s") : QString())
+                        .arg(limits::kMaxMembersPerObject)
+                        .arg(placeInBody(body, cuts.firstMembers));
     if (cuts.elements)
         warnings << QStringLiteral("%1: %2 list%3 with more than %4 elements: only the first %4 read (the first at %5)")
-                        .arg(QLatin1String(what)).arg(cuts.elements).arg(cuts.elements > 1 ? QStringLiteral("s") : QString())
-                        .arg(limits::kMaxNestedListItems).arg(placeInBody(body, cuts.firstElements));
+                        .arg(QLatin1String(what))
+                        .arg(cuts.elements)
+                        .arg(cuts.elements > 1 ? QStringLiteral("s") : QString())
+                        .arg(limits::kMaxNestedListItems)
+                        .arg(placeInBody(body, cuts.firstElements));
     return true;
 }
 
@@ -138,8 +139,7 @@ QString describeType(od::value &v)
 template<typename F>
 QString readStateList(od::value root, const char *what, QStringList &warnings, F &&item)
 {
-    if (typeOf(root) != od::json_type::object)
-        return QStringLiteral("expected the state API envelope (an object), got %1").arg(describeType(root));
+    if (typeOf(root) != od::json_type::object) return QStringLiteral("expected the state API envelope (an object), got %1").arg(describeType(root));
     bool ok = true;
     bool sawList = false;
     QString msg;
@@ -147,31 +147,25 @@ QString readStateList(od::value root, const char *what, QStringList &warnings, F
     QStringList skippedWhat; // the first few entries skipped, named
     QString listProblem;
     forEachMember(root, [&](std::string_view key, od::value v) {
-        if (key == "result")
-            ok = toBool(v, true);
-        else if (key == "msg")
-            msg = toString(v);
+        if (key == "result") ok = toBool(v, true);
+        else if (key == "msg") msg = toString(v);
         else if (key == "data") {
             if (typeOf(v) != od::json_type::object) {
                 listProblem = QStringLiteral("\"data\" is %1, expected an object").arg(describeType(v));
                 return;
             }
             forEachMember(v, [&](std::string_view k2, od::value inner) {
-                if (k2 != "result")
-                    return;
+                if (k2 != "result") return;
                 if (typeOf(inner) != od::json_type::object) {
                     listProblem = QStringLiteral("\"data.result\" is %1, expected an object").arg(describeType(inner));
                     return;
                 }
                 forEachMember(inner, [&](std::string_view k3, od::value list) {
-                    if (k3 == "total")
-                        total = toInt(list, -1);
-                    else if (k3 == "num_filtered")
-                        numFiltered = toInt(list, -1);
+                    if (k3 == "total") total = toInt(list, -1);
+                    else if (k3 == "num_filtered") numFiltered = toInt(list, -1);
                     else if (k3 == "partial_failure_warning") {
                         const QString w = toString(list);
-                        if (!w.isEmpty())
-                            warnings << QStringLiteral("%1: %2").arg(QLatin1String(what), w);
+                        if (!w.isEmpty()) warnings << QStringLiteral("%1: %2").arg(QLatin1String(what), w);
                     } else if (k3 == "result") {
                         if (typeOf(list) != od::json_type::array) {
                             listProblem = QStringLiteral("\"data.result.result\" is %1, expected an array").arg(describeType(list));
@@ -179,42 +173,43 @@ QString readStateList(od::value root, const char *what, QStringList &warnings, F
                         }
                         sawList = true;
                         qint64 index = -1;
-                        forEachElement(list, [&](od::value element) {
+                        const auto readEntry = [&](od::value element) {
                             ++index;
                             if (count + skipped >= limits::kMaxListItems) {
                                 ++cut;
                                 return;
                             }
                             if (typeOf(element) != od::json_type::object) {
-                                if (skipped < 3)
-                                    skippedWhat << QStringLiteral("entry %1 is %2").arg(index).arg(describeType(element));
+                                if (skipped < 3) skippedWhat << QStringLiteral("entry %1 is %2").arg(index).arg(describeType(element));
                                 ++skipped;
                                 return;
                             }
                             ++count;
                             item(take(element.get_object()));
-                        }, std::numeric_limits<int>::max());
+                        };
+                        forEachElement(list, readEntry, std::numeric_limits<int>::max());
                     }
                 });
             });
         }
     });
-    if (!ok)
-        return QStringLiteral("the server reported a failure: %1").arg(msg.isEmpty() ? QStringLiteral("(no message)") : msg);
-    if (!listProblem.isEmpty())
-        return listProblem;
-    if (!sawList)
-        return QStringLiteral("no list at data.result.result");
+    if (!ok) return QStringLiteral("the server reported a failure: %1").arg(msg.isEmpty() ? QStringLiteral("(no message)") : msg);
+    if (!listProblem.isEmpty()) return listProblem;
+    if (!sawList) return QStringLiteral("no list at data.result.result");
     if (skipped)
-        warnings << QStringLiteral("%1: skipped %2 list entries that are not objects (%3%4)").arg(QLatin1String(what)).arg(skipped)
+        warnings << QStringLiteral("%1: skipped %2 list entries that are not objects (%3%4)")
+                        .arg(QLatin1String(what))
+                        .arg(skipped)
                         .arg(skippedWhat.join(QStringLiteral(", ")), skipped > skippedWhat.size() ? QStringLiteral(", ...") : QString());
     if (cut)
         warnings << QStringLiteral("%1: the list has %2 entries; only the first %3 were read (SliceScope's bound per list)")
-                        .arg(QLatin1String(what)).arg(count + skipped + cut).arg(limits::kMaxListItems);
+                        .arg(QLatin1String(what))
+                        .arg(count + skipped + cut)
+                        .arg(limits::kMaxListItems);
     const qint64 expected = numFiltered >= 0 ? numFiltered : total;
     if (!cut && expected > count + skipped)
-        warnings << QStringLiteral("%1: list truncated: %2 of %3 items returned (the state API limit is 10000)")
-                        .arg(QLatin1String(what)).arg(count).arg(expected);
+        warnings
+            << QStringLiteral("%1: list truncated: %2 of %3 items returned (the state API limit is 10000)").arg(QLatin1String(what)).arg(count).arg(expected);
     return {};
 }
 
@@ -226,10 +221,7 @@ bool readTpuAmount(od::value v, double *out, QString *why, const char *what);
 int readWorkerId(od::value v, QString *why, const char *what);
 
 // A time in milliseconds since the epoch, within 0..year 9999 (so differences never overflow).
-qint64 toTimeMs(od::value v)
-{
-    return std::clamp<qint64>(toInt(v), 0, qint64(253402300799999));
-}
+qint64 toTimeMs(od::value v) { return std::clamp<qint64>(toInt(v), 0, qint64(253402300799999)); }
 
 // A CPU amount: finite and not negative, else 0.
 double toCpu(od::value v)
@@ -243,8 +235,7 @@ void readRayResources(od::value v, RayNode &n)
     forEachMember(v, [&](std::string_view r, od::value amount) {
         if (r == "TPU") {
             QString why;
-            if (!readTpuAmount(amount, &n.tpu, &why, "TPU"))
-                addUnrecognised(n.unrecognised, why);
+            if (!readTpuAmount(amount, &n.tpu, &why, "TPU")) addUnrecognised(n.unrecognised, why);
         } else if (r == "CPU") {
             n.cpu = toCpu(amount);
         } else if (r.size() > 9 && r.substr(0, 4) == "TPU-" && r.substr(r.size() - 5) == "-head") {
@@ -256,21 +247,17 @@ void readRayResources(od::value v, RayNode &n)
 void readRayLabels(od::value v, RayNode &n)
 {
     forEachMember(v, [&](std::string_view l, od::value value) {
-        if (l.size() < 7 || l.substr(0, 7) != "ray.io/")
-            return;
+        if (l.size() < 7 || l.substr(0, 7) != "ray.io/") return;
         if (l == kSliceNameLabel) n.sliceName = toString(value);
         else if (l == kWorkerIdLabel) {
             QString why;
             n.workerId = readWorkerId(value, &why, "worker id");
-            if (!why.isEmpty())
-                addUnrecognised(n.unrecognised, why);
-        }
-        else if (l == kPodTypeLabel) n.podType = toString(value).left(64);
+            if (!why.isEmpty()) addUnrecognised(n.unrecognised, why);
+        } else if (l == kPodTypeLabel) n.podType = toString(value).left(64);
         else if (l == kTopologyLabel) n.topology = toString(value).left(64);
         else if (l == kAcceleratorLabel) n.acceleratorType = toString(value).left(64);
         else if (l == kNodeGroupLabel) n.nodeGroup = toString(value);
-        else if (l.size() > kSubsliceLabelPrefix.size() && l.substr(0, kSubsliceLabelPrefix.size()) == kSubsliceLabelPrefix
-                 && n.subslices.size() < 32)
+        else if (l.size() > kSubsliceLabelPrefix.size() && l.substr(0, kSubsliceLabelPrefix.size()) == kSubsliceLabelPrefix && n.subslices.size() < 32)
             n.subslices << qstr(l.substr(kSubsliceLabelPrefix.size(), 64)) + u'=' + toString(value).left(256);
     });
 }
@@ -279,19 +266,16 @@ void readRayLabels(od::value v, RayNode &n)
 QString echo(od::value v)
 {
     QString text = typeOf(v) == od::json_type::string ? toString(v) : qstr(v.raw_json_token()).trimmed();
-    if (text.size() > 40)
-        text = text.left(40) + QStringLiteral("...");
+    if (text.size() > 40) text = text.left(40) + QStringLiteral("...");
     for (QChar &c : text)
-        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
-            c = u'?';
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f) c = u'?';
     return text;
 }
 
 // Appends "why" to a node's or pod's reasons for being unrecognised.
 void addUnrecognised(QString &to, const QString &why)
 {
-    if (!to.isEmpty())
-        to += QStringLiteral("; ");
+    if (!to.isEmpty()) to += QStringLiteral("; ");
     to += why;
 }
 
@@ -314,8 +298,7 @@ bool readTpuAmount(od::value v, double *out, QString *why, const char *what)
 int readWorkerId(od::value v, QString *why, const char *what)
 {
     double d = 0;
-    if (!toFiniteNumber(v, &d))
-        return -1;
+    if (!toFiniteNumber(v, &d)) return -1;
     if (d < 0 || d > limits::kMaxWorkerId || d != std::floor(d)) {
         *why = QStringLiteral("%1 %2 is outside 0..%3").arg(QLatin1String(what), echo(v)).arg(limits::kMaxWorkerId);
         return -1;
@@ -326,8 +309,7 @@ int readWorkerId(od::value v, QString *why, const char *what)
 void readRayNode(od::object obj, RayNode &n, QStringList &typeProblems)
 {
     auto expect = [&](std::string_view key, od::value &v, od::json_type type, const char *expected) {
-        if (typeOf(v) == type || typeOf(v) == od::json_type::null)
-            return true;
+        if (typeOf(v) == type || typeOf(v) == od::json_type::null) return true;
         typeProblems << QStringLiteral("\"%1\" is %2, expected %3").arg(qstr(key), describeType(v), QLatin1String(expected));
         return false;
     };
@@ -337,24 +319,20 @@ void readRayNode(od::object obj, RayNode &n, QStringList &typeProblems)
         od::value v = f.value();
         if (key == "node_id") {
             // A node id is hex text; a number or an object there is no id (the node is skipped, named).
-            if (typeOf(v) == od::json_type::string)
-                n.id = toString(v);
-            else
-                typeProblems << QStringLiteral("\"node_id\" is %1 (%2), expected a string").arg(describeType(v), echo(v));
+            if (typeOf(v) == od::json_type::string) n.id = toString(v);
+            else typeProblems << QStringLiteral("\"node_id\" is %1 (%2), expected a string").arg(describeType(v), echo(v));
         } else if (key == "resources_total" || key == "labels") {
-            if (!expect(key, v, od::json_type::object, "an object"))
-                continue;
-            if (key == "resources_total")
-                readRayResources(v, n);
-            else
-                readRayLabels(v, n);
-        }
-        else if (key == "node_ip") n.ip = toString(v);
+            if (!expect(key, v, od::json_type::object, "an object")) continue;
+            if (key == "resources_total") readRayResources(v, n);
+            else readRayLabels(v, n);
+        } else if (key == "node_ip") n.ip = toString(v);
         else if (key == "node_ip") n.ip = toString(v);
         else if (key == "node_name") n.name = toString(v);
         else if (key == "is_head_node") n.isHead = toBool(v);
-        else if (key == "state") { std::string_view s; n.alive = v.get_string().get(s) == simdjson::SUCCESS && s == "ALIVE"; }
-        else if (key == "state_message") n.stateMessage = toString(v);
+        else if (key == "state") {
+            std::string_view s;
+            n.alive = v.get_string().get(s) == simdjson::SUCCESS && s == "ALIVE";
+        } else if (key == "state_message") n.stateMessage = toString(v);
         else if (key == "start_time_ms") n.startTimeMs = toTimeMs(v);
         else if (key == "end_time_ms") n.endTimeMs = toTimeMs(v);
     }
@@ -374,8 +352,7 @@ void readBundle(od::object obj, Bundle &b, QString &unrecognised)
         od::value v = f.value();
         if (key == "bundle_id") {
             forEachMember(v, [&](std::string_view k, od::value x) {
-                if (k == "bundle_index")
-                    b.index = int(std::clamp<qint64>(toInt(x, b.index), 0, limits::kMaxNestedListItems));
+                if (k == "bundle_index") b.index = int(std::clamp<qint64>(toInt(x, b.index), 0, limits::kMaxNestedListItems));
             });
         } else if (key == "node_id") {
             b.nodeId = toString(v);
@@ -384,18 +361,14 @@ void readBundle(od::object obj, Bundle &b, QString &unrecognised)
                 if (r == "TPU") {
                     double tpu = 0;
                     QString why;
-                    if (readTpuAmount(amount, &tpu, &why, "TPU"))
-                        b.tpu = int(tpu + 0.5);
-                    else
-                        unrecognised = why;
+                    if (readTpuAmount(amount, &tpu, &why, "TPU")) b.tpu = int(tpu + 0.5);
+                    else unrecognised = why;
                 } else if (r == "CPU") b.cpu = toCpu(amount);
-                else if (r.size() > 9 && r.substr(0, 4) == "TPU-" && r.substr(r.size() - 5) == "-head")
-                    b.headResource = qstr(r);
+                else if (r.size() > 9 && r.substr(0, 4) == "TPU-" && r.substr(r.size() - 5) == "-head") b.headResource = qstr(r);
             });
         } else if (key == "label_selector") {
             forEachMember(v, [&](std::string_view l, od::value sel) {
-                if (l == kSliceNameLabel)
-                    b.selectorSlice = toString(sel);
+                if (l == kSliceNameLabel) b.selectorSlice = toString(sel);
             });
         }
     }
@@ -411,23 +384,22 @@ void readPlacementGroup(od::object obj, RawPlacementGroup &raw)
         if (key == "placement_group_id") g.id = toString(v);
         else if (key == "name") g.name = toString(v);
         else if (key == "creator_job_id") g.creatorJobId = toString(v);
-        else if (key == "state") { g.state = toString(v); raw.removed = g.state == QLatin1String("REMOVED"); }
-        else if (key == "is_detached") g.detached = toBool(v);
+        else if (key == "state") {
+            g.state = toString(v);
+            raw.removed = g.state == QLatin1String("REMOVED");
+        } else if (key == "is_detached") g.detached = toBool(v);
         else if (key == "stats") {
             forEachMember(v, [&](std::string_view k, od::value x) {
-                if (k == "scheduling_state")
-                    g.schedulingState = toString(x);
+                if (k == "scheduling_state") g.schedulingState = toString(x);
             });
         } else if (key == "bundles") {
             forEachElement(v, [&](od::value element) {
-                if (typeOf(element) != od::json_type::object)
-                    return;
+                if (typeOf(element) != od::json_type::object) return;
                 Bundle b;
                 b.index = int(g.bundles.size());
                 QString why;
                 readBundle(take(element.get_object()), b, why);
-                if (!why.isEmpty())
-                    raw.problems << QStringLiteral("bundle %1: %2").arg(b.index).arg(why);
+                if (!why.isEmpty()) raw.problems << QStringLiteral("bundle %1: %2").arg(b.index).arg(why);
                 g.bundles.append(std::move(b));
             });
         }
@@ -458,17 +430,15 @@ int readQuantity(od::value v, QString *why = nullptr)
 {
     double d = 0;
     QString problem;
-    if (readTpuAmount(v, &d, &problem, "google.com/tpu"))
-        return int(d + 0.5);
-    if (why)
-        *why = problem;
+    if (readTpuAmount(v, &d, &problem, "google.com/tpu")) return int(d + 0.5);
+    if (why) *why = problem;
     return -1;
 }
 
 // containers[].resources: the pod's TPU chips, summed over its containers as the GKE TPU webhook
 // counts them (docs/facts.md 4.5); per container requests first, limits as fallback (they must match).
-int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpuWorkerId = nullptr,
-                      QStringList *megascale = nullptr, QString *unrecognised = nullptr)
+int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpuWorkerId = nullptr, QStringList *megascale = nullptr,
+                      QString *unrecognised = nullptr)
 {
     qint64 total = 0;
     bool outOfRange = false;
@@ -478,14 +448,12 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
             if (k == "resources") {
                 forEachMember(v, [&](std::string_view kind, od::value list) {
                     forEachMember(list, [&](std::string_view r, od::value q) {
-                        if (r != kTpuResource)
-                            return;
+                        if (r != kTpuResource) return;
                         QString why;
                         const int amount = readQuantity(q, &why);
                         if (amount < 0) {
                             outOfRange = true;
-                            if (unrecognised)
-                                addUnrecognised(*unrecognised, why);
+                            if (unrecognised) addUnrecognised(*unrecognised, why);
                         }
                         (kind == "requests" ? requests : limitsTpu) = std::max(0, amount);
                     });
@@ -498,12 +466,10 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
                     forEachMember(e, [&](std::string_view ek, od::value ev) {
                         if (ek == "name" || ek == "value") {
                             std::string_view text;
-                            if (typeOf(ev) == od::json_type::string && ev.get_string().get(text) == simdjson::SUCCESS)
-                                (ek == "name" ? name : value) = text;
+                            if (typeOf(ev) == od::json_type::string && ev.get_string().get(text) == simdjson::SUCCESS) (ek == "name" ? name : value) = text;
                         }
                     });
-                    if (tpuName && name == "TPU_NAME")
-                        *tpuName = boundedQstr(value.substr(0, 253)); // a DNS-1123 name at most
+                    if (tpuName && name == "TPU_NAME") *tpuName = boundedQstr(value.substr(0, 253)); // a DNS-1123 name at most
                     else if (megascale && name.size() > 10 && name.substr(0, 10) == "MEGASCALE_" && megascale->size() < 16)
                         *megascale << qstr(name) + u'=' + qstr(value.substr(0, 256));
                     else if (tpuWorkerId && name == "TPU_WORKER_ID") {
@@ -512,8 +478,9 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
                         if (res.ec == std::errc() && res.ptr == value.data() + value.size() && id >= 0 && id <= limits::kMaxWorkerId) {
                             *tpuWorkerId = id;
                         } else if (!value.empty() && unrecognised) {
-                            addUnrecognised(*unrecognised, QStringLiteral("TPU_WORKER_ID %1 is outside 0..%2")
-                                                              .arg(boundedQstr(value.substr(0, 40))).arg(limits::kMaxWorkerId));
+                            addUnrecognised(
+                                *unrecognised,
+                                QStringLiteral("TPU_WORKER_ID %1 is outside 0..%2").arg(boundedQstr(value.substr(0, 40))).arg(limits::kMaxWorkerId));
                         }
                     }
                 });
@@ -524,8 +491,8 @@ int readContainersTpu(od::value containers, QString *tpuName = nullptr, int *tpu
     // Summed over containers the total stays a host's: more is no machine there is.
     if (total > limits::kMaxTpuUnitsPerHost) {
         if (unrecognised && !outOfRange)
-            addUnrecognised(*unrecognised, QStringLiteral("google.com/tpu summed over the containers is %1, outside 0..%2")
-                                               .arg(total).arg(limits::kMaxTpuUnitsPerHost));
+            addUnrecognised(*unrecognised,
+                            QStringLiteral("google.com/tpu summed over the containers is %1, outside 0..%2").arg(total).arg(limits::kMaxTpuUnitsPerHost));
         return 0;
     }
     return int(total);
@@ -565,20 +532,24 @@ void readRayCluster(od::value item, RawCluster &rc)
                         forEachMember(spec, [&](std::string_view sk, od::value sv) {
                             if (sk == "groupName") g.group = toString(sv);
                             // int32 in KubeRay's CRD; kept within it so scale arithmetic cannot overflow.
-                            else if (sk == "replicas") { g.replicas = saturatedInt(std::max<qint64>(0, toInt(sv))); sawReplicas = true; }
-                            else if (sk == "minReplicas") { g.minReplicas = saturatedInt(std::max<qint64>(0, toInt(sv))); sawMin = true; }
-                            else if (sk == "maxReplicas") { g.maxReplicas = saturatedInt(std::max<qint64>(0, toInt(sv))); sawMax = true; }
-                            else if (sk == "numOfHosts") g.numOfHosts = int(std::clamp<qint64>(toInt(sv, 1), 1, limits::kMaxHostsPerSlice));
+                            else if (sk == "replicas") {
+                                g.replicas = saturatedInt(std::max<qint64>(0, toInt(sv)));
+                                sawReplicas = true;
+                            } else if (sk == "minReplicas") {
+                                g.minReplicas = saturatedInt(std::max<qint64>(0, toInt(sv)));
+                                sawMin = true;
+                            } else if (sk == "maxReplicas") {
+                                g.maxReplicas = saturatedInt(std::max<qint64>(0, toInt(sv)));
+                                sawMax = true;
+                            } else if (sk == "numOfHosts") g.numOfHosts = int(std::clamp<qint64>(toInt(sv, 1), 1, limits::kMaxHostsPerSlice));
                             else if (sk == "suspend") g.suspended = toBool(sv);
                             else if (sk == "scaleStrategy") {
                                 forEachMember(sv, [&](std::string_view ssk, od::value list) {
-                                    if (ssk == "workersToDelete")
-                                        forEachElement(list, [&](od::value name) { g.workersToDelete << toString(name); });
+                                    if (ssk == "workersToDelete") forEachElement(list, [&](od::value name) { g.workersToDelete << toString(name); });
                                 });
                             } else if (sk == "template") {
                                 forEachMember(sv, [&](std::string_view tk, od::value podSpec) {
-                                    if (tk != "spec")
-                                        return;
+                                    if (tk != "spec") return;
                                     forEachMember(podSpec, [&](std::string_view pk, od::value pv) {
                                         if (pk == "nodeSelector") readNodeSelector(pv, g.accelerator, g.topology);
                                         else if (pk == "containers") g.chipsPerHost = readContainersTpu(pv); // out of range: 0, unknown
@@ -631,11 +602,10 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
                             bool ok = false;
                             const QString text = toString(lv);
                             const qint64 h = text.toLongLong(&ok);
-                            if (ok && h >= 0 && h <= limits::kMaxWorkerId)
-                                p.hostIndex = int(h);
+                            if (ok && h >= 0 && h <= limits::kMaxWorkerId) p.hostIndex = int(h);
                             else if (ok)
-                                addUnrecognised(p.unrecognised, QStringLiteral("ray.io/replica-host-index %1 is outside 0..%2")
-                                                                    .arg(text.left(40)).arg(limits::kMaxWorkerId));
+                                addUnrecognised(p.unrecognised,
+                                                QStringLiteral("ray.io/replica-host-index %1 is outside 0..%2").arg(text.left(40)).arg(limits::kMaxWorkerId));
                         }
                     });
                 }
@@ -647,8 +617,7 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
                 else if (k == "containers") {
                     int envWorkerId = -1;
                     p.tpuChips = readContainersTpu(x, &p.tpuName, &envWorkerId, &p.megascale, &p.unrecognised);
-                    if (p.hostIndex < 0)
-                        p.hostIndex = envWorkerId;
+                    if (p.hostIndex < 0) p.hostIndex = envWorkerId;
                 }
             });
         } else if (key == "status") {
@@ -664,8 +633,7 @@ void readPod(od::value item, Pod &p, QString &replicaName, QString &legacyReplic
                             if (ck == "type") type = toString(cv);
                             else if (ck == "status") status = toString(cv);
                         });
-                        if (type == QLatin1String("Ready"))
-                            p.ready = status == QLatin1String("True");
+                        if (type == QLatin1String("Ready")) p.ready = status == QLatin1String("True");
                     });
                 }
             });
@@ -700,8 +668,7 @@ void readKubeNode(od::value item, KubeNode &n)
                             if (ck == "type") type = toString(cv);
                             else if (ck == "status") status = toString(cv);
                         });
-                        if (type == QLatin1String("Ready"))
-                            n.ready = status == QLatin1String("True");
+                        if (type == QLatin1String("Ready")) n.ready = status == QLatin1String("True");
                     });
                 }
             });
@@ -713,8 +680,7 @@ void readKubeNode(od::value item, KubeNode &n)
 template<typename F>
 QString readKubeList(od::value root, const char *what, QStringList &warnings, F &&item)
 {
-    if (typeOf(root) != od::json_type::object)
-        return QStringLiteral("expected a Kubernetes list (an object), got %1").arg(describeType(root));
+    if (typeOf(root) != od::json_type::object) return QStringLiteral("expected a Kubernetes list (an object), got %1").arg(describeType(root));
     bool sawItems = false;
     QString kind, status, message;
     qint64 skipped = 0, read = 0, cut = 0;
@@ -732,10 +698,9 @@ QString readKubeList(od::value root, const char *what, QStringList &warnings, F 
                 sawItems = true;
                 return;
             }
-            if (typeOf(v) != od::json_type::array)
-                return;
+            if (typeOf(v) != od::json_type::array) return;
             sawItems = true;
-            forEachElement(v, [&](od::value element) {
+            const auto readItem = [&](od::value element) {
                 if (read + skipped >= limits::kMaxListItems) {
                     ++cut;
                     return;
@@ -746,20 +711,19 @@ QString readKubeList(od::value root, const char *what, QStringList &warnings, F 
                 }
                 ++read;
                 item(element);
-            }, std::numeric_limits<int>::max());
+            };
+            forEachElement(v, readItem, std::numeric_limits<int>::max());
         }
     });
-    if (kind == QLatin1String("Status"))
-        return QStringLiteral("the API server answered %1: %2").arg(status, message);
-    if (!sawItems)
-        return QStringLiteral("no \"items\" array");
-    if (skipped)
-        warnings << QStringLiteral("%1: skipped %2 items that are not objects").arg(QLatin1String(what)).arg(skipped);
+    if (kind == QLatin1String("Status")) return QStringLiteral("the API server answered %1: %2").arg(status, message);
+    if (!sawItems) return QStringLiteral("no \"items\" array");
+    if (skipped) warnings << QStringLiteral("%1: skipped %2 items that are not objects").arg(QLatin1String(what)).arg(skipped);
     if (cut)
         warnings << QStringLiteral("%1: the list has %2 items; only the first %3 were read (SliceScope's bound per list)")
-                        .arg(QLatin1String(what)).arg(read + skipped + cut).arg(limits::kMaxListItems);
-    if (!continueToken.isEmpty())
-        warnings << QStringLiteral("%1: list is incomplete (a continue token was left unfollowed)").arg(QLatin1String(what));
+                        .arg(QLatin1String(what))
+                        .arg(read + skipped + cut)
+                        .arg(limits::kMaxListItems);
+    if (!continueToken.isEmpty()) warnings << QStringLiteral("%1: list is incomplete (a continue token was left unfollowed)").arg(QLatin1String(what));
     return {};
 }
 
@@ -773,8 +737,7 @@ struct SliceParts {
 // The better of two Ray nodes claiming the same worker: alive beats dead, then the newest.
 bool betterNode(const RayNode &a, const RayNode &b)
 {
-    if (a.alive != b.alive)
-        return a.alive;
+    if (a.alive != b.alive) return a.alive;
     return a.startTimeMs > b.startTimeMs;
 }
 
@@ -782,13 +745,10 @@ bool betterNode(const RayNode &a, const RayNode &b)
 // Succeeded, being deleted), then Running beats the rest, then the newer pod (a replacement).
 bool betterPod(const Pod &a, const Pod &b)
 {
-    if (a.isGone() != b.isGone())
-        return !a.isGone();
+    if (a.isGone() != b.isGone()) return !a.isGone();
     const bool aRunning = a.phase == QLatin1String("Running"), bRunning = b.phase == QLatin1String("Running");
-    if (aRunning != bRunning)
-        return aRunning;
-    if (a.created != b.created)
-        return a.created > b.created;
+    if (aRunning != bRunning) return aRunning;
+    if (a.created != b.created) return a.created > b.created;
     return a.name < b.name;
 }
 
@@ -796,9 +756,9 @@ class Joiner
 {
 public:
     explicit Joiner(ClusterSnapshot &s, bool hasRayNodes)
-        : m_s(s), m_hasRayNodes(hasRayNodes)
-    {
-    }
+        : m_s(s)
+        , m_hasRayNodes(hasRayNodes)
+    { }
 
     void run(const QList<QString> &podReplicaKeys)
     {
@@ -819,11 +779,12 @@ private:
             m_nodeById.insert(n.id, i);
             if (!n.ip.isEmpty() && !m_s.pods.isEmpty()) // only pods join nodes (and clusters) by IP
                 m_nodesByIp.insert(n.ip, i);
-            if (!n.sliceName.isEmpty())
-                m_parts[n.sliceName].rayNodes.append(i);
+            if (!n.sliceName.isEmpty()) m_parts[n.sliceName].rayNodes.append(i);
             else if (n.tpu > 0 && !n.isHead)
                 m_s.warnings << QStringLiteral("Ray node %1 (%2) has TPU %3 but no %4 label: not part of any slice")
-                                    .arg(n.id.left(12), n.ip).arg(n.tpu).arg(QLatin1String(kSliceNameLabel.data()));
+                                    .arg(n.id.left(12), n.ip)
+                                    .arg(n.tpu)
+                                    .arg(QLatin1String(kSliceNameLabel.data()));
         }
     }
 
@@ -832,28 +793,27 @@ private:
         // Which RayClusters the Ray bodies describe: those with a pod whose IP a Ray node has.
         // (A Kubernetes capture may span many RayClusters; the Ray dashboard is one of them.)
         for (const Pod &p : std::as_const(m_s.pods))
-            if (!p.podIp.isEmpty() && m_nodesByIp.contains(p.podIp))
-                m_rayClusters.insert(p.ns + u'/' + p.cluster);
+            if (!p.podIp.isEmpty() && m_nodesByIp.contains(p.podIp)) m_rayClusters.insert(p.ns + u'/' + p.cluster);
 
         // Pods are grouped by replica first (docs/facts.md 4), then the group is named by TPU_NAME.
         QHash<QString, QList<int>> byReplica;
         QStringList order;
         for (int i = 0; i < m_s.pods.size(); ++i) {
             const Pod &p = m_s.pods[i];
-            if (p.isHead || (p.tpuChips <= 0 && p.accelerator.isEmpty()))
-                continue;
+            if (p.isHead || (p.tpuChips <= 0 && p.accelerator.isEmpty())) continue;
             const QString key = p.ns + u'/' + p.cluster + u'/' + p.group + u'/' + podReplicaKeys[i];
-            if (!byReplica.contains(key))
-                order << key;
+            if (!byReplica.contains(key)) order << key;
             byReplica[key].append(i);
         }
         for (const QString &key : std::as_const(order)) {
             const QList<int> &members = byReplica[key];
             QString name;
             for (int i : members)
-                if (!m_s.pods[i].tpuName.isEmpty()) { name = m_s.pods[i].tpuName; break; }
-            if (name.isEmpty())
-                name = m_s.pods[members.first()].replicaKey;
+                if (!m_s.pods[i].tpuName.isEmpty()) {
+                    name = m_s.pods[i].tpuName;
+                    break;
+                }
+            if (name.isEmpty()) name = m_s.pods[members.first()].replicaKey;
             if (name.isEmpty()) {
                 m_s.warnings << QStringLiteral("pod %1 has a TPU request but nothing names its slice (no replica label, no TPU_NAME)")
                                     .arg(m_s.pods[members.first()].qualifiedName());
@@ -866,10 +826,8 @@ private:
             const QString cluster = first.ns + u'/' + first.cluster;
             const QString owner = m_nameOwner.value(name);
             const bool rayHasName = m_parts.contains(name) && !m_parts[name].rayNodes.isEmpty();
-            if ((!owner.isEmpty() && owner != cluster) || (owner.isEmpty() && rayHasName && !m_rayClusters.contains(cluster)))
-                name = cluster + u'/' + name;
-            else
-                m_nameOwner.insert(name, cluster);
+            if ((!owner.isEmpty() && owner != cluster) || (owner.isEmpty() && rayHasName && !m_rayClusters.contains(cluster))) name = cluster + u'/' + name;
+            else m_nameOwner.insert(name, cluster);
             for (int i : members)
                 m_s.pods[i].replicaKey = name;
             m_parts[name].pods += members;
@@ -912,21 +870,15 @@ private:
         int perHost = labels.maxPodChips;
         const int rayTpu = labels.rayTpu;
         const tpu::Generation *gen = !podType.isEmpty() ? tpu::generationOfPodType(podType) : nullptr;
-        if (!gen)
-            gen = tpu::findGeneration(accelerator);
+        if (!gen) gen = tpu::findGeneration(accelerator);
         const auto topo = tpu::parseTopology(topology);
-        if (!gen || !topo)
-            return 0;
+        if (!gen || !topo) return 0;
         tpu::Topology t = *topo;
-        if (t.rank == 2 && gen->is3D)
-            t.rank = 3;
-        if (!tpu::fitsGeneration(*gen, t))
-            return 0;
-        if (perHost == 0)
-            perHost = rayTpu;
+        if (t.rank == 2 && gen->is3D) t.rank = 3;
+        if (!tpu::fitsGeneration(*gen, t)) return 0;
+        if (perHost == 0) perHost = rayTpu;
         tpu::SliceLayout layout(*gen, t, perHost > 0 ? perHost : tpu::defaultChipsPerHost(*gen, t));
-        if (!layout.isValid())
-            layout = tpu::SliceLayout(*gen, t, tpu::defaultChipsPerHost(*gen, t));
+        if (!layout.isValid()) layout = tpu::SliceLayout(*gen, t, tpu::defaultChipsPerHost(*gen, t));
         return layout.isValid() ? layout.hostCount() : 0;
     }
 
@@ -952,8 +904,7 @@ private:
         std::sort(names.begin(), names.end());
         for (const QString &name : std::as_const(names)) {
             const SliceParts parts = m_parts.value(name);
-            if (parts.rayNodes.size() + parts.pods.size() < 2)
-                continue;
+            if (parts.rayNodes.size() + parts.pods.size() < 2) continue;
             const int hosts = expectedHosts(parts);
             const bool singleHost = hosts == 1;
             QList<Member> members;
@@ -961,10 +912,8 @@ private:
             for (int i : parts.pods) {
                 const Pod &p = m_s.pods[i];
                 Member m{i, -1, p.hostIndex, !p.isGone(), false, {}, p.created};
-                if (i < podReplicaKeys.size() && !podReplicaKeys[i].startsWith(QLatin1String("tpu=")))
-                    m.key = podReplicaKeys[i];
-                if (!p.podIp.isEmpty() && (m.live || !memberOfIp.contains(p.podIp)))
-                    memberOfIp.insert(p.podIp, int(members.size()));
+                if (i < podReplicaKeys.size() && !podReplicaKeys[i].startsWith(QLatin1String("tpu="))) m.key = podReplicaKeys[i];
+                if (!p.podIp.isEmpty() && (m.live || !memberOfIp.contains(p.podIp))) memberOfIp.insert(p.podIp, int(members.size()));
                 members.append(m);
             }
             // Alive Ray nodes join their pods first: a host whose Ray node died and came back on
@@ -978,29 +927,24 @@ private:
                     members[at].node = n;
                     continue;
                 }
-                members.append(Member{-1, n, rn.workerId, rn.alive, false, {},
-                                      QStringLiteral("ray:%1").arg(rn.startTimeMs, 16, 10, QLatin1Char('0'))});
+                members.append(Member{-1, n, rn.workerId, rn.alive, false, {}, QStringLiteral("ray:%1").arg(rn.startTimeMs, 16, 10, QLatin1Char('0'))});
             }
             QHash<int, int> liveClaims;
             QSet<QString> liveKeys;
             int live = 0;
             bool conflict = false;
             for (Member &m : members) {
-                if (!m.live)
-                    continue;
+                if (!m.live) continue;
                 ++live;
                 // Only pods can say a host belongs elsewhere (the webhook's counter); a Ray node
                 // with a stray worker id stays a problem of its slice.
                 m.overflow = !singleHost && hosts > 0 && m.worker >= hosts && m.pod >= 0;
                 conflict = conflict || m.overflow;
-                if (!m.key.isEmpty())
-                    liveKeys.insert(m.key);
-                if (!singleHost && m.worker >= 0 && ++liveClaims[m.worker] > 1)
-                    conflict = true;
+                if (!m.key.isEmpty()) liveKeys.insert(m.key);
+                if (!singleHost && m.worker >= 0 && ++liveClaims[m.worker] > 1) conflict = true;
             }
             conflict = conflict || liveKeys.size() > 1 || (singleHost && live > 1);
-            if (!conflict)
-                continue;
+            if (!conflict) continue;
 
             // Live first, then sets that stay within the slice, replicas that name themselves
             // first, then oldest first.
@@ -1030,22 +974,15 @@ private:
                     into = fresh(false);
                 } else if (m.live) {
                     const QString key = m.key.isEmpty() ? QString() : m.key + (m.overflow ? QStringLiteral("#overflow") : QString());
-                    if (!key.isEmpty())
-                        into = ofKey.value(key, -1);
+                    if (!key.isEmpty()) into = ofKey.value(key, -1);
                     for (int k = 0; k < split.size() && into < 0; ++k)
-                        if (overflowSet[k] == m.overflow && !taken[k].contains(m.worker)
-                            && (m.key.isEmpty() || !ofKey.values().contains(k)))
-                            into = k;
-                    if (into < 0)
-                        into = fresh(m.overflow);
-                    if (!key.isEmpty() && !ofKey.contains(key))
-                        ofKey.insert(key, into);
+                        if (overflowSet[k] == m.overflow && !taken[k].contains(m.worker) && (m.key.isEmpty() || !ofKey.values().contains(k))) into = k;
+                    if (into < 0) into = fresh(m.overflow);
+                    if (!key.isEmpty() && !ofKey.contains(key)) ofKey.insert(key, into);
                 } else { // a gone host stays beside the live ones of its worker id; it never wins over them
                     for (int k = 0; k < split.size() && into < 0; ++k)
-                        if (!overflowSet[k] && !taken[k].contains(m.worker))
-                            into = k;
-                    if (into < 0)
-                        into = split.isEmpty() ? fresh(false) : 0;
+                        if (!overflowSet[k] && !taken[k].contains(m.worker)) into = k;
+                    if (into < 0) into = split.isEmpty() ? fresh(false) : 0;
                 }
                 if (m.pod >= 0) split[into].pods.append(m.pod);
                 if (m.node >= 0) split[into].rayNodes.append(m.node);
@@ -1071,17 +1008,16 @@ private:
                 partNames << part;
             }
             m_s.warnings << QStringLiteral("slice name %1 is claimed by %2 live %3 (the TPU webhook's fallback counter can do this): shown as %4")
-                                .arg(name).arg(split.size())
-                                .arg(singleHost ? QStringLiteral("single-host slices") : QStringLiteral("sets of hosts"),
-                                     partNames.join(QStringLiteral(", ")));
+                                .arg(name)
+                                .arg(split.size())
+                                .arg(singleHost ? QStringLiteral("single-host slices") : QStringLiteral("sets of hosts"), partNames.join(QStringLiteral(", ")));
         }
     }
 
     const tpu::Generation *groupGeneration(const QString &qualifiedGroup) const
     {
         for (const WorkerGroup &g : m_s.workerGroups)
-            if (g.qualifiedName() == qualifiedGroup)
-                return tpu::findGeneration(g.accelerator);
+            if (g.qualifiedName() == qualifiedGroup) return tpu::findGeneration(g.accelerator);
         return nullptr;
     }
 
@@ -1093,8 +1029,7 @@ private:
         m_sliceOfNode.fill(-1, m_s.rayNodes.size());
         for (const QString &name : std::as_const(names)) {
             const SliceParts &parts = m_parts[name];
-            if (isRemoved(parts))
-                continue;
+            if (isRemoved(parts)) continue;
             for (int node : parts.rayNodes)
                 m_sliceOfNode[node] = int(m_s.slices.size());
             m_s.slices.append(buildSlice(name, parts));
@@ -1107,19 +1042,15 @@ private:
     // asked-for end (a deleted pod, an idle drain) is gone too; one that crashed stays degraded.
     bool isRemoved(const SliceParts &parts) const
     {
-        if (!parts.pods.isEmpty() || parts.rayNodes.isEmpty())
-            return false;
+        if (!parts.pods.isEmpty() || parts.rayNodes.isEmpty()) return false;
         for (int i : parts.rayNodes)
-            if (m_s.rayNodes[i].alive)
-                return false;
-        if (m_podsRead)
-            return true;
+            if (m_s.rayNodes[i].alive) return false;
+        if (m_podsRead) return true;
         // Ray's compose_state_message (dashboard/utils.py): EXPECTED_TERMINATION and
         // AUTOSCALER_DRAIN_IDLE are asked-for ends; a crash or a preemption is not.
         for (int i : parts.rayNodes) {
             const QString &why = m_s.rayNodes[i].stateMessage;
-            if (!why.startsWith(QLatin1String("Expected termination")) && !why.startsWith(QLatin1String("Terminated due to idle")))
-                return false;
+            if (!why.startsWith(QLatin1String("Expected termination")) && !why.startsWith(QLatin1String("Terminated due to idle"))) return false;
         }
         return true;
     }
@@ -1132,15 +1063,19 @@ private:
             s.rayName = shared->rayName;
             if (shared->conflict)
                 s.problems << QStringLiteral("%1 other live set%2 of hosts also call%3 itself %4: a placement group pinned to %4 may land on either")
-                                  .arg(shared->parts - 1).arg(shared->parts > 2 ? QStringLiteral("s") : QString(),
-                                                               shared->parts > 2 ? QString() : QStringLiteral("s"), shared->rayName);
+                                  .arg(shared->parts - 1)
+                                  .arg(shared->parts > 2 ? QStringLiteral("s") : QString(), shared->parts > 2 ? QString() : QStringLiteral("s"),
+                                       shared->rayName);
         }
         const bool fromRay = !parts.rayNodes.isEmpty(), fromKube = !parts.pods.isEmpty();
-        s.source = fromRay && fromKube ? SliceSource::Both : fromRay ? SliceSource::Ray : SliceSource::Kubernetes;
+        s.source = fromRay && fromKube ? SliceSource::Both : fromRay ? SliceSource::Ray
+                                                                     : SliceSource::Kubernetes;
 
         // Members whose values are out of range (model/inputlimits.h) make the slice unrecognised;
         // the values themselves were never taken.
-        auto unrecognised = [&](const QString &why) { addUnrecognised(s.unrecognised, why); };
+        auto unrecognised = [&](const QString &why) {
+            addUnrecognised(s.unrecognised, why);
+        };
         for (int i : parts.rayNodes)
             if (!m_s.rayNodes[i].unrecognised.isEmpty())
                 unrecognised(QStringLiteral("Ray node %1: %2").arg(m_s.rayNodes[i].id.left(12), m_s.rayNodes[i].unrecognised));
@@ -1154,28 +1089,30 @@ private:
         int chipsPerHost = 0;
         for (int i : parts.pods) {
             const Pod &p = m_s.pods[i];
-            if (s.workerGroup.isEmpty() && !p.cluster.isEmpty())
-                s.workerGroup = p.ns + u'/' + p.cluster + u'/' + p.group;
+            if (s.workerGroup.isEmpty() && !p.cluster.isEmpty()) s.workerGroup = p.ns + u'/' + p.cluster + u'/' + p.group;
         }
         if (s.workerGroup.isEmpty() && m_s.pods.isEmpty()) {
             // Ray alone: the node-group label names the group; use it if exactly one cluster has it.
             // With pods known, a slice without pods is no longer a replica of any group (removed).
             QString nodeGroup;
             for (int i : parts.rayNodes)
-                if (!m_s.rayNodes[i].nodeGroup.isEmpty()) { nodeGroup = m_s.rayNodes[i].nodeGroup; break; }
+                if (!m_s.rayNodes[i].nodeGroup.isEmpty()) {
+                    nodeGroup = m_s.rayNodes[i].nodeGroup;
+                    break;
+                }
             int matches = 0;
             for (const WorkerGroup &g : m_s.workerGroups)
-                if (!nodeGroup.isEmpty() && g.group == nodeGroup) { ++matches; s.workerGroup = g.qualifiedName(); }
-            if (matches != 1)
-                s.workerGroup.clear();
+                if (!nodeGroup.isEmpty() && g.group == nodeGroup) {
+                    ++matches;
+                    s.workerGroup = g.qualifiedName();
+                }
+            if (matches != 1) s.workerGroup.clear();
         }
 
-        if (!podTypeText.isEmpty())
-            s.generation = memo(m_generationByPodType, podTypeText, [&] { return tpu::generationOfPodType(podTypeText); });
+        if (!podTypeText.isEmpty()) s.generation = memo(m_generationByPodType, podTypeText, [&] { return tpu::generationOfPodType(podTypeText); });
         if (!s.generation && !accelerator.isEmpty())
             s.generation = memo(m_generationByAccelerator, accelerator, [&] { return tpu::findGeneration(accelerator); });
-        if (!s.generation && !s.workerGroup.isEmpty())
-            s.generation = groupGeneration(s.workerGroup);
+        if (!s.generation && !s.workerGroup.isEmpty()) s.generation = groupGeneration(s.workerGroup);
         if (!s.generation) {
             // Name what could not be read, so an operator can tell a new GKE value from a typo.
             QStringList seen;
@@ -1185,22 +1122,18 @@ private:
                 m_s.warnings << QStringLiteral("slice %1: unknown TPU generation (%2): its chips are not drawn").arg(name, seen.join(QStringLiteral(", ")));
             s.unknownGeneration = seen.join(QStringLiteral(", "));
         }
-        if (const auto t = memo(m_topologyByText, topologyText, [&] { return tpu::parseTopology(topologyText); }))
-            s.topology = *t;
-        else if (!topologyText.isEmpty())
-            s.problems << QStringLiteral("topology '%1' cannot be read").arg(topologyText.left(64));
+        if (const auto t = memo(m_topologyByText, topologyText, [&] { return tpu::parseTopology(topologyText); })) s.topology = *t;
+        else if (!topologyText.isEmpty()) s.problems << QStringLiteral("topology '%1' cannot be read").arg(topologyText.left(64));
         if (s.generation && s.topology.chips() > 0 && s.topology.rank == 2 && s.generation->is3D)
             s.topology.rank = 3; // Ray reports "2x2x1"; GKE sometimes "2x2"
         // A shape beyond the generation's largest slice is checked before it sizes anything.
         const bool shapeFits = s.generation && s.topology.chips() > 0 && tpu::fitsGeneration(*s.generation, s.topology);
         if (s.generation && s.topology.chips() > 0 && !shapeFits)
             unrecognised(QStringLiteral("topology %1 is beyond the largest %2 slice (%3, %4 chips)")
-                             .arg(s.topology.toString(), s.generation->name,
-                                  tpu::Topology{s.generation->largest, s.generation->is3D ? 3 : 2}.toString())
+                             .arg(s.topology.toString(), s.generation->name, tpu::Topology{s.generation->largest, s.generation->is3D ? 3 : 2}.toString())
                              .arg(s.generation->maxChips));
         if (shapeFits) {
-            s.podType = memo(m_podTypeByShape, qMakePair(s.generation, s.topology.chips()),
-                             [&] { return tpu::podType(*s.generation, s.topology); });
+            s.podType = memo(m_podTypeByShape, qMakePair(s.generation, s.topology.chips()), [&] { return tpu::podType(*s.generation, s.topology); });
             // Physical chips per host: the pod's google.com/tpu when known, else Ray's TPU count.
             // With RAY_TPU_RESOURCE_PER_CHIP (docs/facts.md 2.4) a host's TPU is chips x that
             // factor: a count that is a multiple of the pod's chips, or that no host of this
@@ -1217,12 +1150,13 @@ private:
             }
             if (s.tpuPerChip > limits::kMaxTpuPerChip) {
                 unrecognised(QStringLiteral("Ray reports TPU %1 per host: %2 units per chip, more than the %3 SliceScope reads")
-                                 .arg(rayTpu).arg(s.tpuPerChip).arg(limits::kMaxTpuPerChip));
+                                 .arg(rayTpu)
+                                 .arg(s.tpuPerChip)
+                                 .arg(limits::kMaxTpuPerChip));
                 s.tpuPerChip = 1;
                 chipsPerHost = podChips;
             }
-            if (chipsPerHost == 0)
-                chipsPerHost = tpu::defaultChipsPerHost(*s.generation, s.topology);
+            if (chipsPerHost == 0) chipsPerHost = tpu::defaultChipsPerHost(*s.generation, s.topology);
             s.layout = tpu::SliceLayout(*s.generation, s.topology, chipsPerHost);
             if (!s.layout.isValid())
                 s.problems << QStringLiteral("hosts with %1 chips cannot tile a %2 %3").arg(chipsPerHost).arg(s.generation->name, s.topology.toString());
@@ -1232,8 +1166,7 @@ private:
             if (!s.generation)
                 s.problems << (s.unknownGeneration.isEmpty() ? QStringLiteral("TPU generation unknown")
                                                              : QStringLiteral("TPU generation unknown (%1)").arg(s.unknownGeneration));
-            if (s.topology.chips() == 0)
-                s.problems << QStringLiteral("topology unknown");
+            if (s.topology.chips() == 0) s.problems << QStringLiteral("topology unknown");
         }
         s.chipsPerHost = chipsPerHost;
 
@@ -1247,8 +1180,7 @@ private:
             const QString slices = s.generation ? QStringLiteral("a %1 slice has").arg(s.generation->name) : QStringLiteral("any TPU slice has");
             int members = 0;
             auto reported = [&](int id, const QString &who) {
-                if (id < 0)
-                    return;
+                if (id < 0) return;
                 ++members;
                 if (id < bound) {
                     hostCount = std::max(hostCount, id + 1);
@@ -1256,7 +1188,10 @@ private:
                 }
                 unrecognised(QStringLiteral("%1 reports worker id %2, beyond the %3 hosts %4").arg(who).arg(id).arg(bound).arg(slices));
                 m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3, beyond the %4 hosts %5: not placed, the slice is unrecognised")
-                                    .arg(name, who).arg(id).arg(bound).arg(slices);
+                                    .arg(name, who)
+                                    .arg(id)
+                                    .arg(bound)
+                                    .arg(slices);
             };
             for (int i : parts.rayNodes)
                 reported(m_s.rayNodes[i].workerId, QStringLiteral("Ray node %1").arg(m_s.rayNodes[i].id.left(12)));
@@ -1265,9 +1200,13 @@ private:
             const int invented = std::max(0, hostCount - members);
             if (m_inventedHosts + invented > limits::kMaxInventedHostsPerCapture) {
                 unrecognised(QStringLiteral("its worker ids would make %1 MISSING hosts no topology describes, past the %2 a capture may have")
-                                 .arg(invented).arg(limits::kMaxInventedHostsPerCapture));
-                m_s.warnings << QStringLiteral("slice %1: worker ids up to %2 without a topology: more MISSING hosts than SliceScope invents per capture (%3); none listed, the slice is unrecognised")
-                                    .arg(name).arg(hostCount - 1).arg(limits::kMaxInventedHostsPerCapture);
+                                 .arg(invented)
+                                 .arg(limits::kMaxInventedHostsPerCapture));
+                m_s.warnings << QStringLiteral("slice %1: worker ids up to %2 without a topology: more MISSING hosts than SliceScope invents per capture (%3); "
+                                               "none listed, the slice is unrecognised")
+                                    .arg(name)
+                                    .arg(hostCount - 1)
+                                    .arg(limits::kMaxInventedHostsPerCapture);
                 hostCount = 0;
             } else {
                 m_inventedHosts += invented;
@@ -1289,10 +1228,8 @@ private:
         // the webhook counts single-host pods with its fallback counter (docs/facts.md 4.5), and
         // Ray keys single-host slices by node.
         auto singleHostWorker = [&](int id, const QString &who) {
-            if (id <= 0 || !s.layout.isValid() || s.layout.hostCount() != 1)
-                return id;
-            m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3 on a single-host slice: taken as its host")
-                                .arg(name, who).arg(id);
+            if (id <= 0 || !s.layout.isValid() || s.layout.hostCount() != 1) return id;
+            m_s.warnings << QStringLiteral("slice %1: %2 reports worker id %3 on a single-host slice: taken as its host").arg(name, who).arg(id);
             return 0;
         };
         // A Ray node whose pod (same IP) has a host index sits on that host: on v7x the webhook
@@ -1300,24 +1237,26 @@ private:
         QHash<QString, int> hostOfPodIp;
         for (int i : parts.pods) {
             const Pod &p = m_s.pods[i];
-            if (!p.podIp.isEmpty() && p.hostIndex >= 0 && (!p.isGone() || !hostOfPodIp.contains(p.podIp)))
-                hostOfPodIp.insert(p.podIp, p.hostIndex);
+            if (!p.podIp.isEmpty() && p.hostIndex >= 0 && (!p.isGone() || !hostOfPodIp.contains(p.podIp))) hostOfPodIp.insert(p.podIp, p.hostIndex);
         }
         for (int i : parts.rayNodes) {
             const RayNode &n = m_s.rayNodes[i];
             if (n.workerId < 0) {
                 if (n.unrecognised.isEmpty()) // an out-of-range id was named when it was read
-                    m_s.warnings << QStringLiteral("slice %1: Ray node %2 has no usable %3 label").arg(name, n.id.left(12), QLatin1String(kWorkerIdLabel.data()));
+                    m_s.warnings
+                        << QStringLiteral("slice %1: Ray node %2 has no usable %3 label").arg(name, n.id.left(12), QLatin1String(kWorkerIdLabel.data()));
                 continue;
             }
             const bool oneHost = s.layout.isValid() && s.layout.hostCount() == 1;
             const int byPod = n.ip.isEmpty() || oneHost ? -1 : hostOfPodIp.value(n.ip, -1);
             if (byPod >= 0 && byPod != n.workerId)
-                m_s.warnings << QStringLiteral("slice %1: Ray node %2 says worker %3, its pod is host %4 (taken; the webhook numbers TPU containers, not hosts, on v7x)")
-                                    .arg(name, n.id.left(12)).arg(n.workerId).arg(byPod);
+                m_s.warnings << QStringLiteral(
+                                    "slice %1: Ray node %2 says worker %3, its pod is host %4 (taken; the webhook numbers TPU containers, not hosts, on v7x)")
+                                    .arg(name, n.id.left(12))
+                                    .arg(n.workerId)
+                                    .arg(byPod);
             const int worker = byPod >= 0 ? byPod : singleHostWorker(n.workerId, QStringLiteral("Ray node %1").arg(n.id.left(12)));
-            if (worker >= hostCount && stray(worker, QStringLiteral("Ray node %1").arg(n.id.left(12))))
-                continue;
+            if (worker >= hostCount && stray(worker, QStringLiteral("Ray node %1").arg(n.id.left(12)))) continue;
             Host &h = s.hosts[worker];
             if (h.rayNode < 0 || betterNode(n, m_s.rayNodes[h.rayNode])) {
                 if (h.rayNode >= 0 && m_s.rayNodes[h.rayNode].alive && n.alive)
@@ -1334,26 +1273,21 @@ private:
                 continue;
             }
             const int worker = singleHostWorker(p.hostIndex, QStringLiteral("pod %1").arg(p.qualifiedName()));
-            if (worker >= hostCount && stray(worker, QStringLiteral("pod %1").arg(p.qualifiedName())))
-                continue;
+            if (worker >= hostCount && stray(worker, QStringLiteral("pod %1").arg(p.qualifiedName()))) continue;
             Host &h = s.hosts[worker];
-            if (h.pod < 0 || betterPod(p, m_s.pods[h.pod]))
-                h.pod = i;
+            if (h.pod < 0 || betterPod(p, m_s.pods[h.pod])) h.pod = i;
         }
 
         // A pod whose Ray node carries no slice labels still joins it by pod IP, when the IP is unique.
         for (Host &h : s.hosts) {
-            if (h.rayNode >= 0 || h.pod < 0 || m_s.pods[h.pod].podIp.isEmpty())
-                continue;
+            if (h.rayNode >= 0 || h.pod < 0 || m_s.pods[h.pod].podIp.isEmpty()) continue;
             const QList<int> sameIp = m_nodesByIp.values(m_s.pods[h.pod].podIp);
-            if (sameIp.size() == 1 && m_s.rayNodes[sameIp.first()].sliceName.isEmpty())
-                h.rayNode = sameIp.first();
+            if (sameIp.size() == 1 && m_s.rayNodes[sameIp.first()].sliceName.isEmpty()) h.rayNode = sameIp.first();
         }
 
         QString podCluster;
         for (int i : parts.pods)
-            if (podCluster.isEmpty())
-                podCluster = m_s.pods[i].ns + u'/' + m_s.pods[i].cluster;
+            if (podCluster.isEmpty()) podCluster = m_s.pods[i].ns + u'/' + m_s.pods[i].cluster;
         const bool rayDescribes = m_hasRayNodes && (fromRay || m_rayClusters.contains(podCluster));
 
         int reportedChips = 0;
@@ -1362,26 +1296,25 @@ private:
             const Pod *p = h.pod >= 0 ? &m_s.pods[h.pod] : nullptr;
             if (p && n && !n->ip.isEmpty() && !p->podIp.isEmpty() && n->ip != p->podIp && n->alive)
                 m_s.warnings << QStringLiteral("slice %1 worker %2: pod %3 has IP %4 but the Ray node has %5")
-                                    .arg(name).arg(h.workerId).arg(p->qualifiedName(), p->podIp, n->ip);
-            if (p && !p->nodeName.isEmpty())
-                h.kubeNode = m_kubeNodeByName.value(p->nodeName, -1);
+                                    .arg(name)
+                                    .arg(h.workerId)
+                                    .arg(p->qualifiedName(), p->podIp, n->ip);
+            if (p && !p->nodeName.isEmpty()) h.kubeNode = m_kubeNodeByName.value(p->nodeName, -1);
             h.state = hostState(n, p, rayDescribes);
-            h.reportedChips = n ? int(std::clamp(n->tpu, 0.0, 1e6) + 0.5) / s.tpuPerChip : p ? p->tpuChips : 0;
-            if (h.state == HostState::Alive)
-                reportedChips += h.reportedChips;
-            if (s.layout.isValid())
-                h.chips.resize(s.layout.chipsPerHost());
+            h.reportedChips = n ? int(std::clamp(n->tpu, 0.0, 1e6) + 0.5) / s.tpuPerChip : p ? p->tpuChips
+                                                                                             : 0;
+            if (h.state == HostState::Alive) reportedChips += h.reportedChips;
+            if (s.layout.isValid()) h.chips.resize(s.layout.chipsPerHost());
             switch (h.state) {
             case HostState::Alive: break;
             case HostState::Dead:
-                if (p && p->isGone())
-                    s.problems << QStringLiteral("worker %1 is DEAD (pod %2 %3)").arg(h.workerId).arg(p->qualifiedName(), p->lifecycleText());
-                else
-                    s.problems << QStringLiteral("worker %1 is DEAD").arg(h.workerId);
+                if (p && p->isGone()) s.problems << QStringLiteral("worker %1 is DEAD (pod %2 %3)").arg(h.workerId).arg(p->qualifiedName(), p->lifecycleText());
+                else s.problems << QStringLiteral("worker %1 is DEAD").arg(h.workerId);
                 break;
             case HostState::Pending:
-                s.problems << (p ? QStringLiteral("worker %1 is PENDING (pod %2)").arg(h.workerId).arg(p->phase.isEmpty() ? QStringLiteral("not running") : p->phase)
-                                 : QStringLiteral("worker %1 is PENDING").arg(h.workerId));
+                s.problems
+                    << (p ? QStringLiteral("worker %1 is PENDING (pod %2)").arg(h.workerId).arg(p->phase.isEmpty() ? QStringLiteral("not running") : p->phase)
+                          : QStringLiteral("worker %1 is PENDING").arg(h.workerId));
                 break;
             case HostState::Missing: s.problems << QStringLiteral("worker %1 is MISSING").arg(h.workerId); break;
             }
@@ -1391,17 +1324,19 @@ private:
             allAlive = allAlive && h.state == HostState::Alive;
         if (allAlive && s.topology.chips() > 0 && reportedChips != s.topology.chips()) {
             if (fromRay && podChips > rayTpu && rayTpu > 0) // KubeRay passes Ray only the Ray container's google.com/tpu
-                s.problems << QStringLiteral("Ray advertises %1 TPU per host, but each pod holds %2 chips (%3 of %4 chips usable through Ray; KubeRay gives Ray only the Ray container's google.com/tpu)")
-                                  .arg(rayTpu).arg(podChips).arg(reportedChips).arg(s.topology.chips());
-            else
-                s.problems << QStringLiteral("hosts report %1 TPU chips; %2 needs %3").arg(reportedChips).arg(s.topology.toString()).arg(s.topology.chips());
+                s.problems << QStringLiteral("Ray advertises %1 TPU per host, but each pod holds %2 chips (%3 of %4 chips usable through Ray; KubeRay gives "
+                                             "Ray only the Ray container's google.com/tpu)")
+                                  .arg(rayTpu)
+                                  .arg(podChips)
+                                  .arg(reportedChips)
+                                  .arg(s.topology.chips());
+            else s.problems << QStringLiteral("hosts report %1 TPU chips; %2 needs %3").arg(reportedChips).arg(s.topology.toString()).arg(s.topology.chips());
         }
         const bool strays = std::any_of(s.problems.cbegin(), s.problems.cend(), [](const QString &p) { return p.contains(QLatin1String(" reports worker ")); });
         const bool nameShared = m_sharedName.value(name).conflict;
         s.intact = allAlive && !strays && !nameShared && s.unrecognised.isEmpty() && s.layout.isValid() && hostCount == expectedHosts
                    && reportedChips == s.topology.chips();
-        if (!s.unrecognised.isEmpty())
-            s.problems.prepend(QStringLiteral("unrecognised: %1").arg(s.unrecognised));
+        if (!s.unrecognised.isEmpty()) s.problems.prepend(QStringLiteral("unrecognised: %1").arg(s.unrecognised));
         if (s.problems.size() > limits::kMaxProblemsPerSlice) {
             const qsizetype more = s.problems.size() - (limits::kMaxProblemsPerSlice - 1);
             s.problems.resize(limits::kMaxProblemsPerSlice - 1);
@@ -1415,16 +1350,13 @@ private:
     {
         // A pod that Failed or Succeeded (evicted, its node shut down) or is being deleted never
         // comes back as it was: the host is DEAD or going, whatever Ray has not noticed yet.
-        if (p && p->isGone())
-            return HostState::Dead;
-        if (n && n->alive)
-            return HostState::Alive;
+        if (p && p->isGone()) return HostState::Dead;
+        if (n && n->alive) return HostState::Alive;
         if (!rayDescribes && p) // Kubernetes alone: a running, ready pod is the best evidence there is
             return p->phase == QLatin1String("Running") && p->ready ? HostState::Alive : HostState::Pending;
         if (n) // dead in Ray: a replacement pod still starting makes it pending again
             return p && p->phase == QLatin1String("Pending") ? HostState::Pending : HostState::Dead;
-        if (p)
-            return HostState::Pending; // pod up, Ray not joined yet
+        if (p) return HostState::Pending; // pod up, Ray not joined yet
         return HostState::Missing;
     }
 
@@ -1437,28 +1369,24 @@ private:
             for (Bundle &b : pg.bundles) {
                 anyHead = anyHead || !b.headResource.isEmpty();
                 allSelectSlices = allSelectSlices && !b.selectorSlice.isEmpty();
-                if (b.nodeId.isEmpty())
-                    continue;
+                if (b.nodeId.isEmpty()) continue;
                 b.rayNode = m_nodeById.value(b.nodeId, -1);
                 if (b.rayNode < 0) {
                     m_s.warnings << QStringLiteral("placement group %1 bundle %2 is on node %3, which the node list lacks")
-                                        .arg(pg.id).arg(b.index).arg(b.nodeId.left(12));
+                                        .arg(pg.id)
+                                        .arg(b.index)
+                                        .arg(b.nodeId.left(12));
                     continue;
                 }
                 const RayNode &n = m_s.rayNodes[b.rayNode];
-                if (n.sliceName.isEmpty())
-                    continue;
+                if (n.sliceName.isEmpty()) continue;
                 b.slice = m_sliceOfNode[b.rayNode];
                 b.workerId = n.workerId;
-                if (b.slice < 0)
-                    continue;
+                if (b.slice < 0) continue;
                 Slice &s = m_s.slices[b.slice];
-                if (!occupied.contains(b.slice))
-                    occupied.append(b.slice);
-                if (!b.headResource.isEmpty())
-                    s.headHeldBy = g;
-                if (b.tpu <= 0 || b.workerId < 0 || b.workerId >= s.hosts.size())
-                    continue;
+                if (!occupied.contains(b.slice)) occupied.append(b.slice);
+                if (!b.headResource.isEmpty()) s.headHeldBy = g;
+                if (b.tpu <= 0 || b.workerId < 0 || b.workerId >= s.hosts.size()) continue;
                 Host &h = s.hosts[b.workerId];
                 if (h.rayNode != b.rayNode) // a bundle on a replaced (dead) node no longer holds chips
                     continue;
@@ -1471,17 +1399,17 @@ private:
                 }
                 int toPlace = bundleChips;
                 for (ChipUse &chip : h.chips) {
-                    if (toPlace == 0)
-                        break;
-                    if (chip.placementGroup >= 0)
-                        continue;
+                    if (toPlace == 0) break;
+                    if (chip.placementGroup >= 0) continue;
                     chip = ChipUse{g, b.index};
                     --toPlace;
                     ++s.reservedChips;
                 }
                 if (toPlace > 0)
                     m_s.warnings << QStringLiteral("slice %1 worker %2: bundles reserve more TPU than the host's %3 chips")
-                                        .arg(s.name).arg(h.workerId).arg(h.chips.size());
+                                        .arg(s.name)
+                                        .arg(h.workerId)
+                                        .arg(h.chips.size());
             }
             QStringList slices;
             slices.reserve(occupied.size());
@@ -1496,8 +1424,9 @@ private:
             for (const Bundle &b : std::as_const(pg.bundles))
                 singleHostSlices = singleHostSlices && b.tpu > 0 && b.selectorSlice.isEmpty()
                                    && (b.nodeId.isEmpty() || (b.slice >= 0 && m_s.slices[b.slice].hostCount() == 1));
-            pg.kind = anyHead ? PlacementGroup::Kind::SliceHead
-                    : allSelectSlices || singleHostSlices ? PlacementGroup::Kind::Slice : PlacementGroup::Kind::Other;
+            pg.kind = anyHead                               ? PlacementGroup::Kind::SliceHead
+                      : allSelectSlices || singleHostSlices ? PlacementGroup::Kind::Slice
+                                                            : PlacementGroup::Kind::Other;
         }
         groupReservations();
     }
@@ -1509,12 +1438,10 @@ private:
         for (int g = 0; g < m_s.placementGroups.size(); ++g) {
             const PlacementGroup &pg = m_s.placementGroups[g];
             const qsizetype at = pg.name.lastIndexOf(QLatin1String("_slice_"));
-            if (at <= 0 || pg.kind == PlacementGroup::Kind::SliceHead)
-                continue;
+            if (at <= 0 || pg.kind == PlacementGroup::Kind::SliceHead) continue;
             bool ok = false;
             const int part = pg.name.mid(at + 7).toInt(&ok);
-            if (ok && part >= 0 && QStringView(pg.name).mid(at + 7) == QString::number(part))
-                byBase[pg.name.left(at)].append(g);
+            if (ok && part >= 0 && QStringView(pg.name).mid(at + 7) == QString::number(part)) byBase[pg.name.left(at)].append(g);
         }
         for (auto it = byBase.cbegin(); it != byBase.cend(); ++it)
             for (int g : it.value()) {
@@ -1531,8 +1458,7 @@ private:
             groupByName.insert(m_s.workerGroups[i].qualifiedName(), i);
         for (const Slice &s : std::as_const(m_s.slices)) {
             const int g = groupByName.value(s.workerGroup, -1);
-            if (g >= 0)
-                m_s.workerGroups[g].slices << s.name; // slices are already in natural order
+            if (g >= 0) m_s.workerGroups[g].slices << s.name; // slices are already in natural order
         }
     }
 
@@ -1555,8 +1481,7 @@ private:
     static typename Cache::mapped_type memo(Cache &cache, const Key &key, Compute &&compute)
     {
         auto it = cache.constFind(key);
-        if (it == cache.constEnd())
-            it = cache.insert(key, compute());
+        if (it == cache.constEnd()) it = cache.insert(key, compute());
         return it.value();
     }
     QHash<QString, const tpu::Generation *> m_generationByPodType;
@@ -1579,8 +1504,7 @@ public:
 
 void reserveParsePadding(QByteArray &body)
 {
-    if (body.capacity() - body.size() < qsizetype(simdjson::SIMDJSON_PADDING))
-        body.reserve(body.size() + qsizetype(simdjson::SIMDJSON_PADDING));
+    if (body.capacity() - body.size() < qsizetype(simdjson::SIMDJSON_PADDING)) body.reserve(body.size() + qsizetype(simdjson::SIMDJSON_PADDING));
 }
 
 SnapshotPtr buildSnapshot(const Capture &capture)
@@ -1603,28 +1527,29 @@ SnapshotPtr buildSnapshot(const Capture &capture)
         QStringList warnings;
         int index = -1;
         rayNodesRead = parseBody(capture.rayNodes, "ray.nodes", s.errors, warnings, [&](od::value root) {
-                return readStateList(root, "ray.nodes", warnings, [&](od::object obj) {
-                    ++index;
-                    RayNode n;
-                    QStringList typeProblems;
-                    readRayNode(obj, n, typeProblems);
-                    const QString who = n.id.isEmpty() ? QStringLiteral("entry %1%2").arg(index).arg(n.ip.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(n.ip.left(64)))
-                                                       : QStringLiteral("node %1 (%2)").arg(n.id.left(12), n.ip.left(64));
-                    if (n.id.isEmpty()) {
-                        warnings << QStringLiteral("ray.nodes: skipped %1: %2").arg(who, typeProblems.isEmpty() ? QStringLiteral("no node_id") : typeProblems.join(QStringLiteral("; ")));
-                        return;
-                    }
-                    if (!typeProblems.isEmpty())
-                        warnings << QStringLiteral("ray.nodes: %1: %2: ignored").arg(who, typeProblems.join(QStringLiteral("; ")));
-                    if (!n.unrecognised.isEmpty())
-                        warnings << QStringLiteral("ray.nodes: %1: %2: the value is not taken and its slice is unrecognised").arg(who, n.unrecognised);
-                    nodes.append(std::move(n));
-                });
+            return readStateList(root, "ray.nodes", warnings, [&](od::object obj) {
+                ++index;
+                RayNode n;
+                QStringList typeProblems;
+                readRayNode(obj, n, typeProblems);
+                const QString who = n.id.isEmpty()
+                                        ? QStringLiteral("entry %1%2").arg(index).arg(n.ip.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(n.ip.left(64)))
+                                        : QStringLiteral("node %1 (%2)").arg(n.id.left(12), n.ip.left(64));
+                if (n.id.isEmpty()) {
+                    warnings << QStringLiteral("ray.nodes: skipped %1: %2")
+                                    .arg(who, typeProblems.isEmpty() ? QStringLiteral("no node_id") : typeProblems.join(QStringLiteral("; ")));
+                    return;
+                }
+                if (!typeProblems.isEmpty()) warnings << QStringLiteral("ray.nodes: %1: %2: ignored").arg(who, typeProblems.join(QStringLiteral("; ")));
+                if (!n.unrecognised.isEmpty())
+                    warnings << QStringLiteral("ray.nodes: %1: %2: the value is not taken and its slice is unrecognised").arg(who, n.unrecognised);
+                nodes.append(std::move(n));
             });
+        });
         // Every Ray poll fetches the node list beside the others: an empty node list body with
         // the rest present is a body lost on the way (an empty 200), not a cluster without nodes.
-        if (capture.rayNodes.isEmpty() && (!capture.rayVersion.isEmpty() || !capture.rayPlacementGroups.isEmpty()
-                                           || !capture.rayJobs.isEmpty() || !capture.rayClusterStatus.isEmpty()))
+        if (capture.rayNodes.isEmpty()
+            && (!capture.rayVersion.isEmpty() || !capture.rayPlacementGroups.isEmpty() || !capture.rayJobs.isEmpty() || !capture.rayClusterStatus.isEmpty()))
             s.errors << QStringLiteral("ray.nodes: the body is empty (expected the state API's node list): no Ray node or slice can be shown");
         if (rayNodesRead) {
             s.rayNodes = std::move(nodes);
@@ -1654,15 +1579,14 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     {
         QList<Job> jobs;
         if (parseBody(capture.rayJobs, "ray.jobs", s.errors, s.warnings, [&](od::value root) -> QString {
-                if (typeOf(root) != od::json_type::array)
-                    return QStringLiteral("expected an array of jobs, got %1").arg(describeType(root));
-                forEachElement(root, [&](od::value v) {
-                    if (typeOf(v) != od::json_type::object)
-                        return;
+                if (typeOf(root) != od::json_type::array) return QStringLiteral("expected an array of jobs, got %1").arg(describeType(root));
+                const auto readOne = [&](od::value v) {
+                    if (typeOf(v) != od::json_type::object) return;
                     Job j;
                     readJob(take(v.get_object()), j);
                     jobs.append(std::move(j));
-                }, limits::kMaxListItems);
+                };
+                forEachElement(root, readOne, limits::kMaxListItems);
                 return {};
             })) {
             s.jobs = std::move(jobs);
@@ -1698,7 +1622,10 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                     // stays behind generation for good (docs/facts.md 4.1, 4.6).
                     if (g.replicasSet && g.minReplicas <= g.maxReplicas && (g.replicas < g.minReplicas || g.replicas > g.maxReplicas))
                         warnings << QStringLiteral("worker group %1 asks for %2 replicas outside %3..%4: KubeRay makes %5")
-                                        .arg(g.qualifiedName()).arg(g.replicas).arg(g.minReplicas).arg(g.maxReplicas)
+                                        .arg(g.qualifiedName())
+                                        .arg(g.replicas)
+                                        .arg(g.minReplicas)
+                                        .arg(g.maxReplicas)
                                         .arg(std::clamp(g.replicas, g.minReplicas, g.maxReplicas));
                     s.workerGroups.append(std::move(g));
                 }
@@ -1725,15 +1652,14 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                     // labels first (replica name, then replica index: single-host pods on 1.6
                     // carry only the index), then the webhook's replicaIndex label, which comes
                     // from its fallback counter and can repeat a live replica's (4.5).
-                    QString key = !replicaName.isEmpty() ? replicaName
-                                : !replicaIndex.isEmpty() ? QStringLiteral("index=") + replicaIndex
-                                : !legacyIndex.isEmpty() ? QStringLiteral("replicaIndex=") + legacyIndex
-                                : QStringLiteral("tpu=") + p.tpuName;
+                    QString key = !replicaName.isEmpty()    ? replicaName
+                                  : !replicaIndex.isEmpty() ? QStringLiteral("index=") + replicaIndex
+                                  : !legacyIndex.isEmpty()  ? QStringLiteral("replicaIndex=") + legacyIndex
+                                                            : QStringLiteral("tpu=") + p.tpuName;
                     // Named fallback, used only when no pod of the replica carries TPU_NAME. The
                     // legacy webhook's replicaIndex label already holds "<group>-<index>" (TPU_NAME).
-                    p.replicaKey = !replicaName.isEmpty() ? replicaName
-                                 : !replicaIndex.isEmpty() ? p.group + u'-' + replicaIndex
-                                 : legacyIndex;
+                    p.replicaKey = !replicaName.isEmpty() ? replicaName : !replicaIndex.isEmpty() ? p.group + u'-' + replicaIndex
+                                                                                                  : legacyIndex;
                     podReplicaKeys.append(key);
                     pods.append(std::move(p));
                 });

@@ -30,26 +30,20 @@ QList<Generation> makeGenerations()
     const QList<Dims> smallCube = {d3(2, 2, 1), d3(2, 2, 2), d3(2, 2, 4), d3(2, 4, 4)};
     const QList<Dims> planar = {d2(1, 1), d2(2, 2), d2(2, 4), d2(4, 4), d2(4, 8), d2(8, 8), d2(8, 16), d2(16, 16)};
     QList<Generation> g;
-    g.append({QStringLiteral("v4"), QStringLiteral("TPU v4"), QStringLiteral("v4"),
-              QStringLiteral("tpu-v4-podslice"), QStringLiteral("TPU-V4"), {QStringLiteral("tpu-v4")},
-              true, 2, {4}, d3(16, 16, 16), 4096, smallCube, WrapRule::FullCube});
-    g.append({QStringLiteral("v5e"), QStringLiteral("TPU v5e"), QStringLiteral("v5litepod"),
-              QStringLiteral("tpu-v5-lite-podslice"), QStringLiteral("TPU-V5LITEPOD"),
-              {QStringLiteral("v5lite"), QStringLiteral("tpu-v5e"), QStringLiteral("tpu-v5-lite"),
-               // GKE's single-host v5e machines (ct5l-*): the same chips, one host per slice.
-               QStringLiteral("tpu-v5-lite-device")},
-              false, 1, {1, 4, 8}, d2(16, 16), 256, planar, WrapRule::Axis16});
-    g.append({QStringLiteral("v5p"), QStringLiteral("TPU v5p"), QStringLiteral("v5p"),
-              QStringLiteral("tpu-v5p-slice"), QStringLiteral("TPU-V5P"), {QStringLiteral("tpu-v5p")},
-              true, 2, {4}, d3(16, 20, 28), 8960, smallCube, WrapRule::FullCube});
-    g.append({QStringLiteral("v6e"), QStringLiteral("TPU v6e (Trillium)"), QStringLiteral("v6e"),
-              QStringLiteral("tpu-v6e-slice"), QStringLiteral("TPU-V6E"),
-              {QStringLiteral("trillium"), QStringLiteral("tpu-v6e")},
-              false, 1, {1, 4, 8}, d2(16, 16), 256, planar, WrapRule::Axis16});
-    g.append({QStringLiteral("v7x"), QStringLiteral("TPU v7x (Ironwood)"), QStringLiteral("v7x"),
-              QStringLiteral("tpu7x"), QStringLiteral("TPU-V7X"),
-              {QStringLiteral("ironwood"), QStringLiteral("tpu-v7x")},
-              true, 2, {1, 4}, d3(16, 24, 24), 9216, QList<Dims>{d3(1, 1, 1)} + smallCube, WrapRule::FullCube});
+    g.append({QStringLiteral("v4"), QStringLiteral("TPU v4"), QStringLiteral("v4"), QStringLiteral("tpu-v4-podslice"), QStringLiteral("TPU-V4"), {QStringLiteral("tpu-v4")}, true, 2, {4}, d3(16, 16, 16), 4096, smallCube, WrapRule::FullCube});
+    g.append({QStringLiteral("v5e"), QStringLiteral("TPU v5e"), QStringLiteral("v5litepod"), QStringLiteral("tpu-v5-lite-podslice"), QStringLiteral("TPU-V5LITEPOD"), {QStringLiteral("v5lite"), QStringLiteral("tpu-v5e"), QStringLiteral("tpu-v5-lite"),
+                                                                                                                                                                       // GKE's single-host v5e machines (ct5l-*): the same chips, one host per slice.
+                                                                                                                                                                       QStringLiteral("tpu-v5-lite-device")},
+              false,
+              1,
+              {1, 4, 8},
+              d2(16, 16),
+              256,
+              planar,
+              WrapRule::Axis16});
+    g.append({QStringLiteral("v5p"), QStringLiteral("TPU v5p"), QStringLiteral("v5p"), QStringLiteral("tpu-v5p-slice"), QStringLiteral("TPU-V5P"), {QStringLiteral("tpu-v5p")}, true, 2, {4}, d3(16, 20, 28), 8960, smallCube, WrapRule::FullCube});
+    g.append({QStringLiteral("v6e"), QStringLiteral("TPU v6e (Trillium)"), QStringLiteral("v6e"), QStringLiteral("tpu-v6e-slice"), QStringLiteral("TPU-V6E"), {QStringLiteral("trillium"), QStringLiteral("tpu-v6e")}, false, 1, {1, 4, 8}, d2(16, 16), 256, planar, WrapRule::Axis16});
+    g.append({QStringLiteral("v7x"), QStringLiteral("TPU v7x (Ironwood)"), QStringLiteral("v7x"), QStringLiteral("tpu7x"), QStringLiteral("TPU-V7X"), {QStringLiteral("ironwood"), QStringLiteral("tpu-v7x")}, true, 2, {1, 4}, d3(16, 24, 24), 9216, QList<Dims>{d3(1, 1, 1)} + smallCube, WrapRule::FullCube});
     // VALID_TPU_TOPOLOGY of Ray 2.60 (docs/facts.md 3). v5e and v6e add 2x8 (one v6e-16 shape
     // GKE does not document); v4 stops at 12x12x16 and v5p at 16x16x24 where GKE goes further;
     // v7x is an explicit list without 1x1x1.
@@ -171,7 +165,8 @@ QString topologyProblem(const Generation &gen, const Topology &t)
     const int wantRank = gen.is3D ? 3 : 2;
     if (t.rank != wantRank)
         return QStringLiteral("%1 slices are %2D: write the topology as %3, not %4")
-            .arg(gen.name).arg(wantRank)
+            .arg(gen.name)
+            .arg(wantRank)
             .arg(wantRank == 3 ? QStringLiteral("AxBxC") : QStringLiteral("AxB"), t.toString());
     if (gen.rayTopologies.contains(t.dims))
         return {};
@@ -196,7 +191,8 @@ QString topologyProblem(const Generation &gen, const Topology &t)
             if (ascending(d, wantRank) && d.volume() > largest.volume())
                 largest = d;
         QString text = QStringLiteral("%1 is larger than Ray 2.60 accepts for %2: its axes go up to %3 (the largest slice it takes is %4, %5 chips)")
-                           .arg(t.toString(), gen.name, dimsText(bound, wantRank), dimsText(largest, wantRank)).arg(largest.volume());
+                           .arg(t.toString(), gen.name, dimsText(bound, wantRank), dimsText(largest, wantRank))
+                           .arg(largest.volume());
         if (gen.is3D && sorted.x <= gen.largest.x && sorted.y <= gen.largest.y && sorted.z <= gen.largest.z
             && t.chips() <= gen.maxChips && !(sorted.x % 4 || sorted.y % 4 || sorted.z % 4))
             text += QStringLiteral("; GKE makes %1 slices up to %2, but slice_placement_group refuses this one")
@@ -222,8 +218,7 @@ QString topologyNote(const Generation &gen, const Topology &t)
             if (d.volume() == t.chips())
                 gke << dimsText(d, 2);
         return QStringLiteral("Ray accepts %1 %2; GKE documents no such node pool%3")
-            .arg(gen.name, t.toString(), gke.isEmpty() ? QString()
-                 : QStringLiteral(" (its %1 is %2)").arg(podType(gen, t), gke.join(QStringLiteral(" or "))));
+            .arg(gen.name, t.toString(), gke.isEmpty() ? QString() : QStringLiteral(" (its %1 is %2)").arg(podType(gen, t), gke.join(QStringLiteral(" or "))));
     }
     return {};
 }

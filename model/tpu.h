@@ -15,7 +15,8 @@
 namespace slicescope::tpu {
 
 // Wraparound ICI links differ by family.
-enum class WrapRule {
+enum class WrapRule
+{
     FullCube,   // v4, v5p, v7x: only slices of at least 4x4x4; every axis that is a multiple of 4 wraps
     Axis16,     // v5e, v6e: an axis of length 16 wraps
 };
@@ -25,7 +26,8 @@ struct Dims {
     int y = 1;
     int z = 1;
     int volume() const { return x * y * z; }
-    int operator[](int axis) const { return axis == 0 ? x : axis == 1 ? y : z; }
+    int operator[](int axis) const { return axis == 0 ? x : axis == 1 ? y
+                                                                      : z; }
     friend bool operator==(const Dims &, const Dims &) = default;
 };
 

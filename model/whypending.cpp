@@ -73,8 +73,7 @@ PendingExplanation explainPendingGroup(const ClusterSnapshot &snapshot, const Pl
 QString PendingExplanation::toText() const
 {
     QStringList lines;
-    lines << QStringLiteral("Ray's scheduling state: %1 (%2).").arg(schedulingState.isEmpty() ? QStringLiteral("unknown") : schedulingState,
-                                                                      schedulingMeaning);
+    lines << QStringLiteral("Ray's scheduling state: %1 (%2).").arg(schedulingState.isEmpty() ? QStringLiteral("unknown") : schedulingState, schedulingMeaning);
     if (shapes.isEmpty())
         lines << QStringLiteral("Its bundles name no TPU slice shape, so the planner has nothing to add.");
     for (qsizetype i = 0; i < plans.size(); ++i) {

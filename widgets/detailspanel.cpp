@@ -26,7 +26,8 @@ QString groupLabel(const PlacementGroup &g)
 } // namespace
 
 DetailsPanel::DetailsPanel(QWidget *parent)
-    : QWidget(parent), m_text(new QTextBrowser(this))
+    : QWidget(parent)
+    , m_text(new QTextBrowser(this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -104,7 +105,8 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
                     chips += c.placementGroup == g;
             out += QStringLiteral("<li><span style='color:%1'>■</span> %2 · %3 · %4 chips%5</li>")
                        .arg(placementGroupColor(pg.id).name(), esc(groupLabel(pg)), esc(pg.state))
-                       .arg(chips).arg(pg.detached ? tr(" · detached") : QString());
+                       .arg(chips)
+                       .arg(pg.detached ? tr(" · detached") : QString());
         }
         out += QStringLiteral("</ul>");
     }
@@ -120,17 +122,20 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
         out += row(tr("Ray node"), esc(n ? n->id.left(16) + QStringLiteral("…") : tr("none")));
         if (n && !n->stateMessage.isEmpty())
             out += row(tr("Ray says"), esc(n->stateMessage));
-        out += row(tr("IP"), esc(n ? n->ip : p ? p->podIp : QString()));
+        out += row(tr("IP"), esc(n ? n->ip : p ? p->podIp
+                                               : QString()));
         out += row(tr("Pod"), esc(p ? p->qualifiedName() : tr("none")));
         if (p)
             out += row(tr("Pod phase"), esc(p->phase + (p->terminating ? tr(" (terminating)") : QString())));
         if (p && (!p->reason.isEmpty() || !p->message.isEmpty()))
-            out += row(tr("Pod says"), esc(p->reason.isEmpty() ? p->message : p->message.isEmpty() ? p->reason : p->reason + QStringLiteral(": ") + p->message));
+            out += row(tr("Pod says"), esc(p->reason.isEmpty() ? p->message : p->message.isEmpty() ? p->reason
+                                                                                                   : p->reason + QStringLiteral(": ") + p->message));
         if (p && !p->megascale.isEmpty())
             out += row(tr("Multislice"), esc(p->megascale.join(QStringLiteral(", "))));
         if (n && !n->subslices.isEmpty())
             out += row(tr("Subslices"), esc(n->subslices.join(QStringLiteral(", "))));
-        out += row(tr("Kubernetes node"), esc(k ? k->name : p ? p->nodeName : QString()));
+        out += row(tr("Kubernetes node"), esc(k ? k->name : p ? p->nodeName
+                                                              : QString()));
         out += row(tr("Node pool"), esc(k ? k->nodePool : QString()));
         out += row(tr("Chips"), tr("%1 reserved of %2").arg(h.reservedChips()).arg(h.chips.size()));
         out += QStringLiteral("</table>");

@@ -62,7 +62,13 @@ QString placementGroupLabel(const ClusterSnapshot &snap, int index)
 const QString kDot = QStringLiteral(" \u00b7 ");
 
 // Legend swatches: colour boxes are squares; outlines (current, plan) are drawn tile-shaped.
-enum class Swatch { Box, Hatched, Outline, DashedOutline };
+enum class Swatch
+{
+    Box,
+    Hatched,
+    Outline,
+    DashedOutline
+};
 
 int swatchWidth(Swatch style, int lineHeight)
 {
@@ -138,11 +144,31 @@ struct Group {
 // The geometry shared by painting, hit-testing, tooltips and keyboard navigation. Content
 // coordinates: y grows down from the top of the scrolled content; x as in the widget.
 struct Layout {
-    struct Tile { int entry; QRect rect; };
-    struct Header { int group; QRect rect; int shown; };
-    struct Kpi { QRect rect; QString value, caption, tooltip; QColor dot; bool alarm = false; };
-    struct Card { QRect rect; int shape; };
-    struct LegendItem { QRect rect; QString label; QColor color; Swatch style; };
+    struct Tile {
+        int entry;
+        QRect rect;
+    };
+    struct Header {
+        int group;
+        QRect rect;
+        int shown;
+    };
+    struct Kpi {
+        QRect rect;
+        QString value, caption, tooltip;
+        QColor dot;
+        bool alarm = false;
+    };
+    struct Card {
+        QRect rect;
+        int shape;
+    };
+    struct LegendItem {
+        QRect rect;
+        QString label;
+        QColor color;
+        Swatch style;
+    };
 
     int height = 0;
     QRect band;                 // the summary panel
@@ -178,7 +204,9 @@ struct FleetOverview::Private {
     QScrollBar *scrollBar = nullptr;
     bool modelDirty = true, filterDirty = true, layoutDirty = true;
 
-    explicit Private(FleetOverview *owner) : q(owner) {}
+    explicit Private(FleetOverview *owner)
+        : q(owner)
+    { }
 
     const Slice &sliceOf(const Entry &e) const { return snapshot->slices[e.slice]; }
 
@@ -279,12 +307,12 @@ void FleetOverview::Private::rebuildEntries()
         case SliceUse::FullyReserved:
         case SliceUse::Claimed:
             e.note = (e.use == SliceUse::Claimed ? QStringLiteral("claimed by ") : QStringLiteral("held by "))
-                   + (holderNames.isEmpty() ? QStringLiteral("?") : holderNames.join(QStringLiteral(", ")));
+                     + (holderNames.isEmpty() ? QStringLiteral("?") : holderNames.join(QStringLiteral(", ")));
             break;
         case SliceUse::PartlyUsed:
             // Stranded first: it is the news, and the holder's name may be long.
             e.note = QStringLiteral("%1 chips stranded").arg(e.stranded) + kDot
-                   + QStringLiteral("held by %1").arg(holderNames.join(QStringLiteral(", ")));
+                     + QStringLiteral("held by %1").arg(holderNames.join(QStringLiteral(", ")));
             break;
         case SliceUse::Provisioning: {
             // Every problem is a pending host here; the count says more than worker 0's pod phase.
@@ -399,7 +427,9 @@ Layout FleetOverview::Private::computeLayout(int width) const
         kpi(QString::number(t.strandedChips), QStringLiteral("chips stranded"),
             QStringLiteral("Free chips no slice placement group can take, because their slice is partly used (%1), "
                            "degraded (%2) or still provisioning (%3)")
-                .arg(t.strandedPartlyUsed).arg(t.strandedDegraded).arg(t.strandedProvisioning),
+                .arg(t.strandedPartlyUsed)
+                .arg(t.strandedDegraded)
+                .arg(t.strandedProvisioning),
             theme.degraded, t.strandedChips > 0);
         const QFontMetrics valueFm(m.kpiValue), captionFm(m.small);
         int x = bx;
@@ -427,7 +457,11 @@ Layout FleetOverview::Private::computeLayout(int width) const
         y += rows * (m.cardHeight + m.gap);
 
         // Legend: what the colours of a tile mean, in the order the eye meets them.
-        struct Item { QString label; QColor color; Swatch style; };
+        struct Item {
+            QString label;
+            QColor color;
+            Swatch style;
+        };
         const QList<Item> items{
             {QStringLiteral("reserved chips"), theme.reserved, Swatch::Box},
             {QStringLiteral("free chips"), theme.freeChip, Swatch::Box},
@@ -612,8 +646,7 @@ QString FleetOverview::Private::tooltipFor(const Entry &e) const
     QString html = QStringLiteral("<b>%1</b> &mdash; %2").arg(s.name.toHtmlEscaped(), toText(e.status));
     if (e.use != SliceUse::Ready && toText(e.use) != toText(e.status))
         html += QStringLiteral(" (%1)").arg(toText(e.use));
-    html += QStringLiteral("<br>%1 %2").arg(s.generation ? s.generation->displayName.toHtmlEscaped() : QStringLiteral("unknown generation"),
-                                             e.shapeText.toHtmlEscaped());
+    html += QStringLiteral("<br>%1 %2").arg(s.generation ? s.generation->displayName.toHtmlEscaped() : QStringLiteral("unknown generation"), e.shapeText.toHtmlEscaped());
     if (!s.podType.isEmpty())
         html += QStringLiteral(", pod type %1").arg(s.podType.toHtmlEscaped());
     html += QStringLiteral("<br>Worker group: %1").arg(s.workerGroup.isEmpty() ? QStringLiteral("none") : s.workerGroup.toHtmlEscaped());
@@ -665,14 +698,20 @@ QString FleetOverview::Private::tooltipAt(QPoint widgetPos) const
             if (n.strandedChips > 0)
                 html += QStringLiteral("<br>Stranded (free, but no slice placement group can take them): %1 on partly used, "
                                        "%2 on degraded, %3 on provisioning slices")
-                            .arg(n.strandedPartlyUsed).arg(n.strandedDegraded).arg(n.strandedProvisioning);
+                            .arg(n.strandedPartlyUsed)
+                            .arg(n.strandedDegraded)
+                            .arg(n.strandedProvisioning);
             return html;
         }
     for (const Layout::Header &h : layout.headers)
         if (h.rect.contains(p)) {
             const Group &g = groups[h.group];
             return QStringLiteral("%1<br>%2 slices, %3 ready; %4 of %5 chips reserved")
-                .arg(g.title.toHtmlEscaped()).arg(g.entries.size()).arg(g.ready).arg(g.reserved).arg(g.chips);
+                .arg(g.title.toHtmlEscaped())
+                .arg(g.entries.size())
+                .arg(g.ready)
+                .arg(g.reserved)
+                .arg(g.chips);
         }
     return {};
 }
@@ -781,10 +820,12 @@ void FleetOverview::Private::drawBand(QPainter &p, const QRect &exposed) const
                    boldFm.elidedText(sh.label, Qt::ElideRight, in.width() - countWidth - m.em / 2));
         y += m.lineName + m.gap / 3;
         // Line 2: the slices of this shape as a bar, one segment per use, in status colours.
-        struct Segment { int n; QColor color; };
+        struct Segment {
+            int n;
+            QColor color;
+        };
         const QColor partly = mix(theme.reserved, theme.window, 0.5);
-        const Segment segments[] = {{n.ready, theme.ready}, {n.fullyReserved, theme.reserved}, {n.claimed, theme.reserved},
-                                    {n.partlyUsed, partly}, {n.degraded, theme.degraded}, {n.provisioning, theme.provisioning}};
+        const Segment segments[] = {{n.ready, theme.ready}, {n.fullyReserved, theme.reserved}, {n.claimed, theme.reserved}, {n.partlyUsed, partly}, {n.degraded, theme.degraded}, {n.provisioning, theme.provisioning}};
         const QRect bar(in.left(), y, in.width(), m.barHeight);
         p.setPen(Qt::NoPen);
         p.setBrush(theme.freeChip);
@@ -829,8 +870,8 @@ void FleetOverview::Private::drawBand(QPainter &p, const QRect &exposed) const
         if (lines.size() == 1)
             y += m.lineSmall;
         const QString stranded = n.strandedChips > 0
-            ? QStringLiteral("%1 of %2 free chips stranded").arg(n.strandedChips).arg(n.freeChips)
-            : QStringLiteral("no stranded chips");
+                                     ? QStringLiteral("%1 of %2 free chips stranded").arg(n.strandedChips).arg(n.freeChips)
+                                     : QStringLiteral("no stranded chips");
         p.setFont(n.strandedChips > 0 ? m.smallBold : m.small);
         p.setPen(n.strandedChips > 0 ? theme.degraded : theme.mutedText);
         p.drawText(QRect(in.left(), y, in.width(), m.lineSmall), Qt::AlignLeft | Qt::AlignVCenter,
@@ -963,9 +1004,12 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
         p.setBrush(Qt::NoBrush);
         p.drawRoundedRect(QRectF(r).adjusted(-3.5, -3.5, 3.5, 3.5), m.radius + 3, m.radius + 3);
     }
-    const QColor background = isCurrent ? mix(theme.panel, theme.selection, 0.10)
-                            : isHovered ? mix(theme.panel, theme.text, 0.05) : theme.panel;
-    p.setPen(QPen(isCurrent ? theme.selection : isHovered ? theme.mutedText : theme.border, isCurrent ? 2 : 1));
+    const QColor background = isCurrent   ? mix(theme.panel, theme.selection, 0.10)
+                              : isHovered ? mix(theme.panel, theme.text, 0.05)
+                                          : theme.panel;
+    p.setPen(QPen(isCurrent ? theme.selection : isHovered ? theme.mutedText
+                                                          : theme.border,
+                  isCurrent ? 2 : 1));
     p.setBrush(background);
     const QRectF frame = QRectF(r).adjusted(isCurrent ? 1 : 0.5, isCurrent ? 1 : 0.5, isCurrent ? -1 : -0.5, isCurrent ? -1 : -0.5);
     p.drawRoundedRect(frame, m.radius, m.radius);
@@ -1036,7 +1080,8 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
 // --- the widget --------------------------------------------------------------------------------
 
 FleetOverview::FleetOverview(QWidget *parent)
-    : QWidget(parent), d(std::make_unique<Private>(this))
+    : QWidget(parent)
+    , d(std::make_unique<Private>(this))
 {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);

@@ -13,7 +13,9 @@
 namespace slicescope {
 
 FleetTables::FleetTables(QWidget *parent)
-    : QWidget(parent), m_filter(new QLineEdit(this)), m_tabs(new QTabWidget(this))
+    : QWidget(parent)
+    , m_filter(new QLineEdit(this))
+    , m_tabs(new QTabWidget(this))
 {
     m_filter->setPlaceholderText(tr("Filter (any column)"));
     m_filter->setClearButtonEnabled(true);

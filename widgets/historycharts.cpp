@@ -184,7 +184,8 @@ QList<int> keptRows(const QList<double> &t, const QList<QList<double>> &columns,
 class ChartView : public QChartView
 {
 public:
-    ChartView(QChart *chart, QWidget *parent) : QChartView(chart, parent)
+    ChartView(QChart *chart, QWidget *parent)
+        : QChartView(chart, parent)
     {
         setMouseTracking(true);
         setRenderHint(QPainter::Antialiasing);
@@ -262,7 +263,9 @@ struct HistoryChartsPanel::Private {
     qint64 ageUnitMs = 1000;
     QString ageUnitText = QStringLiteral("s");
 
-    explicit Private(HistoryChartsPanel *owner) : q(owner) {}
+    explicit Private(HistoryChartsPanel *owner)
+        : q(owner)
+    { }
 
     ChartState &state(Chart c) { return charts[size_t(c)]; }
     const ChartState &state(Chart c) const { return charts[size_t(c)]; }
@@ -382,7 +385,9 @@ void HistoryChartsPanel::Private::buildUi()
             if (entry >= 0)
                 Q_EMIT q->cursorTimeRequested(history->time(entry));
         };
-        c.view->left = [] { QToolTip::hideText(); };
+        c.view->left = [] {
+            QToolTip::hideText();
+        };
         QObject::connect(c.chart, &QChart::plotAreaChanged, q, [this, kind] { updateCursor(state(kind)); });
         grid->addWidget(c.view, i / 2, i % 2);
     }
@@ -489,14 +494,22 @@ void HistoryChartsPanel::Private::updatePickers(int n)
 QList<Column> HistoryChartsPanel::Private::columnsFor(Chart kind, int n)
 {
     QList<Column> cols;
-    auto count = [](int v) { return QString::number(v); };
+    auto count = [](int v) {
+        return QString::number(v);
+    };
     switch (kind) {
     case Chart::Chips: {
         const QStringList shown = generation.isEmpty() ? generations : QStringList{generation};
         for (const QString &g : shown) {
             const QColor color = generationColor(g, theme);
-            auto reserved = [g](const HistoryPoint &p) { const GenerationStats *s = p.generation(g); return s ? s->counts.reservedChips : 0; };
-            auto free = [g](const HistoryPoint &p) { const GenerationStats *s = p.generation(g); return s ? s->counts.freeChips : 0; };
+            auto reserved = [g](const HistoryPoint &p) {
+                const GenerationStats *s = p.generation(g);
+                return s ? s->counts.reservedChips : 0;
+            };
+            auto free = [g](const HistoryPoint &p) {
+                const GenerationStats *s = p.generation(g);
+                return s ? s->counts.freeChips : 0;
+            };
             cols << Column{QStringLiteral("reserved:") + g, tr("%1 reserved").arg(g), color, Qt::SolidLine, 2, false,
                            [reserved](const HistoryPoint &p) { return double(reserved(p)); },
                            [reserved, count](const HistoryPoint &p) { return tr("%1 chips").arg(count(reserved(p))); }};
@@ -507,7 +520,12 @@ QList<Column> HistoryChartsPanel::Private::columnsFor(Chart kind, int n)
         break;
     }
     case Chart::Slices: {
-        struct Use { const char *key; QString label; QColor color; int (*value)(const FleetCounts &); };
+        struct Use {
+            const char *key;
+            QString label;
+            QColor color;
+            int (*value)(const FleetCounts &);
+        };
         const QColor partly = mix(theme.reserved, theme.panel, 0.5);
         const std::array<Use, 5> uses{{
             {"ready", tr("ready"), theme.ready, [](const FleetCounts &f) { return f.ready; }},
@@ -536,9 +554,13 @@ QList<Column> HistoryChartsPanel::Private::columnsFor(Chart kind, int n)
             maxAge = std::max(maxAge, g.oldestPendingMs);
         }
         // Seconds up to 5 minutes, minutes up to 5 hours, then hours: axis labels stay short.
-        ageUnitMs = maxAge < 300 * 1000 ? 1000 : maxAge < 300 * 60 * 1000 ? 60 * 1000 : 3600 * 1000;
-        ageUnitText = ageUnitMs == 1000 ? tr("s") : ageUnitMs == 60 * 1000 ? tr("min") : tr("h");
-        auto groups = [](int v) { return counted(v, tr("group"), tr("groups")); };
+        ageUnitMs = maxAge < 300 * 1000 ? 1000 : maxAge < 300 * 60 * 1000 ? 60 * 1000
+                                                                          : 3600 * 1000;
+        ageUnitText = ageUnitMs == 1000 ? tr("s") : ageUnitMs == 60 * 1000 ? tr("min")
+                                                                           : tr("h");
+        auto groups = [](int v) {
+            return counted(v, tr("group"), tr("groups"));
+        };
         cols << Column{QStringLiteral("pg:PENDING"), tr("pending"), theme.pending, Qt::SolidLine, 2, false,
                        [](const HistoryPoint &p) { return double(p.placementGroups.pending); },
                        [groups](const HistoryPoint &p) { return groups(p.placementGroups.pending); }};
@@ -579,7 +601,14 @@ QList<Column> HistoryChartsPanel::Private::columnsFor(Chart kind, int n)
                 sum += w.*member;
             return sum;
         };
-        struct Line { const char *key; QString label; QColor color; Qt::PenStyle style; qreal width; int WorkerGroupPoint::*member; };
+        struct Line {
+            const char *key;
+            QString label;
+            QColor color;
+            Qt::PenStyle style;
+            qreal width;
+            int WorkerGroupPoint::*member;
+        };
         const std::array<Line, 3> lines{{
             {"desired", tr("desired"), theme.reserved, Qt::DashLine, 2, &WorkerGroupPoint::desired},
             {"ready", tr("ready"), theme.ready, Qt::SolidLine, 2, &WorkerGroupPoint::ready},
@@ -727,7 +756,8 @@ void HistoryChartsPanel::Private::setTimeRange(int n, const QList<qint64> &ms)
             break;
         }
     }
-    const QString format = step < 60 * 1000 ? QStringLiteral("HH:mm:ss") : hi - lo > 86400 * 1000 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm");
+    const QString format = step < 60 * 1000 ? QStringLiteral("HH:mm:ss") : hi - lo > 86400 * 1000 ? QStringLiteral("MM-dd HH:mm")
+                                                                                                  : QStringLiteral("HH:mm");
     const qreal xMin = axisValue(QDateTime::fromMSecsSinceEpoch(lo, Qt::UTC));
     const qreal xMax = axisValue(QDateTime::fromMSecsSinceEpoch(hi, Qt::UTC));
     for (ChartState &c : charts) {
@@ -793,8 +823,7 @@ void HistoryChartsPanel::Private::refresh()
     if (n == 0)
         summary->setText(tr("no snapshots yet"));
     else
-        summary->setText((counted(n, tr("snapshot"), tr("snapshots")) + tr(", %1 \u2013 %2 UTC")
-                             .arg(utcText(history->time(0), QStringLiteral("HH:mm:ss")), utcText(history->time(n - 1), QStringLiteral("HH:mm:ss")))));
+        summary->setText((counted(n, tr("snapshot"), tr("snapshots")) + tr(", %1 \u2013 %2 UTC").arg(utcText(history->time(0), QStringLiteral("HH:mm:ss")), utcText(history->time(n - 1), QStringLiteral("HH:mm:ss")))));
     updateCursors();
     lastRefreshMs = double(clock.nsecsElapsed()) / 1e6;
     sinceRefresh.start();
@@ -858,7 +887,9 @@ QString HistoryChartsPanel::Private::hoverText(const ChartState &c, QPoint viewp
     return html;
 }
 
-HistoryChartsPanel::HistoryChartsPanel(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>(this))
+HistoryChartsPanel::HistoryChartsPanel(QWidget *parent)
+    : QWidget(parent)
+    , d(std::make_unique<Private>(this))
 {
     d->buildUi();
     for (ChartState &c : d->charts)
@@ -877,7 +908,9 @@ void HistoryChartsPanel::setHistory(const SnapshotHistory *history)
     d->connections.clear();
     d->history = history;
     if (history) {
-        auto changed = [this] { d->scheduleRefresh(); };
+        auto changed = [this] {
+            d->scheduleRefresh();
+        };
         d->connections << connect(history, &SnapshotHistory::entryAdded, this, changed)
                        << connect(history, &SnapshotHistory::entriesEvicted, this, changed)
                        << connect(history, &SnapshotHistory::cleared, this, changed)

@@ -41,7 +41,13 @@ class HistoryChartsPanel : public QWidget
 {
     Q_OBJECT
 public:
-    enum class Chart { Chips, Slices, PlacementGroups, WorkerGroups };
+    enum class Chart
+    {
+        Chips,
+        Slices,
+        PlacementGroups,
+        WorkerGroups
+    };
     Q_ENUM(Chart)
     static constexpr int kChartCount = 4;
     static constexpr int kDefaultRefreshIntervalMs = 250;

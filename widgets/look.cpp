@@ -28,15 +28,39 @@ namespace {
 // A qualitative palette of 16 well-separated hues, light enough for black outlines and dark
 // enough for white text, with no pure red: red means a dead host. Workers cycle through it, so worker 0 is always the same blue.
 constexpr std::array<QRgb, 16> kWorkerPalette = {
-    0xff4e79a7, 0xfff28e2b, 0xff59a14f, 0xff6f4e7c, 0xffb07aa1, 0xff76b7b2, 0xffedc948, 0xffff9da7,
-    0xff9c755f, 0xff86bcb6, 0xff8cd17d, 0xffd37295, 0xff499894, 0xfffabfd2, 0xffb6992d, 0xff79706e,
+    0xff4e79a7,
+    0xfff28e2b,
+    0xff59a14f,
+    0xff6f4e7c,
+    0xffb07aa1,
+    0xff76b7b2,
+    0xffedc948,
+    0xffff9da7,
+    0xff9c755f,
+    0xff86bcb6,
+    0xff8cd17d,
+    0xffd37295,
+    0xff499894,
+    0xfffabfd2,
+    0xffb6992d,
+    0xff79706e,
 };
 
 // Placement groups: saturated hues distinct from the free-chip neutral and from the reds that
 // mean "dead" in the state colours.
 constexpr std::array<QRgb, 12> kGroupPalette = {
-    0xff1f77b4, 0xffff7f0e, 0xff2ca02c, 0xff9467bd, 0xff17becf, 0xffbcbd22,
-    0xffe377c2, 0xff5c6bc0, 0xff637939, 0xff8c6d31, 0xff7b4173, 0xff6baed6,
+    0xff1f77b4,
+    0xffff7f0e,
+    0xff2ca02c,
+    0xff9467bd,
+    0xff17becf,
+    0xffbcbd22,
+    0xffe377c2,
+    0xff5c6bc0,
+    0xff637939,
+    0xff8c6d31,
+    0xff7b4173,
+    0xff6baed6,
 };
 
 // FNV-1a: a stable hash (QHash's is seeded per process and would change colours run to run).
@@ -208,7 +232,9 @@ QColor chipColor(const ClusterSnapshot &snapshot, const Host &host, int chipInde
                     ranks.append(c.bundleIndex);
             std::sort(ranks.begin(), ranks.end());
             const int k = int(ranks.indexOf(mine)) % 4;
-            return k == 0 ? base : k == 1 ? base.lighter(140) : k == 2 ? base.darker(140) : base.lighter(175);
+            return k == 0 ? base : k == 1 ? base.lighter(140)
+                               : k == 2   ? base.darker(140)
+                                          : base.lighter(175);
         }
         // A chip of a dead or pending host is not free for anyone: don't paint it as free.
         return host.state == HostState::Alive ? theme.freeChip : theme.absentChip;

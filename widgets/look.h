@@ -17,7 +17,8 @@ class QApplication;
 
 namespace slicescope {
 
-enum class ColorMode {
+enum class ColorMode
+{
     WorkerId, // each host its own stable colour
     Bundle,   // chips held by each placement group in that group's colour; free chips neutral
     State,    // alive, dead, pending, missing

@@ -82,11 +82,9 @@ QStringList groupChanges(const WorkerGroup &before, const WorkerGroup &now)
     if (before.maxReplicas != now.maxReplicas)
         changes << QStringLiteral("maxReplicas %1 -> %2").arg(bound(before.maxReplicas), bound(now.maxReplicas));
     if (before.autoscaling != now.autoscaling)
-        changes << QStringLiteral("in-tree autoscaling %1 -> %2").arg(before.autoscaling ? QStringLiteral("on") : QStringLiteral("off"),
-                                                                      now.autoscaling ? QStringLiteral("on") : QStringLiteral("off"));
+        changes << QStringLiteral("in-tree autoscaling %1 -> %2").arg(before.autoscaling ? QStringLiteral("on") : QStringLiteral("off"), now.autoscaling ? QStringLiteral("on") : QStringLiteral("off"));
     if (before.workersToDelete != now.workersToDelete)
-        changes << QStringLiteral("workersToDelete [%1] -> [%2]").arg(before.workersToDelete.join(QStringLiteral(", ")),
-                                                                      now.workersToDelete.join(QStringLiteral(", ")));
+        changes << QStringLiteral("workersToDelete [%1] -> [%2]").arg(before.workersToDelete.join(QStringLiteral(", ")), now.workersToDelete.join(QStringLiteral(", ")));
     QStringList added, gone;
     for (const QString &name : now.slices)
         if (!before.slices.contains(name))
@@ -441,7 +439,8 @@ ScaleDialog::ScaleDialog(QWidget *parent)
     removeForm->addRow(tr("Slice to remove"), m_removeSlice);
     removeLayout->addLayout(removeForm);
     auto *removeHint = new QLabel(tr("Lowers replicas by one and names this slice's pods in workersToDelete, so KubeRay removes "
-                                     "this slice and no other."), removePage);
+                                     "this slice and no other."),
+                                  removePage);
     removeHint->setWordWrap(true);
     removeLayout->addWidget(removeHint);
     removeLayout->addStretch(1);
@@ -775,7 +774,9 @@ void ScaleDialog::syncControlsToGroup()
     }
     m_current->setText(tr("<b>%1</b><br>replicas %2 within %3..%4 &middot; in-tree autoscaling %5")
                            .arg(escaped(describeReplicas(g->replicas, g->numOfHosts, g->chipsPerHost)))
-                           .arg(g->replicas).arg(g->minReplicas).arg(bound(g->maxReplicas))
+                           .arg(g->replicas)
+                           .arg(g->minReplicas)
+                           .arg(bound(g->maxReplicas))
                            .arg(g->autoscaling ? tr("<b>on</b> (the Ray autoscaler sets replicas)") : tr("off")));
     // A review or a running action holds the request as it was confirmed: the controls move only
     // when neither is open (a tighter range would otherwise clamp the value under the operator).
@@ -863,7 +864,8 @@ void ScaleDialog::updatePlan()
     } else if (m_plan.noChange) {
         html = tr("<b>No change:</b> the group already is %1, within %2..%3. Pick another value.")
                    .arg(escaped(describeReplicas(m_plan.fromReplicas, m_plan.hostsPerSlice, m_plan.chipsPerHost)))
-                   .arg(m_plan.fromMin).arg(bound(m_plan.fromMax));
+                   .arg(m_plan.fromMin)
+                   .arg(bound(m_plan.fromMax));
     } else {
         QStringList lines;
         lines << tr("<b>%1</b>").arg(escaped(m_plan.summary));

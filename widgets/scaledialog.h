@@ -35,7 +35,8 @@ namespace slicescope {
 
 // One tile of the preview strip.
 struct ScaleTile {
-    enum class Kind {
+    enum class Kind
+    {
         Existing, // stays: solid, in its status colour
         Added,    // a slice the plan adds: a dashed ghost labelled "new"
         Removed,  // a slice the plan removes: crossed out in red
@@ -139,7 +140,13 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-    enum class MessageKind { Info, Progress, Success, Error };
+    enum class MessageKind
+    {
+        Info,
+        Progress,
+        Success,
+        Error
+    };
 
     void refresh();
     void fillGroups();

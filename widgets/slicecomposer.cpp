@@ -35,8 +35,7 @@ QString escaped(const QString &text)
 // is no longer the one the operator looked at.
 QString seenAs(const PlacementGroup &g)
 {
-    return QStringLiteral("%1 %2, %3 bundles, slices %4").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state)
-        .arg(g.bundles.size()).arg(g.slices.isEmpty() ? QStringLiteral("none") : g.slices.join(QStringLiteral(", ")));
+    return QStringLiteral("%1 %2, %3 bundles, slices %4").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state).arg(g.bundles.size()).arg(g.slices.isEmpty() ? QStringLiteral("none") : g.slices.join(QStringLiteral(", ")));
 }
 
 } // namespace
@@ -324,9 +323,13 @@ void SliceComposer::updatePlan()
         html = tr("<b>Invalid request:</b> %1").arg(escaped(m_plan.requestError));
     } else {
         const QString shape = tr("%1 %2 &times;%3 (%4, %5 hosts of %6 chips per slice; %7 bundles of %8 TPU per slice)")
-                                  .arg(m_plan.generation->name, m_plan.topology.toString()).arg(m_plan.numSlices)
-                                  .arg(m_plan.podType).arg(m_plan.hostsPerSlice).arg(m_plan.chipsPerHost)
-                                  .arg(m_plan.bundlesPerSlice).arg(m_plan.tpuPerBundle);
+                                  .arg(m_plan.generation->name, m_plan.topology.toString())
+                                  .arg(m_plan.numSlices)
+                                  .arg(m_plan.podType)
+                                  .arg(m_plan.hostsPerSlice)
+                                  .arg(m_plan.chipsPerHost)
+                                  .arg(m_plan.bundlesPerSlice)
+                                  .arg(m_plan.tpuPerBundle);
         if (m_plan.feasible) {
             html = tr("<b style='color:#1a7f37'>Feasible:</b> %1.<br>Would take %2 (Ray picks the slices itself; the planner shows the first ready ones).")
                        .arg(shape, escaped(m_plan.wouldTake.join(QStringLiteral(", "))));
@@ -348,7 +351,8 @@ void SliceComposer::updatePlan()
     m_planLabel->setText(html);
     const QString problem = composeProblem();
     m_reviewButton->setEnabled(problem.isEmpty() && m_plan.feasible);
-    m_reviewButton->setToolTip(!problem.isEmpty() ? problem : m_plan.feasible ? QString() : tr("the planner says it does not fit now"));
+    m_reviewButton->setToolTip(!problem.isEmpty() ? problem : m_plan.feasible ? QString()
+                                                                              : tr("the planner says it does not fit now"));
     if (m_resultGroup.isEmpty())
         applyHighlights(m_plan.feasible ? m_plan.wouldTake : QStringList());
 }
@@ -433,8 +437,7 @@ void SliceComposer::fillReleaseGroups()
         if (m_snapshot)
             for (const PlacementGroup &g : m_snapshot->placementGroups)
                 if (g.kind != PlacementGroupKind::SliceHead)
-                    m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state,
-                                                                  g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
+                    m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state, g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
                                             g.id);
     }
     // The group a submit just made, once the snapshots list it.
@@ -516,8 +519,11 @@ void SliceComposer::reviewSubmit()
     lines << tr("What will change:");
     lines << tr("  Ray will reserve %1").arg(describeBundles(m_plan));
     lines << tr("  (%1 host%2 of %3 chips per slice, %4 bundle%5 per slice; strategy %6; %7)")
-                 .arg(m_plan.hostsPerSlice).arg(m_plan.hostsPerSlice == 1 ? QString() : QStringLiteral("s")).arg(m_plan.chipsPerHost)
-                 .arg(m_plan.bundlesPerSlice).arg(m_plan.bundlesPerSlice == 1 ? QString() : QStringLiteral("s"))
+                 .arg(m_plan.hostsPerSlice)
+                 .arg(m_plan.hostsPerSlice == 1 ? QString() : QStringLiteral("s"))
+                 .arg(m_plan.chipsPerHost)
+                 .arg(m_plan.bundlesPerSlice)
+                 .arg(m_plan.bundlesPerSlice == 1 ? QString() : QStringLiteral("s"))
                  .arg(r.strategy, r.detached ? tr("detached: release it explicitly") : tr("held by its job: released when the job stops"));
     lines << tr("  the slices are the planner's expectation: Ray picks them itself");
     for (const QString &note : std::as_const(m_plan.notes))

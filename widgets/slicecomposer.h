@@ -64,8 +64,19 @@ protected:
     void hideEvent(QHideEvent *event) override;
 
 private:
-    enum class Pending { None, Submit, Release };
-    enum class MessageKind { Info, Progress, Success, Error };
+    enum class Pending
+    {
+        None,
+        Submit,
+        Release
+    };
+    enum class MessageKind
+    {
+        Info,
+        Progress,
+        Success,
+        Error
+    };
 
     void fillTopologies();
     void onShapeChanged();

@@ -37,7 +37,8 @@ namespace slicescope {
 class SliceProjection
 {
 public:
-    enum class Preset {
+    enum class Preset
+    {
         Isometric, // yaw -45, pitch atan(1/sqrt 2): x runs right and down, y right and up, z up
         Top,       // looking down z: x right, y up
         Front,     // looking along +y: x right, z up

@@ -72,9 +72,12 @@ QImage colourize(const QImage &grey, QColor colour)
 
 // Corners of a box are numbered i = (x bit 0, y bit 1, z bit 2); faces list their corners in order.
 constexpr int kFaceCorners[6][4] = {
-    {0, 2, 6, 4}, {1, 3, 7, 5}, // -x, +x
-    {0, 1, 5, 4}, {2, 3, 7, 6}, // -y, +y
-    {0, 1, 3, 2}, {4, 5, 7, 6}, // -z, +z
+    {0, 2, 6, 4},
+    {1, 3, 7, 5}, // -x, +x
+    {0, 1, 5, 4},
+    {2, 3, 7, 6}, // -y, +y
+    {0, 1, 3, 2},
+    {4, 5, 7, 6}, // -z, +z
 };
 
 // Brightness of a face with outward normal n: a fixed light above, left of and in front of the
@@ -124,12 +127,22 @@ QRectF boundsOf(const QList<Face> &faces)
 
 // Per axis, 3 bits of link stubs a chip carries: a link to its neighbour nearer the viewer, a
 // wrap edge leaving its near face, a wrap edge leaving its far face.
-enum StubBit : quint16 { FrontLink = 1, FrontWrap = 2, BackWrap = 4 };
+enum StubBit : quint16
+{
+    FrontLink = 1,
+    FrontWrap = 2,
+    BackWrap = 4
+};
 constexpr int stubShift(int axis) { return axis * 3; }
 
 // What the paint loop walks, already in painter's order.
 struct DrawItem {
-    enum Kind : quint8 { Chip, Tray, Label };
+    enum Kind : quint8
+    {
+        Chip,
+        Tray,
+        Label
+    };
     Kind kind = Chip;
     quint16 stubs = 0;
     qint16 x = 0, y = 0, z = 0; // chip; for trays and labels, the host block's lowest corner
@@ -143,7 +156,15 @@ constexpr double kWrapStub = 0.30;     // how far a wrap edge sticks out, in pit
 constexpr double kFlatChip = 0.30;     // chip height when a slice has one layer: tiles on a board
 constexpr int kMaxLabels = 128;        // host labels beyond this are clutter, not information
 
-enum TrayKind { TrayNormal, TrayDead, TrayPending, TrayMissing, TraySelected, TrayKinds };
+enum TrayKind
+{
+    TrayNormal,
+    TrayDead,
+    TrayPending,
+    TrayMissing,
+    TraySelected,
+    TrayKinds
+};
 
 } // namespace
 
@@ -167,7 +188,12 @@ struct SliceView::Private {
     ChipPainting painting = ChipPainting::Sprites;
 
     // Mouse.
-    enum class Drag { None, Rotate, Pan };
+    enum class Drag
+    {
+        None,
+        Rotate,
+        Pan
+    };
     Drag drag = Drag::None;
     QPoint pressPos, lastPos;
     bool dragMoved = false;
@@ -228,7 +254,11 @@ struct SliceView::Private {
     // ---- Data ----
     void setData(const SnapshotPtr &snap, const QString &name);
     void rebuildChips();
-    int chipIndexOf(ChipCoord c) const { const tpu::Dims d = projection.dims(); return c.x + d.x * (c.y + d.y * c.z); }
+    int chipIndexOf(ChipCoord c) const
+    {
+        const tpu::Dims d = projection.dims();
+        return c.x + d.x * (c.y + d.y * c.z);
+    }
     const Host *hostAt(ChipCoord c) const;
     int workerAt(ChipCoord c) const;
 
@@ -298,7 +328,8 @@ struct SliceView::Private {
     mutable QList<LegendEntry> legendCache;
     QString legendHeading() const
     {
-        return mode == ColorMode::WorkerId ? tr("Colour: worker id") : mode == ColorMode::Bundle ? tr("Colour: placement group") : tr("Colour: host state");
+        return mode == ColorMode::WorkerId ? tr("Colour: worker id") : mode == ColorMode::Bundle ? tr("Colour: placement group")
+                                                                                                 : tr("Colour: host state");
     }
     double labelRoom(const SliceProjection &p) const;
 
@@ -438,7 +469,7 @@ double SliceView::Private::fitExtent() const
 {
     // Around each chip centre: its tray, and the wrap edges sticking out of the slice's faces.
     const bool wraps = slice && slice->layout.isValid()
-                    && (slice->layout.axisWraps(0) || slice->layout.axisWraps(1) || slice->layout.axisWraps(2));
+                       && (slice->layout.axisWraps(0) || slice->layout.axisWraps(1) || slice->layout.axisWraps(2));
     return wraps && linksVisible ? SliceProjection::kChipSize / 2 + kWrapStub + 0.08 : 0.55;
 }
 
@@ -575,7 +606,7 @@ const SliceView::Private::DrawOrder &SliceView::Private::ensureOrder(const Slice
                     int next[3] = {x, y, z};
                     next[axis] = at[axis] + steps[axis];
                     const bool neighbourShown = p.isVisible(ChipCoord{next[0], next[1], next[2]})
-                                             && !chips[size_t(next[0] + d.x * (next[1] + d.y * next[2]))].ghost;
+                                                && !chips[size_t(next[0] + d.x * (next[1] + d.y * next[2]))].ghost;
                     if ((info.links >> nearBit & 1) && neighbourShown)
                         item.stubs |= quint16(FrontLink << stubShift(axis));
                     if (info.wraps >> nearBit & 1)
@@ -840,8 +871,7 @@ void SliceView::Private::paint(QPainter &painter, const SliceProjection &p, QSiz
     }
     if (!slice->layout.isValid() || chips.empty()) {
         drawTitle(painter, size);
-        drawMessage(painter, size, tr("The shape of this slice is unknown (%1), so its chips cannot be laid out.")
-                                       .arg(slice->problems.join(QStringLiteral("; "))));
+        drawMessage(painter, size, tr("The shape of this slice is unknown (%1), so its chips cannot be laid out.").arg(slice->problems.join(QStringLiteral("; "))));
         painter.restore();
         return;
     }
@@ -912,7 +942,7 @@ QPointF SliceView::Private::hostLabelCentre(const SliceProjection &p, const Draw
     const tpu::Dims b = slice->layout.block();
     const auto steps = p.axisSteps();
     return p.chipCenter(ChipCoord{0, 0, 0}) + steps[0] * (item.x + (b.x - 1) / 2.0) + steps[1] * (item.y + (b.y - 1) / 2.0)
-         + steps[2] * (item.z + b.z - 1) + p.mapVector(QVector3D(0, 0, p.chipHalfExtents().z()));
+           + steps[2] * (item.z + b.z - 1) + p.mapVector(QVector3D(0, 0, p.chipHalfExtents().z()));
 }
 
 void SliceView::Private::paintHostLabel(QPainter &painter, QPointF centre, const Host &host, const QString &text) const
@@ -969,8 +999,8 @@ void SliceView::Private::drawPanel(QPainter &painter, Panel &panel, const QByteA
         return;
     }
     const QByteArray fullKey = key + ' ' + QByteArray::number(rect.x()) + ',' + QByteArray::number(rect.y()) + ' '
-                             + QByteArray::number(rect.width()) + 'x' + QByteArray::number(rect.height()) + ' '
-                             + q->font().key().toUtf8() + ' ' + QByteArray::number(dataVersion);
+                               + QByteArray::number(rect.width()) + 'x' + QByteArray::number(rect.height()) + ' '
+                               + q->font().key().toUtf8() + ' ' + QByteArray::number(dataVersion);
     if (fullKey != panel.key) {
         panel.key = fullKey;
         panel.at = rect.topLeft();
@@ -992,7 +1022,7 @@ void SliceView::Private::drawScene(QPainter &painter, const SliceProjection &p)
     const tpu::Dims b = slice->layout.block();
     // Trays are anchored at their top centre, just under the chips of their lowest layer.
     const QPointF trayOffset = steps[0] * ((b.x - 1) / 2.0) + steps[1] * ((b.y - 1) / 2.0)
-                             + p.mapVector(QVector3D(0, 0, -p.chipHalfExtents().z() - float(kTrayGap)));
+                               + p.mapVector(QVector3D(0, 0, -p.chipHalfExtents().z() - float(kTrayGap)));
     const QPolygonF outline = p.chipSilhouette();
     const QPen selectionPen(theme.selection, 2.5);
     // Boards are seen from above; from below they would hide every chip, edge-on they are a line.
@@ -1092,7 +1122,9 @@ void SliceView::Private::drawSceneWithPolygons(QPainter &painter, const SlicePro
             if (!trays)
                 break;
             const TrayKind kind = trayKindOf(it.ref);
-            const QColor fill = kind == TrayDead ? theme.dead : kind == TrayPending ? theme.pending : kind == TraySelected ? theme.selection : board;
+            const QColor fill = kind == TrayDead ? theme.dead : kind == TrayPending ? theme.pending
+                                                            : kind == TraySelected  ? theme.selection
+                                                                                    : board;
             for (const Face &f : trayFaces) {
                 painter.setBrush(kind == TrayMissing ? QColor(Qt::transparent) : fill.darker(int(100 + (1 - f.shade) * 60)));
                 painter.setPen(QPen(kind == TrayNormal ? theme.hostOutline : fill.darker(140), 1.0));
@@ -1755,8 +1787,9 @@ void SliceView::mousePressEvent(QMouseEvent *event)
     d->pressPos = d->lastPos = event->position().toPoint();
     d->dragMoved = false;
     const bool pan = event->button() == Qt::RightButton || event->button() == Qt::MiddleButton
-                  || (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
-    d->drag = pan ? Private::Drag::Pan : event->button() == Qt::LeftButton ? Private::Drag::Rotate : Private::Drag::None;
+                     || (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
+    d->drag = pan ? Private::Drag::Pan : event->button() == Qt::LeftButton ? Private::Drag::Rotate
+                                                                           : Private::Drag::None;
     event->accept();
 }
 
@@ -1789,7 +1822,7 @@ void SliceView::mouseMoveEvent(QMouseEvent *event)
 void SliceView::mouseReleaseEvent(QMouseEvent *event)
 {
     const bool click = !d->dragMoved && d->drag != Private::Drag::None && event->button() == Qt::LeftButton
-                    && !(event->modifiers() & Qt::ShiftModifier);
+                       && !(event->modifiers() & Qt::ShiftModifier);
     d->drag = Private::Drag::None;
     if (click)
         if (const auto chip = d->chipAt(event->position())) {
@@ -1821,14 +1854,32 @@ void SliceView::keyPressEvent(QKeyEvent *event)
     const QPointF centre(width() / 2.0, height() / 2.0);
     switch (event->key()) {
     // Arrows turn the slice the way dragging in that direction does.
-    case Qt::Key_Left: p.rotateBy(-kTurn, 0); d->cameraChanged(false); break;
-    case Qt::Key_Right: p.rotateBy(kTurn, 0); d->cameraChanged(false); break;
-    case Qt::Key_Up: p.rotateBy(0, -kTurn); d->cameraChanged(false); break;
-    case Qt::Key_Down: p.rotateBy(0, kTurn); d->cameraChanged(false); break;
+    case Qt::Key_Left:
+        p.rotateBy(-kTurn, 0);
+        d->cameraChanged(false);
+        break;
+    case Qt::Key_Right:
+        p.rotateBy(kTurn, 0);
+        d->cameraChanged(false);
+        break;
+    case Qt::Key_Up:
+        p.rotateBy(0, -kTurn);
+        d->cameraChanged(false);
+        break;
+    case Qt::Key_Down:
+        p.rotateBy(0, kTurn);
+        d->cameraChanged(false);
+        break;
     case Qt::Key_Plus:
-    case Qt::Key_Equal: p.zoomAbout(centre, 1.25); d->cameraChanged(true); break;
+    case Qt::Key_Equal:
+        p.zoomAbout(centre, 1.25);
+        d->cameraChanged(true);
+        break;
     case Qt::Key_Minus:
-    case Qt::Key_Underscore: p.zoomAbout(centre, 1 / 1.25); d->cameraChanged(true); break;
+    case Qt::Key_Underscore:
+        p.zoomAbout(centre, 1 / 1.25);
+        d->cameraChanged(true);
+        break;
     case Qt::Key_1: setPreset(Preset::Isometric); break;
     case Qt::Key_2: setPreset(Preset::Top); break;
     case Qt::Key_3: setPreset(Preset::Front); break;

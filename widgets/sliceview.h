@@ -26,7 +26,12 @@ class SliceView : public QWidget
 {
     Q_OBJECT
 public:
-    enum class Preset { Isometric, Top, Front };
+    enum class Preset
+    {
+        Isometric,
+        Top,
+        Front
+    };
     Q_ENUM(Preset)
 
     explicit SliceView(QWidget *parent = nullptr);
@@ -80,7 +85,11 @@ public:
     // pre-rendered cube per colour, hidden interior chips skipped. Polygons: every chip drawn as
     // three antialiased polygons, nothing skipped: the deliberately naive baseline of
     // `slicescope-bench render`, kept here so both paths share everything else.
-    enum class ChipPainting { Sprites, Polygons };
+    enum class ChipPainting
+    {
+        Sprites,
+        Polygons
+    };
     void setChipPainting(ChipPainting painting);
     ChipPainting chipPainting() const;
 

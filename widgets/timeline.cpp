@@ -222,7 +222,9 @@ qint64 TimelineGeometry::labelStepMs(int minSpacingPx) const
 
 // ---- HistoryEventModel --------------------------------------------------------------------------
 
-HistoryEventModel::HistoryEventModel(QObject *parent) : QAbstractTableModel(parent) {}
+HistoryEventModel::HistoryEventModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{ }
 
 void HistoryEventModel::setHistory(const SnapshotHistory *history)
 {
@@ -436,7 +438,7 @@ int HistoryEventModel::firstRowAtOrBefore(qint64 serial) const
 bool HistoryEventModel::matches(const HistoryEvent &e) const
 {
     return e.text.contains(m_filter, Qt::CaseInsensitive) || e.subject.contains(m_filter, Qt::CaseInsensitive)
-        || toText(e.kind).contains(m_filter, Qt::CaseInsensitive);
+           || toText(e.kind).contains(m_filter, Qt::CaseInsensitive);
 }
 
 void HistoryEventModel::setFilterText(const QString &text)
@@ -557,7 +559,8 @@ QVariant HistoryEventModel::headerData(int section, Qt::Orientation orientation,
 
 // ---- TimelineTrack ------------------------------------------------------------------------------
 
-TimelineTrack::TimelineTrack(QWidget *parent) : QWidget(parent)
+TimelineTrack::TimelineTrack(QWidget *parent)
+    : QWidget(parent)
 {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(false);
@@ -696,7 +699,8 @@ void TimelineTrack::drawAxis(QPainter &painter, const TimelineGeometry &g) const
     painter.setFont(font);
     const QFontMetrics fm(font);
     const qint64 step = g.labelStepMs(fm.horizontalAdvance(QStringLiteral("00:00:00")) + 24);
-    const QString format = step >= 86'400'000 ? QStringLiteral("MM-dd") : step >= 60'000 ? QStringLiteral("HH:mm") : QStringLiteral("HH:mm:ss");
+    const QString format = step >= 86'400'000 ? QStringLiteral("MM-dd") : step >= 60'000 ? QStringLiteral("HH:mm")
+                                                                                         : QStringLiteral("HH:mm:ss");
     const int baseline = g.plot.bottom() + 2;
     // The first round time at or after the start (round in UTC: steps divide a day).
     qint64 t = (g.firstMs / step + (g.firstMs % step ? 1 : 0)) * step;
@@ -841,7 +845,8 @@ bool TimelineTrack::event(QEvent *event)
 
 // ---- Timeline -----------------------------------------------------------------------------------
 
-Timeline::Timeline(QWidget *parent) : QWidget(parent)
+Timeline::Timeline(QWidget *parent)
+    : QWidget(parent)
 {
     m_model = new HistoryEventModel(this);
     m_track = new TimelineTrack(this);

@@ -40,12 +40,25 @@ class QTreeView;
 namespace slicescope {
 
 // The lanes of the track, top to bottom.
-enum class TimelineLane { Slices, Hosts, PlacementGroups, Scaling };
+enum class TimelineLane
+{
+    Slices,
+    Hosts,
+    PlacementGroups,
+    Scaling
+};
 inline constexpr int kTimelineLaneCount = 4;
 TimelineLane timelineLane(HistoryEventKind kind);
 
 // How an event reads at a glance, for its tick and its row's swatch.
-enum class EventTone { None, Neutral, Good, Warning, Bad };
+enum class EventTone
+{
+    None,
+    Neutral,
+    Good,
+    Warning,
+    Bad
+};
 EventTone eventTone(const HistoryEvent &event);
 QColor eventToneColor(EventTone tone, const Theme &theme);
 
@@ -73,8 +86,18 @@ class HistoryEventModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Time, Kind, Text, ColumnCount };
-    enum Role { SerialRole = Qt::UserRole + 1, ToneRole };
+    enum Column
+    {
+        Time,
+        Kind,
+        Text,
+        ColumnCount
+    };
+    enum Role
+    {
+        SerialRole = Qt::UserRole + 1,
+        ToneRole
+    };
 
     explicit HistoryEventModel(QObject *parent = nullptr);
 

@@ -31,7 +31,12 @@ class Workspace : public QWidget
 {
     Q_OBJECT
 public:
-    enum class Page { Overview, Slice, Tables };
+    enum class Page
+    {
+        Overview,
+        Slice,
+        Tables
+    };
     Q_ENUM(Page)
 
     explicit Workspace(QWidget *parent = nullptr);

@@ -240,7 +240,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString first = dir.filePath(QStringLiteral("a.slicescope.jsonl")), copy = dir.filePath(QStringLiteral("b.slicescope.jsonl"));
         QCOMPARE(runSlicescope({QStringLiteral("record"), QStringLiteral("--demo"), QStringLiteral("--demo-fast"), QStringLiteral("--interval"), QStringLiteral("1s"),
-                                QStringLiteral("--duration"), QStringLiteral("2s"), QStringLiteral("-o"), first}).exitCode, 0);
+                                QStringLiteral("--duration"), QStringLiteral("2s"), QStringLiteral("-o"), first})
+                     .exitCode,
+                 0);
         const Run r = runSlicescope({QStringLiteral("record"), QStringLiteral("--capture"), first, QStringLiteral("-o"), copy});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QFile a(first), b(copy);

@@ -97,7 +97,7 @@ bool writeFile(const QString &path, const QByteArray &data, bool executable = fa
 QByteArray kubeconfig(const QByteArray &cluster, const QByteArray &user)
 {
     return "apiVersion: v1\nkind: Config\ncurrent-context: ctx\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n" + cluster
-         + "users:\n- name: u\n  user:\n" + user + "contexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\n";
+           + "users:\n- name: u\n  user:\n" + user + "contexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\n";
 }
 
 } // namespace

@@ -85,8 +85,7 @@ private Q_SLOTS:
             const QJsonObject expected = inspectJson(*buildSnapshot(m_captures[i]));
             const QJsonObject rebuilt = inspectJson(*history.snapshot(i));
             if (rebuilt != expected)
-                QFAIL(qPrintable(QStringLiteral("step %1 differs:\n%2\nexpected:\n%3").arg(i)
-                                     .arg(QString::fromUtf8(QJsonDocument(rebuilt).toJson()), QString::fromUtf8(QJsonDocument(expected).toJson()))));
+                QFAIL(qPrintable(QStringLiteral("step %1 differs:\n%2\nexpected:\n%3").arg(i).arg(QString::fromUtf8(QJsonDocument(rebuilt).toJson()), QString::fromUtf8(QJsonDocument(expected).toJson()))));
             QCOMPARE(history.time(i), m_captures[i].capturedAt);
             events += int(history.events(i).size());
         }

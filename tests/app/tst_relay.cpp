@@ -109,7 +109,7 @@ class ManualSource : public Source
 {
 public:
     QString description() const override { return QStringLiteral("manual"); }
-    void start() override {}
+    void start() override { }
     void emitCapture(const Capture &c) { Q_EMIT captureReceived(c); }
 };
 
@@ -201,8 +201,7 @@ private Q_SLOTS:
         QSignalSpy messages(&source, &RelaySource::messageReceived);
         source.start();
         QTRY_VERIFY_WITH_TIMEOUT(source.isConnected(), 10000);
-        QVERIFY(source.send({{QStringLiteral("type"), QStringLiteral("release")}, {QStringLiteral("id"), QStringLiteral("x")},
-                             {QStringLiteral("nameOrId"), QStringLiteral("anything")}}));
+        QVERIFY(source.send({{QStringLiteral("type"), QStringLiteral("release")}, {QStringLiteral("id"), QStringLiteral("x")}, {QStringLiteral("nameOrId"), QStringLiteral("anything")}}));
         auto refused = [&] {
             for (const QList<QVariant> &m : messages) {
                 const QJsonObject o = m.first().toJsonObject();
@@ -311,7 +310,7 @@ private Q_SLOTS:
         QProcess p;
         p.setProcessEnvironment(cleanEnvironment());
         p.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("serve"), QStringLiteral("--demo"), QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0"),
-                                                     QStringLiteral("--allow-remote"), QStringLiteral("--token-file"), file.fileName()});
+                                                    QStringLiteral("--allow-remote"), QStringLiteral("--token-file"), file.fileName()});
         static const QRegularExpression line(QStringLiteral(R"(at http://127\.0\.0\.1:(\d+)/\?token=<the token in [^>]+>)"));
         QByteArray err;
         QRegularExpressionMatch m;

@@ -48,7 +48,7 @@ Capture sampleCapture(int n)
     // Pretty-printed, CRLF and LF, a string holding an escaped newline, non-ASCII text, padding.
     c.rayVersion = "\n  {\"version\": \"5\",\r\n   \"ray_version\": \"2.60.0\"}\n\n";
     c.rayNodes = QByteArray("{\"result\": true, \"msg\": \"line one\\nline two\",\n \"data\": {\"result\": {\"total\": \"")
-               + QByteArray::number(n) + "\", \"result\": []}}}";
+                 + QByteArray::number(n) + "\", \"result\": []}}}";
     c.rayPlacementGroups = "{\"result\": true,\n\t\"msg\": \"caf\xc3\xa9 \xe2\x9c\x93\", \"data\": {\"result\": {\"result\": []}}}";
     c.rayJobs = "[\n]";
     c.rayClusterStatus = "{\"data\": {\"clusterStatus\": \"======== Autoscaler status\\n\"}}";
@@ -243,44 +243,45 @@ void TestCaptureFile::malformed_data()
     QTest::newRow("not an object") << QByteArray("[1, 2, 3]\n") << 1 << 1 << QStringList{QStringLiteral("capture object")};
     // The value "slicescope-capture/2" starts at column 12.
     QTest::newRow("wrong format") << QByteArray("{\"format\": \"slicescope-capture/2\", \"ray\": {}}")
-        << 1 << 12 << QStringList{QStringLiteral("slicescope-capture/2"), QStringLiteral("slicescope-capture/1")};
+                                  << 1 << 12 << QStringList{QStringLiteral("slicescope-capture/2"), QStringLiteral("slicescope-capture/1")};
     QTest::newRow("format not a string") << QByteArray("{\n  \"format\": 1\n}") << 2 << 13
-        << QStringList{QStringLiteral("format"), QStringLiteral("string")};
+                                         << QStringList{QStringLiteral("format"), QStringLiteral("string")};
     // Nothing to point at but the object that lacks it.
     QTest::newRow("missing format") << QByteArray("{\"capturedAt\": \"2026-11-29T18:00:00Z\", \"ray\": {}}\n")
-        << 1 << 1 << QStringList{QStringLiteral("format"), QStringLiteral("slicescope-capture/1")};
+                                    << 1 << 1 << QStringList{QStringLiteral("format"), QStringLiteral("slicescope-capture/1")};
     // Line 2 is ` "ray": [1, 2]}`: the [ is column 9.
     QTest::newRow("ray not an object") << QByteArray("{\"format\": \"slicescope-capture/1\",\n \"ray\": [1, 2]}\n")
-        << 2 << 9 << QStringList{QStringLiteral("ray"), QStringLiteral("object")};
+                                       << 2 << 9 << QStringList{QStringLiteral("ray"), QStringLiteral("object")};
     QTest::newRow("kubernetes not an object") << QByteArray("{\"format\": \"slicescope-capture/1\",\n\"kubernetes\": \"ctx\"}")
-        << 2 << 15 << QStringList{QStringLiteral("kubernetes"), QStringLiteral("object")};
+                                              << 2 << 15 << QStringList{QStringLiteral("kubernetes"), QStringLiteral("object")};
     // `{"format": "slicescope-capture/1", ` is 35 characters: "yesterday" starts at 50.
     QTest::newRow("capturedAt not a time") << QByteArray("{\"format\": \"slicescope-capture/1\", \"capturedAt\": \"yesterday\"}")
-        << 1 << 50 << QStringList{QStringLiteral("capturedAt"), QStringLiteral("yesterday")};
+                                           << 1 << 50 << QStringList{QStringLiteral("capturedAt"), QStringLiteral("yesterday")};
     // A body cut off: line 3 ends after `  "nodes": {"result": [1, 2` (27 characters), so the
     // input runs out at column 28.
     QTest::newRow("truncated") << QByteArray("{\"format\": \"slicescope-capture/1\",\n \"ray\": {\n  \"nodes\": {\"result\": [1, 2")
-        << 3 << 28 << QStringList{QStringLiteral("truncated")};
+                               << 3 << 28 << QStringList{QStringLiteral("truncated")};
     // Cut inside a string (the parser's first pass sees it): line 3 is 26 characters long.
     QTest::newRow("truncated in a string") << QByteArray("{\"format\": \"slicescope-capture/1\",\n \"ray\": {\n  \"nodes\": {\"result\": \"abc")
-        << 3 << 27 << QStringList{QStringLiteral("truncated")};
+                                           << 3 << 27 << QStringList{QStringLiteral("truncated")};
     // Two objects on one line: the second would be dropped silently. `{"format": "slicescope-capture/1"}`
     // is 34 characters, so the second object starts at column 36.
     QTest::newRow("content after the object") << QByteArray("{\"format\": \"slicescope-capture/1\"} {\"x\": 1}\n")
-        << 1 << 36 << QStringList{QStringLiteral("after the capture object")};
+                                              << 1 << 36 << QStringList{QStringLiteral("after the capture object")};
     // Issue 13: the parser refuses these as a whole, before it stands anywhere ("line 1, column
     // 1" before); the message names the first bad byte. 62 lines of padding, then on line 63
     // `  "nodes": {"x": "ab\xff"}`: the bad byte is column 21.
     QByteArray padded("{\"format\": \"slicescope-capture/1\", \"ray\": {\n");
     for (int i = 2; i <= 62; ++i)
         padded += "\n";
-    QTest::newRow("invalid UTF-8 on line 63") << padded + "  \"nodes\": {\"x\": \"ab\xff\"}}}\n" << 63 << 21
-        << QStringList{QStringLiteral("invalid UTF-8")};
+    QTest::newRow("invalid UTF-8 on line 63") << padded + "  \"nodes\": {\"x\": \"ab\xff\"}}}\n"
+                                              << 63 << 21
+                                              << QStringList{QStringLiteral("invalid UTF-8")};
     QTest::newRow("control character in a string") << QByteArray("{\"format\": \"slicescope-capture/1\",\n\"kubernetes\": {\"context\": \"a\x01b\"}}")
-        << 2 << 29 << QStringList{QStringLiteral("control character")};
+                                                   << 2 << 29 << QStringList{QStringLiteral("control character")};
     // A proxy's error page saved as a capture: named for what it is, not the parser's advice.
     QTest::newRow("an HTML page") << QByteArray("<!DOCTYPE html>\n<html><body>502 Bad Gateway</body></html>\n") << 1 << 1
-        << QStringList{QStringLiteral("HTML")};
+                                  << QStringList{QStringLiteral("HTML")};
 }
 
 void TestCaptureFile::malformed()
@@ -367,8 +368,8 @@ void TestCaptureFile::recordingWithOneBadLine()
     const QString path = dir.filePath(QStringLiteral("rec.slicescope.jsonl"));
     // Line 2: `{"format": "slicescope-capture/1", "ray": 7}`: the 7 is column 43.
     const QByteArray bytes = serializeCapture(sampleCapture(1)) + '\n'
-                           + "{\"format\": \"slicescope-capture/1\", \"ray\": 7}\n"
-                           + serializeCapture(sampleCapture(3)) + '\n';
+                             + "{\"format\": \"slicescope-capture/1\", \"ray\": 7}\n"
+                             + serializeCapture(sampleCapture(3)) + '\n';
     QVERIFY(writeFile(path, bytes));
     const CaptureReadResult read = readCaptureFile(path);
     QVERIFY(!read.ok());

@@ -17,7 +17,9 @@ namespace {
 SnapshotPtr snap(const DemoCluster &demo)
 {
     SnapshotPtr s = buildSnapshot(demo.capture());
-    [&] { QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n'))); }();
+    [&] {
+        QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n')));
+    }();
     return s;
 }
 

@@ -40,13 +40,13 @@ constexpr auto kOverall = 1000ms;
 QByteArray rayEnvelope(const QByteArray &items, int total)
 {
     return R"({"result": true, "msg": "", "data": {"result": {"total": )" + QByteArray::number(total) + R"(, "num_after_truncation": )"
-         + QByteArray::number(total) + R"(, "num_filtered": )" + QByteArray::number(total) + R"(, "result": [)" + items + "]}}}";
+           + QByteArray::number(total) + R"(, "num_filtered": )" + QByteArray::number(total) + R"(, "result": [)" + items + "]}}}";
 }
 
 QByteArray rayNode(int i, const QByteArray &labelValue = "tpu-group")
 {
     return R"({"node_id": "n)" + QByteArray::number(i) + R"(", "node_ip": "10.0.0.1", "state": "ALIVE", "resources_total": {"CPU": 8.0}, "labels": {"ray.io/node-group": ")"
-         + labelValue + R"("}})";
+           + labelValue + R"("}})";
 }
 
 const QByteArray kGoodNodes = rayEnvelope(rayNode(1) + "," + rayNode(2), 2);
@@ -296,7 +296,9 @@ private Q_SLOTS:
         QFETCH(QByteArray, nodes);
         QFETCH(QString, expected);
         FakeHttpServer server;
-        server.script = [&](const HttpRequest &r) { return r.path.startsWith("/api/v0/nodes") ? HttpResponse{200, nodes} : healthyRay(r); };
+        server.script = [&](const HttpRequest &r) {
+            return r.path.startsWith("/api/v0/nodes") ? HttpResponse{200, nodes} : healthyRay(r);
+        };
         RayClient client(server.url());
         QSignalSpy captures(&client, &RayClient::captureReceived);
         QSignalSpy failures(&client, &RayClient::pollFailed);
@@ -324,7 +326,9 @@ private Q_SLOTS:
     {
         QFETCH(QString, fault);
         FakeHttpServer server;
-        server.script = [&](const HttpRequest &r) { return faultAnswer(fault, r.path); };
+        server.script = [&](const HttpRequest &r) {
+            return faultAnswer(fault, r.path);
+        };
         RayClient client(server.url());
         client.setTransferTimeout(kIdle);
         client.setDeadlines(kConnect, kOverall);
@@ -484,7 +488,9 @@ private Q_SLOTS:
         QFETCH(QString, fault);
         QFETCH(QString, expected);
         FakeHttpServer server;
-        server.script = [&](const HttpRequest &r) { return faultAnswer(fault, r.path); };
+        server.script = [&](const HttpRequest &r) {
+            return faultAnswer(fault, r.path);
+        };
         KubeConfig config;
         config.server = server.url();
         KubeClient client(config);
@@ -573,7 +579,9 @@ private Q_SLOTS:
             items += (i ? ",{\"metadata\":{\"name\":\"p" : "{\"metadata\":{\"name\":\"p") + QByteArray::number(i) + "\",\"namespace\":\"t\"}}";
         const QByteArray body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[)" + items + "]}";
         FakeHttpServer server;
-        server.script = [&](const HttpRequest &r) { return query(r, "watch") == QLatin1String("1") ? watchOpen() : HttpResponse{200, body}; };
+        server.script = [&](const HttpRequest &r) {
+            return query(r, "watch") == QLatin1String("1") ? watchOpen() : HttpResponse{200, body};
+        };
         KubeConfig config;
         config.server = server.url();
         KubeClient client(config);
@@ -690,7 +698,7 @@ private Q_SLOTS:
         good.rayNodes = kGoodNodes;
         const QByteArray captureMessage = relay::captureMessage(1, good);
         const QByteArray hello = "{\"type\":\"hello\",\"protocol\":\"" + QByteArray(relay::kProtocol.data(), relay::kProtocol.size())
-                                + "\",\"source\":\"fake\"}";
+                                 + "\",\"source\":\"fake\"}";
         server.script = [&](const HttpRequest &r) -> HttpResponse {
             if (!faulty) {
                 HttpResponse ok;
@@ -707,7 +715,7 @@ private Q_SLOTS:
             }
             if (fault == QLatin1String("invalid UTF-8") || fault == QLatin1String("wrong JSON types")) {
                 ws.wsMessages = {hello, fault == QLatin1String("wrong JSON types") ? QByteArray(R"({"type":"capture","capture":7})")
-                                                                                  : QByteArray("{\"type\":\"hel\xff\xfe\"}")};
+                                                                                   : QByteArray("{\"type\":\"hel\xff\xfe\"}")};
                 ws.wsCloseCode = 1001; // then the relay goes away, so the client comes back
                 return ws;
             }

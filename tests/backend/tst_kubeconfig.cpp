@@ -67,7 +67,7 @@ QByteArray indent(const QByteArray &text, int spaces)
 QByteArray oneContext(const QByteArray &cluster, const QByteArray &user, const QByteArray &context = "cluster: c\nuser: u")
 {
     return "apiVersion: v1\nkind: Config\ncurrent-context: ctx\nclusters:\n- name: c\n  cluster:\n" + indent(cluster, 4)
-        + "users:\n- name: u\n  user:\n" + indent(user, 4) + "contexts:\n- name: ctx\n  context:\n" + indent(context, 4);
+           + "users:\n- name: u\n  user:\n" + indent(user, 4) + "contexts:\n- name: ctx\n  context:\n" + indent(context, 4);
 }
 
 QString load(const QString &path, KubeConfig &out, const QString &context = {}, const QString &ns = {})
@@ -135,7 +135,7 @@ class TestKubeConfig : public QObject
     {
         const QByteArray script = "#!/bin/sh\necho run >> \"$PLUGIN_DIR/count\"\nprintf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$PLUGIN_DIR/info.json\"\n"
                                   "printf '%s' \"$1\" > \"$PLUGIN_DIR/arg\"\npwd > \"$PLUGIN_DIR/cwd\"\n"
-            + (body.isEmpty() ? QByteArray("cat \"$PLUGIN_DIR/response.json\"\n") : body);
+                                  + (body.isEmpty() ? QByteArray("cat \"$PLUGIN_DIR/response.json\"\n") : body);
         writeFile(dir.filePath(QStringLiteral("plugin.sh")), script, true);
         KubeExecConfig exec;
         exec.apiVersion = apiVersion;
@@ -149,8 +149,7 @@ class TestKubeConfig : public QObject
     }
     static void respond(const QTemporaryDir &dir, const QJsonObject &status, const QString &apiVersion = QStringLiteral("client.authentication.k8s.io/v1"))
     {
-        const QJsonObject doc{{QStringLiteral("apiVersion"), apiVersion}, {QStringLiteral("kind"), QStringLiteral("ExecCredential")},
-                              {QStringLiteral("status"), status}};
+        const QJsonObject doc{{QStringLiteral("apiVersion"), apiVersion}, {QStringLiteral("kind"), QStringLiteral("ExecCredential")}, {QStringLiteral("status"), status}};
         writeFile(dir.filePath(QStringLiteral("response.json")), QJsonDocument(doc).toJson());
     }
     static int runsRecorded(const QTemporaryDir &dir) { return int(readFile(dir.filePath(QStringLiteral("count"))).count("run")); }
@@ -209,33 +208,33 @@ private Q_SLOTS:
         const QString first = dir.filePath(QStringLiteral("first"));
         const QString second = dir.filePath(QStringLiteral("second"));
         const QByteArray firstText = "apiVersion: v1\n"
-            "kind: Config\n"
-            "current-context: ctx-a\n"
-            "clusters:\n"
-            "- name: shared\n"
-            "  cluster: {server: \"https://one.example:6443/\"}\n"
-            "users:\n"
-            "- name: admin\n"
-            "  user: {token: token-from-first}\n"
-            "contexts:\n"
-            "- name: ctx-a\n"
-            "  context: {cluster: shared, user: admin}\n";
+                                     "kind: Config\n"
+                                     "current-context: ctx-a\n"
+                                     "clusters:\n"
+                                     "- name: shared\n"
+                                     "  cluster: {server: \"https://one.example:6443/\"}\n"
+                                     "users:\n"
+                                     "- name: admin\n"
+                                     "  user: {token: token-from-first}\n"
+                                     "contexts:\n"
+                                     "- name: ctx-a\n"
+                                     "  context: {cluster: shared, user: admin}\n";
         const QByteArray secondText = "apiVersion: v1\n"
-            "kind: Config\n"
-            "current-context: ctx-b\n"
-            "clusters:\n"
-            "- name: shared\n"
-            "  cluster: {server: \"https://two.example\"}\n"
-            "- name: other\n"
-            "  cluster: {server: \"https://other.example\"}\n"
-            "users:\n"
-            "- name: admin\n"
-            "  user: {token: token-from-second}\n"
-            "contexts:\n"
-            "- name: ctx-b\n"
-            "  context: {cluster: other, user: admin, namespace: team}\n"
-            "- name: ctx-a\n"
-            "  context: {cluster: other, user: nobody}\n";
+                                      "kind: Config\n"
+                                      "current-context: ctx-b\n"
+                                      "clusters:\n"
+                                      "- name: shared\n"
+                                      "  cluster: {server: \"https://two.example\"}\n"
+                                      "- name: other\n"
+                                      "  cluster: {server: \"https://other.example\"}\n"
+                                      "users:\n"
+                                      "- name: admin\n"
+                                      "  user: {token: token-from-second}\n"
+                                      "contexts:\n"
+                                      "- name: ctx-b\n"
+                                      "  context: {cluster: other, user: admin, namespace: team}\n"
+                                      "- name: ctx-a\n"
+                                      "  context: {cluster: other, user: nobody}\n";
         QVERIFY(writeFile(first, firstText));
         QVERIFY(writeFile(second, secondText));
         EnvGuard kubeconfig("KUBECONFIG");
@@ -561,16 +560,16 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("config"));
         const QByteArray execText = "exec:\n"
-            "  apiVersion: client.authentication.k8s.io/v1\n"
-            "  command: gke-gcloud-auth-plugin\n"
-            "  args: [--verbose, \"2\"]\n"
-            "  env:\n"
-            "  - name: CLOUDSDK_CORE_PROJECT\n"
-            "    value: my-project\n"
-            "  - name: EMPTY\n"
-            "  provideClusterInfo: true\n"
-            "  installHint: Install gke-gcloud-auth-plugin for use with kubectl.\n"
-            "  interactiveMode: Never";
+                                    "  apiVersion: client.authentication.k8s.io/v1\n"
+                                    "  command: gke-gcloud-auth-plugin\n"
+                                    "  args: [--verbose, \"2\"]\n"
+                                    "  env:\n"
+                                    "  - name: CLOUDSDK_CORE_PROJECT\n"
+                                    "    value: my-project\n"
+                                    "  - name: EMPTY\n"
+                                    "  provideClusterInfo: true\n"
+                                    "  installHint: Install gke-gcloud-auth-plugin for use with kubectl.\n"
+                                    "  interactiveMode: Never";
         QVERIFY(writeFile(path, oneContext("server: https://a", execText)));
         KubeConfig config;
         QCOMPARE(load(path, config), QString());
@@ -841,7 +840,7 @@ private Q_SLOTS:
         text += "contexts:\n";
         for (int i = 0; i < n; ++i)
             text += "- name: ctx-" + QByteArray::number(i) + "\n  context:\n    cluster: c-" + QByteArray::number(i) + "\n    user: u-"
-                  + QByteArray::number(i) + "\n    namespace: ns-" + QByteArray::number(i % 50) + "\n";
+                    + QByteArray::number(i) + "\n    namespace: ns-" + QByteArray::number(i % 50) + "\n";
         return text;
     }
 
@@ -1185,16 +1184,16 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<QString>("expected");
         const QByteArray secretJson = "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\""
-            + kSecret + "\"}}'\n";
+                                      + kSecret + "\"}}'\n";
         QTest::newRow("exit 1") << QByteArray(secretJson + "echo 'first problem' >&2\necho 'gcloud: not logged in' >&2\necho >&2\nexit 1\n")
                                 << QStringLiteral("exited with code 1: \"gcloud: not logged in\"");
         QTest::newRow("gke-gcloud-auth-plugin") << QByteArray(secretJson + "cat >&2 <<'EOF'\n"
-                                   "F1129 21:56:31.833828   11860 cred.go:145] print credential failed with error: Failed to retrieve access token:: "
-                                   "failure while executing gcloud (err: ERROR: (gcloud.config.config-helper) You do not currently have an active account selected.\n"
-                                   "Please run:\n\n  $ gcloud auth login\n\nto obtain new credentials.\n)\nEOF\nexit 1\n")
-                                << QStringLiteral("exited with code 1: \"print credential failed with error: Failed to retrieve access token:: failure "
-                                                  "while executing gcloud (err: ERROR: (gcloud.config.config-helper) You do not currently have an active "
-                                                  "account selected.\"");
+                                                                           "F1129 21:56:31.833828   11860 cred.go:145] print credential failed with error: Failed to retrieve access token:: "
+                                                                           "failure while executing gcloud (err: ERROR: (gcloud.config.config-helper) You do not currently have an active account selected.\n"
+                                                                           "Please run:\n\n  $ gcloud auth login\n\nto obtain new credentials.\n)\nEOF\nexit 1\n")
+                                                << QStringLiteral("exited with code 1: \"print credential failed with error: Failed to retrieve access token:: failure "
+                                                                  "while executing gcloud (err: ERROR: (gcloud.config.config-helper) You do not currently have an active "
+                                                                  "account selected.\"");
         QTest::newRow("not JSON") << QByteArray("echo 'token=" + kSecret + "'\n") << QStringLiteral("printed no ExecCredential JSON");
         QTest::newRow("wrong apiVersion") << QByteArray(QByteArray(secretJson).replace("/v1", "/v1beta1"))
                                           << QStringLiteral("answered with apiVersion \"client.authentication.k8s.io/v1beta1\", but the kubeconfig asks for");

@@ -23,7 +23,7 @@ QByteArray pod(const char *name, const char *rv, const char *phase = "Running")
 {
     // Written by hand (odd spacing included): the List body must carry objects verbatim.
     return QByteArray("{\"metadata\": {\"name\":\"") + name + "\",\"namespace\":\"t\",\"resourceVersion\":\"" + rv
-         + "\"},  \"status\":{\"phase\":\"" + phase + "\"}}";
+           + "\"},  \"status\":{\"phase\":\"" + phase + "\"}}";
 }
 
 QByteArray watchEvent(const char *type, const QByteArray &object)
@@ -34,7 +34,7 @@ QByteArray watchEvent(const char *type, const QByteArray &object)
 QByteArray list(const QList<QByteArray> &items, const char *rv, const char *continueToken = "")
 {
     QByteArray body = QByteArray("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"") + rv
-                    + "\",\"continue\":\"" + continueToken + "\"},\"items\":[";
+                      + "\",\"continue\":\"" + continueToken + "\"},\"items\":[";
     for (qsizetype i = 0; i < items.size(); ++i)
         body += (i ? "," : "") + items[i];
     return body + "]}";

@@ -414,7 +414,8 @@ private Q_SLOTS:
         qInfo("trickle: failed after %lld ms: %s", ms, qPrintable(message));
         QCOMPARE(captures.size(), 0);
         QVERIFY2(message.startsWith(QStringLiteral("GET %1/api/v0/nodes?detail=true&limit=10000: the answer did not complete within 2.5 s "
-                                                   "(overall deadline; ").arg(server.url().toString())),
+                                                   "(overall deadline; ")
+                                        .arg(server.url().toString())),
                  qPrintable(message));
         QVERIFY2(ms >= 2400 && ms < 6000, qPrintable(QString::number(ms)));
     }
@@ -518,7 +519,9 @@ private Q_SLOTS:
     {
         FakeDashboard server;
         // Ray answers a bad submission with a plain-text traceback; this one echoes the token.
-        server.script = [](const Request &) { return Response{400, "Traceback (most recent call last):\n  s3cr3t-t0ken\nValueError: bad"}; };
+        server.script = [](const Request &) {
+            return Response{400, "Traceback (most recent call last):\n  s3cr3t-t0ken\nValueError: bad"};
+        };
         RayClient client(server.url());
         client.setToken(testToken());
         QString error;
@@ -529,7 +532,9 @@ private Q_SLOTS:
         QVERIFY2(error.startsWith(QStringLiteral("POST %1/api/jobs/: HTTP 400").arg(server.url().toString())), qPrintable(error));
         QVERIFY2(!error.contains(u'\n') && !error.contains(QLatin1String("s3cr3t")), qPrintable(error));
 
-        server.script = [](const Request &) { return Response{405, "Method Not Allowed"}; };
+        server.script = [](const Request &) {
+            return Response{405, "Method Not Allowed"};
+        };
         error.clear();
         client.stopJob(QStringLiteral("x"), [&](const QString &e, int, const QByteArray &) { error = e; });
         QTRY_VERIFY(!error.isEmpty());
@@ -579,7 +584,9 @@ private Q_SLOTS:
     {
         // Layout checks here; Ray unpacking it is proven in tests/integration/tst_slice_pg_live.cpp.
         const QByteArray zip = storedZip({{QStringLiteral("a.txt"), QByteArrayLiteral("123456789")}});
-        auto u32 = [&](qsizetype at) { return quint32(quint8(zip[at])) | quint32(quint8(zip[at + 1])) << 8 | quint32(quint8(zip[at + 2])) << 16 | quint32(quint8(zip[at + 3])) << 24; };
+        auto u32 = [&](qsizetype at) {
+            return quint32(quint8(zip[at])) | quint32(quint8(zip[at + 1])) << 8 | quint32(quint8(zip[at + 2])) << 16 | quint32(quint8(zip[at + 3])) << 24;
+        };
         QCOMPARE(u32(0), 0x04034b50u);
         QCOMPARE(u32(14), 0xCBF43926u); // the CRC-32 check value of "123456789"
         QCOMPARE(u32(18), 9u);
@@ -631,7 +638,9 @@ private Q_SLOTS:
         QCOMPARE(server.count(packagePath), 3); // GET, PUT; then only a GET
 
         // A package route that fails otherwise: said, and nothing submitted.
-        server.script = [](const Request &) { return Response{500, "Traceback: GCS unavailable"}; };
+        server.script = [](const Request &) {
+            return Response{500, "Traceback: GCS unavailable"};
+        };
         follower.start(body, std::chrono::seconds(10));
         QTRY_COMPARE(failures.size(), 1);
         QVERIFY2(failures.first().value(0).toString().startsWith(QLatin1String("the driver package could not be checked: GET ")), qPrintable(failures.first().value(0).toString()));
@@ -749,7 +758,9 @@ private Q_SLOTS:
     {
         FakeDashboard server;
         bool down = false;
-        server.script = [&](const Request &r) { return down && r.path.startsWith("/api/v0/nodes") ? Response{502, "bad gateway"} : dashboard(r); };
+        server.script = [&](const Request &r) {
+            return down && r.path.startsWith("/api/v0/nodes") ? Response{502, "bad gateway"} : dashboard(r);
+        };
         LiveRaySource source(server.url(), testToken());
         source.setInterval(std::chrono::milliseconds(50));
         QSignalSpy captures(&source, &Source::captureReceived);

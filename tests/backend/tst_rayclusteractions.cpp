@@ -50,9 +50,7 @@ private Q_SLOTS:
             if (r.path == "/api/jobs/" + submissionId.toLatin1())
                 return {200, R"({"status": "RUNNING"})"};
             if (r.path == "/api/jobs/" + submissionId.toLatin1() + "/logs") {
-                const QJsonObject result{{QStringLiteral("ok"), true}, {QStringLiteral("name"), QStringLiteral("team-a")},
-                                         {QStringLiteral("placementGroupId"), QStringLiteral("pg1")}, {QStringLiteral("state"), QStringLiteral("CREATED")},
-                                         {QStringLiteral("slices"), QJsonArray{QStringLiteral("v6e-4x4-1"), QStringLiteral("v6e-4x4-2")}}};
+                const QJsonObject result{{QStringLiteral("ok"), true}, {QStringLiteral("name"), QStringLiteral("team-a")}, {QStringLiteral("placementGroupId"), QStringLiteral("pg1")}, {QStringLiteral("state"), QStringLiteral("CREATED")}, {QStringLiteral("slices"), QJsonArray{QStringLiteral("v6e-4x4-1"), QStringLiteral("v6e-4x4-2")}}};
                 const QString logs = QLatin1String(kResultPrefix) + QString::fromUtf8(QJsonDocument(result).toJson(QJsonDocument::Compact)) + u'\n';
                 return {200, QJsonDocument(QJsonObject{{QStringLiteral("logs"), logs}}).toJson()};
             }
@@ -76,8 +74,7 @@ private Q_SLOTS:
                  QStringLiteral("placement group team-a (pg1) CREATED on v6e-4x4-1, v6e-4x4-2 (job %1)").arg(submissionId));
         QVERIFY(!progress.isEmpty());
         // The request is data in the runtime env, in Ray's spelling of the accelerator.
-        const QJsonObject env = QJsonDocument::fromJson(submitted).object().value(QLatin1String("runtime_env")).toObject()
-                                    .value(QLatin1String("env_vars")).toObject();
+        const QJsonObject env = QJsonDocument::fromJson(submitted).object().value(QLatin1String("runtime_env")).toObject().value(QLatin1String("env_vars")).toObject();
         const QJsonObject driverRequest = QJsonDocument::fromJson(env.value(QLatin1String(kRequestEnvVar)).toString().toUtf8()).object();
         QCOMPARE(driverRequest.value(QLatin1String("accelerator_version")).toString(), QStringLiteral("v6e"));
         QCOMPARE(driverRequest.value(QLatin1String("num_slices")).toInt(), 2);
@@ -126,7 +123,9 @@ private Q_SLOTS:
     void othersGroupsNeedTheForceFlag()
     {
         ScriptedDashboard server;
-        server.script = [](const Request &) -> Response { return {404, "Not Found"}; };
+        server.script = [](const Request &) -> Response {
+            return {404, "Not Found"};
+        };
         LiveRaySource source(server.url(), RayToken{});
         RayClusterActions actions(&source);
         Q_EMIT source.captureReceived(DemoCluster().capture());

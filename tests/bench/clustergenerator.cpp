@@ -27,7 +27,9 @@ namespace {
 class Rng
 {
 public:
-    explicit Rng(quint64 seed) : m_state(seed) {}
+    explicit Rng(quint64 seed)
+        : m_state(seed)
+    { }
     quint64 next()
     {
         quint64 z = (m_state += 0x9e3779b97f4a7c15ull);
@@ -72,15 +74,37 @@ private:
 class JsonWriter
 {
 public:
-    enum class Style { Python, Compact };
-    JsonWriter(Style style, qsizetype reserve) : m_python(style == Style::Python) { m_out.reserve(reserve); }
+    enum class Style
+    {
+        Python,
+        Compact
+    };
+    JsonWriter(Style style, qsizetype reserve)
+        : m_python(style == Style::Python)
+    { m_out.reserve(reserve); }
 
     QByteArray take() { return std::move(m_out); }
 
-    JsonWriter &beginObject() { open('{'); return *this; }
-    JsonWriter &endObject() { close('}'); return *this; }
-    JsonWriter &beginArray() { open('['); return *this; }
-    JsonWriter &endArray() { close(']'); return *this; }
+    JsonWriter &beginObject()
+    {
+        open('{');
+        return *this;
+    }
+    JsonWriter &endObject()
+    {
+        close('}');
+        return *this;
+    }
+    JsonWriter &beginArray()
+    {
+        open('[');
+        return *this;
+    }
+    JsonWriter &endArray()
+    {
+        close(']');
+        return *this;
+    }
 
     JsonWriter &key(std::string_view k)
     {
@@ -90,9 +114,24 @@ public:
         m_afterKey = true;
         return *this;
     }
-    JsonWriter &string(std::string_view s) { separate(); quoted(s); return *this; }
-    JsonWriter &null() { separate(); m_out.append("null"); return *this; }
-    JsonWriter &boolean(bool b) { separate(); m_out.append(b ? "true" : "false"); return *this; }
+    JsonWriter &string(std::string_view s)
+    {
+        separate();
+        quoted(s);
+        return *this;
+    }
+    JsonWriter &null()
+    {
+        separate();
+        m_out.append("null");
+        return *this;
+    }
+    JsonWriter &boolean(bool b)
+    {
+        separate();
+        m_out.append(b ? "true" : "false");
+        return *this;
+    }
     JsonWriter &integer(qint64 i)
     {
         separate();
@@ -276,7 +315,10 @@ std::string jobIdHex(int job)
 class Generator
 {
 public:
-    explicit Generator(const GeneratorOptions &o) : m_opt(o), m_rng(0x5111ce5c09e0000ull ^ o.seed) {}
+    explicit Generator(const GeneratorOptions &o)
+        : m_opt(o)
+        , m_rng(0x5111ce5c09e0000ull ^ o.seed)
+    { }
 
     Capture run(GeneratedCounts &counts)
     {
@@ -634,14 +676,12 @@ private:
                     w.key("state_message").null();
                 else
                     w.member("state_message", n.expectedDeath
-                                 ? "Expected termination: received SIGTERM"
-                                 : "Unexpected termination: health check failed due to missing too many heartbeats");
+                                                  ? "Expected termination: received SIGTERM"
+                                                  : "Unexpected termination: health check failed due to missing too many heartbeats");
                 w.member("node_name", n.ip);
 
                 w.key("resources_total").beginObject();
-                w.memberNumber("CPU", n.cpus).memberNumber("memory", n.memoryBytes)
-                    .memberNumber("object_store_memory", std::floor(n.memoryBytes * 0.3))
-                    .memberNumber("node:" + n.ip, 1.0);
+                w.memberNumber("CPU", n.cpus).memberNumber("memory", n.memoryBytes).memberNumber("object_store_memory", std::floor(n.memoryBytes * 0.3)).memberNumber("node:" + n.ip, 1.0);
                 if (n.head)
                     w.memberNumber("node:__internal_head__", 1.0);
                 if (k) {
@@ -714,13 +754,7 @@ private:
                 }
                 w.endArray();
                 w.memberBool("is_detached", g.detached);
-                w.key("stats").beginObject()
-                    .memberNumber("end_to_end_creation_latency_ms", std::round(g.creationLatencyMs * 1000) / 1000)
-                    .memberNumber("scheduling_latency_ms", std::round(g.schedulingLatencyMs * 1000) / 1000)
-                    .memberInteger("scheduling_attempt", g.attempts)
-                    .memberNumber("highest_retry_delay_ms", g.attempts > 1 ? 1000.0 : 0.0)
-                    .member("scheduling_state", g.schedulingState)
-                    .endObject();
+                w.key("stats").beginObject().memberNumber("end_to_end_creation_latency_ms", std::round(g.creationLatencyMs * 1000) / 1000).memberNumber("scheduling_latency_ms", std::round(g.schedulingLatencyMs * 1000) / 1000).memberInteger("scheduling_attempt", g.attempts).memberNumber("highest_retry_delay_ms", g.attempts > 1 ? 1000.0 : 0.0).member("scheduling_state", g.schedulingState).endObject();
                 w.endObject();
             }
         });
@@ -779,58 +813,27 @@ private:
                 hostnames += (h ? "," : "") + s.name + "-" + std::to_string(h) + '.' + std::string(kClusterName) + "-headless";
 
             w.beginObject();
-            w.key("metadata").beginObject()
-                .member("name", p.name)
-                .member("generateName", std::string(kClusterName) + '-' + s.group + "-worker-")
-                .member("namespace", kNamespace)
-                .member("uid", rng.hex(8) + '-' + rng.hex(4) + '-' + rng.hex(4) + '-' + rng.hex(4) + '-' + rng.hex(12))
-                .member("resourceVersion", std::to_string(40000000 + rng.below(8000000)))
-                .member("creationTimestamp", created);
-            w.key("labels").beginObject()
-                .member("app.kubernetes.io/created-by", "kuberay-operator")
-                .member("app.kubernetes.io/name", "kuberay")
-                .member("ray.io/cluster", kClusterName)
-                .member("ray.io/group", s.group)
-                .member("ray.io/identifier", std::string(kClusterName) + "-worker")
-                .member("ray.io/is-ray-node", "yes")
-                .member("ray.io/node-type", "worker")
-                .member("ray.io/replica-host-index", worker)
-                .member("ray.io/worker-group-replica-index", std::to_string(s.replica))
-                .member("ray.io/worker-group-replica-name", replicaNames[size_t(p.slice)])
-                .endObject();
-            w.key("ownerReferences").beginArray().beginObject()
-                .member("apiVersion", "ray.io/v1").member("kind", "RayCluster").member("name", kClusterName)
-                .member("uid", "3f0c9e8e-5a1d-4c55-9a2b-7d1f0e6c2b11").memberBool("controller", true).memberBool("blockOwnerDeletion", true)
-                .endObject().endArray();
+            w.key("metadata").beginObject().member("name", p.name).member("generateName", std::string(kClusterName) + '-' + s.group + "-worker-").member("namespace", kNamespace).member("uid", rng.hex(8) + '-' + rng.hex(4) + '-' + rng.hex(4) + '-' + rng.hex(4) + '-' + rng.hex(12)).member("resourceVersion", std::to_string(40000000 + rng.below(8000000))).member("creationTimestamp", created);
+            w.key("labels").beginObject().member("app.kubernetes.io/created-by", "kuberay-operator").member("app.kubernetes.io/name", "kuberay").member("ray.io/cluster", kClusterName).member("ray.io/group", s.group).member("ray.io/identifier", std::string(kClusterName) + "-worker").member("ray.io/is-ray-node", "yes").member("ray.io/node-type", "worker").member("ray.io/replica-host-index", worker).member("ray.io/worker-group-replica-index", std::to_string(s.replica)).member("ray.io/worker-group-replica-name", replicaNames[size_t(p.slice)]).endObject();
+            w.key("ownerReferences").beginArray().beginObject().member("apiVersion", "ray.io/v1").member("kind", "RayCluster").member("name", kClusterName).member("uid", "3f0c9e8e-5a1d-4c55-9a2b-7d1f0e6c2b11").memberBool("controller", true).memberBool("blockOwnerDeletion", true).endObject().endArray();
             w.endObject();
 
             w.key("spec").beginObject();
-            w.key("containers").beginArray().beginObject()
-                .member("name", "ray-worker")
-                .member("image", "rayproject/ray:2.60.0-py311-tpu");
+            w.key("containers").beginArray().beginObject().member("name", "ray-worker").member("image", "rayproject/ray:2.60.0-py311-tpu");
             w.key("resources").beginObject();
             for (const char *kind : {"limits", "requests"}) {
-                w.key(kind).beginObject()
-                    .member("cpu", std::to_string(int(k.cpus) - 4))
-                    .member("google.com/tpu", chips)
-                    .member("memory", std::to_string(int(k.memoryBytes / 1e9 * 0.9)) + "G")
-                    .endObject();
+                w.key(kind).beginObject().member("cpu", std::to_string(int(k.cpus) - 4)).member("google.com/tpu", chips).member("memory", std::to_string(int(k.memoryBytes / 1e9 * 0.9)) + "G").endObject();
             }
             w.endObject();
             w.key("env").beginArray();
             w.beginObject().member("name", "TPU_WORKER_HOSTNAMES").member("value", hostnames).endObject();
             w.beginObject().member("name", "TPU_WORKER_ID").member("value", worker).endObject();
             w.beginObject().member("name", "TPU_NAME").member("value", s.name).endObject();
-            w.beginObject().member("name", "RAY_CLOUD_INSTANCE_ID").key("valueFrom").beginObject()
-                .key("fieldRef").beginObject().member("apiVersion", "v1").member("fieldPath", "metadata.name").endObject()
-                .endObject().endObject();
+            w.beginObject().member("name", "RAY_CLOUD_INSTANCE_ID").key("valueFrom").beginObject().key("fieldRef").beginObject().member("apiVersion", "v1").member("fieldPath", "metadata.name").endObject().endObject().endObject();
             w.endArray();
             w.endObject().endArray(); // containers
             w.member("nodeName", "gke-tpu-" + s.group + '-' + rng.hex(8));
-            w.key("nodeSelector").beginObject()
-                .member("cloud.google.com/gke-tpu-accelerator", k.gkeAccelerator)
-                .member("cloud.google.com/gke-tpu-topology", k.topology)
-                .endObject();
+            w.key("nodeSelector").beginObject().member("cloud.google.com/gke-tpu-accelerator", k.gkeAccelerator).member("cloud.google.com/gke-tpu-topology", k.topology).endObject();
             w.member("restartPolicy", "Never").member("schedulerName", "default-scheduler");
             w.endObject(); // spec
 
@@ -1204,11 +1207,7 @@ private:
         w.key("metadata").beginObject().member("resourceVersion", std::to_string(48213377 + m_clusterGeneration)).endObject();
         w.key("items").beginArray().beginObject();
         w.member("apiVersion", "ray.io/v1").member("kind", "RayCluster");
-        w.key("metadata").beginObject()
-            .member("name", kClusterName).member("namespace", kNamespace)
-            .memberInteger("generation", 3 + m_clusterGeneration)
-            .member("resourceVersion", std::to_string(48213000 + m_clusterGeneration))
-            .endObject();
+        w.key("metadata").beginObject().member("name", kClusterName).member("namespace", kNamespace).memberInteger("generation", 3 + m_clusterGeneration).member("resourceVersion", std::to_string(48213000 + m_clusterGeneration)).endObject();
         w.key("spec").beginObject().memberBool("enableInTreeAutoscaling", false).member("rayVersion", "2.60.0");
         w.key("workerGroupSpecs").beginArray();
         for (const WorkerGroupRec &g : m_workerGroups) {
@@ -1221,10 +1220,7 @@ private:
                 .memberInteger("numOfHosts", k.hosts);
             w.key("rayStartParams").beginObject().endObject();
             w.key("template").beginObject().key("spec").beginObject();
-            w.key("nodeSelector").beginObject()
-                .member("cloud.google.com/gke-tpu-accelerator", k.gkeAccelerator)
-                .member("cloud.google.com/gke-tpu-topology", k.topology)
-                .endObject();
+            w.key("nodeSelector").beginObject().member("cloud.google.com/gke-tpu-accelerator", k.gkeAccelerator).member("cloud.google.com/gke-tpu-topology", k.topology).endObject();
             w.key("containers").beginArray().beginObject().member("name", "ray-worker").member("image", "rayproject/ray:2.60.0-py311-tpu");
             w.key("resources").beginObject();
             for (const char *kind : {"limits", "requests"})
@@ -1263,11 +1259,14 @@ private:
 } // namespace
 
 struct ClusterSimulation::State {
-    explicit State(const GeneratorOptions &o) : generator(o) {}
+    explicit State(const GeneratorOptions &o)
+        : generator(o)
+    { }
     Generator generator;
 };
 
-ClusterSimulation::ClusterSimulation(const GeneratorOptions &options) : d(std::make_unique<State>(options))
+ClusterSimulation::ClusterSimulation(const GeneratorOptions &options)
+    : d(std::make_unique<State>(options))
 {
     d->generator.initSimulation();
 }

@@ -88,7 +88,8 @@ public:
         m_h.addData(QByteArrayView(reinterpret_cast<const char *>(s.constData()), s.size() * qsizetype(sizeof(QChar))));
     }
     template<typename N>
-    void number(N v) { m_h.addData(QByteArrayView(reinterpret_cast<const char *>(&v), sizeof v)); }
+    void number(N v)
+    { m_h.addData(QByteArrayView(reinterpret_cast<const char *>(&v), sizeof v)); }
     void texts(const QStringList &l)
     {
         number(l.size());
@@ -105,19 +106,52 @@ QByteArray fingerprint(const ClusterSnapshot &s)
 {
     Fingerprint f;
     f.number(s.capturedAt.toMSecsSinceEpoch());
-    f.text(s.rayVersion); f.text(s.kubeContext); f.text(s.clusterStatusText); f.number(s.hasRay); f.number(s.hasKubernetes);
-    f.texts(s.errors); f.texts(s.warnings);
+    f.text(s.rayVersion);
+    f.text(s.kubeContext);
+    f.text(s.clusterStatusText);
+    f.number(s.hasRay);
+    f.number(s.hasKubernetes);
+    f.texts(s.errors);
+    f.texts(s.warnings);
     for (const RayNode &n : s.rayNodes) {
-        f.text(n.id); f.text(n.ip); f.text(n.name); f.number(n.isHead); f.number(n.alive); f.text(n.stateMessage); f.number(n.tpu);
-        f.number(n.cpu); f.number(n.hasSliceHeadResource); f.text(n.sliceName); f.text(n.podType); f.text(n.topology);
-        f.text(n.acceleratorType); f.text(n.nodeGroup); f.number(n.workerId); f.number(n.startTimeMs); f.number(n.endTimeMs);
+        f.text(n.id);
+        f.text(n.ip);
+        f.text(n.name);
+        f.number(n.isHead);
+        f.number(n.alive);
+        f.text(n.stateMessage);
+        f.number(n.tpu);
+        f.number(n.cpu);
+        f.number(n.hasSliceHeadResource);
+        f.text(n.sliceName);
+        f.text(n.podType);
+        f.text(n.topology);
+        f.text(n.acceleratorType);
+        f.text(n.nodeGroup);
+        f.number(n.workerId);
+        f.number(n.startTimeMs);
+        f.number(n.endTimeMs);
     }
     for (const Slice &sl : s.slices) {
-        f.text(sl.name); f.text(sl.generation ? sl.generation->name : QString()); f.text(sl.topology.toString()); f.text(sl.podType);
-        f.number(sl.chipsPerHost); f.number(sl.layout.isValid()); f.number(int(sl.source)); f.text(sl.workerGroup);
-        f.number(sl.intact); f.number(sl.reservedChips); f.number(sl.headHeldBy); f.texts(sl.problems);
+        f.text(sl.name);
+        f.text(sl.generation ? sl.generation->name : QString());
+        f.text(sl.topology.toString());
+        f.text(sl.podType);
+        f.number(sl.chipsPerHost);
+        f.number(sl.layout.isValid());
+        f.number(int(sl.source));
+        f.text(sl.workerGroup);
+        f.number(sl.intact);
+        f.number(sl.reservedChips);
+        f.number(sl.headHeldBy);
+        f.texts(sl.problems);
         for (const Host &h : sl.hosts) {
-            f.number(h.workerId); f.number(int(h.state)); f.number(h.rayNode); f.number(h.pod); f.number(h.kubeNode); f.number(h.reportedChips);
+            f.number(h.workerId);
+            f.number(int(h.state));
+            f.number(h.rayNode);
+            f.number(h.pod);
+            f.number(h.kubeNode);
+            f.number(h.reportedChips);
             for (const ChipUse &c : h.chips) {
                 f.number(c.placementGroup);
                 f.number(c.bundleIndex);
@@ -125,19 +159,44 @@ QByteArray fingerprint(const ClusterSnapshot &s)
         }
     }
     for (const PlacementGroup &g : s.placementGroups) {
-        f.text(g.id); f.text(g.name); f.text(g.state); f.text(g.creatorJobId); f.text(g.schedulingState); f.number(g.detached);
-        f.number(int(g.kind)); f.texts(g.slices);
+        f.text(g.id);
+        f.text(g.name);
+        f.text(g.state);
+        f.text(g.creatorJobId);
+        f.text(g.schedulingState);
+        f.number(g.detached);
+        f.number(int(g.kind));
+        f.texts(g.slices);
         for (const Bundle &b : g.bundles) {
-            f.number(b.index); f.text(b.nodeId); f.number(b.rayNode); f.number(b.slice); f.number(b.workerId); f.number(b.tpu);
-            f.number(b.cpu); f.text(b.selectorSlice); f.text(b.headResource);
+            f.number(b.index);
+            f.text(b.nodeId);
+            f.number(b.rayNode);
+            f.number(b.slice);
+            f.number(b.workerId);
+            f.number(b.tpu);
+            f.number(b.cpu);
+            f.text(b.selectorSlice);
+            f.text(b.headResource);
         }
     }
     for (const WorkerGroup &g : s.workerGroups) {
-        f.text(g.qualifiedName()); f.number(g.replicas); f.number(g.minReplicas); f.number(g.maxReplicas); f.number(g.numOfHosts);
-        f.text(g.accelerator); f.text(g.topology); f.number(g.chipsPerHost); f.texts(g.slices); f.number(g.specIndex);
+        f.text(g.qualifiedName());
+        f.number(g.replicas);
+        f.number(g.minReplicas);
+        f.number(g.maxReplicas);
+        f.number(g.numOfHosts);
+        f.text(g.accelerator);
+        f.text(g.topology);
+        f.number(g.chipsPerHost);
+        f.texts(g.slices);
+        f.number(g.specIndex);
     }
     for (const RayClusterInfo &c : s.rayClusters) {
-        f.text(c.ns); f.text(c.name); f.text(c.state); f.number(c.generation); f.text(c.resourceVersion);
+        f.text(c.ns);
+        f.text(c.name);
+        f.text(c.state);
+        f.number(c.generation);
+        f.text(c.resourceVersion);
     }
     f.number(s.pods.size());
     f.number(s.kubeNodes.size());
@@ -177,13 +236,25 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
         bool ok = true;
         if (option == "--json") o.json = true;
         else if (option == "--without-history") o.withoutHistory = true;
-        else if (option == "--nodes") { ok = number(0, 1000000, n); o.generator.nodes = int(n); }
-        else if (option == "--placement-groups") { ok = number(0, 1000000, n); o.generator.placementGroups = int(n); }
-        else if (option == "--snapshots") { ok = number(1, 1000000, n); o.snapshots = int(n); }
-        else if (option == "--interval-ms") { ok = number(1, 3600000, n); o.intervalMs = int(n); }
-        else if (option == "--seed") { ok = number(0, INT_MAX, n); o.generator.seed = quint32(n); }
-        else if (option == "--max-mb") { ok = number(0, 1000000, n); o.maxMb = n; }
-        else if (option == "--change-percent") {
+        else if (option == "--nodes") {
+            ok = number(0, 1000000, n);
+            o.generator.nodes = int(n);
+        } else if (option == "--placement-groups") {
+            ok = number(0, 1000000, n);
+            o.generator.placementGroups = int(n);
+        } else if (option == "--snapshots") {
+            ok = number(1, 1000000, n);
+            o.snapshots = int(n);
+        } else if (option == "--interval-ms") {
+            ok = number(1, 3600000, n);
+            o.intervalMs = int(n);
+        } else if (option == "--seed") {
+            ok = number(0, INT_MAX, n);
+            o.generator.seed = quint32(n);
+        } else if (option == "--max-mb") {
+            ok = number(0, 1000000, n);
+            o.maxMb = n;
+        } else if (option == "--change-percent") {
             char *end = nullptr;
             o.changePercent = std::strtod(value.c_str(), &end);
             ok = !value.empty() && end == value.c_str() + value.size() && o.changePercent >= 0 && o.changePercent <= 100;
@@ -376,8 +447,12 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     }
 
     const size_t k = std::min<size_t>(20, ingestMs.size());
-    auto head = [&](const std::vector<double> &v) { return median(std::vector<double>(v.begin(), v.begin() + long(k))); };
-    auto tail = [&](const std::vector<double> &v) { return median(std::vector<double>(v.end() - long(k), v.end())); };
+    auto head = [&](const std::vector<double> &v) {
+        return median(std::vector<double>(v.begin(), v.begin() + long(k)));
+    };
+    auto tail = [&](const std::vector<double> &v) {
+        return median(std::vector<double>(v.end() - long(k), v.end()));
+    };
     const std::vector<double> deciles = tenths(ingestMs), buildDeciles = tenths(buildMs), addDeciles = tenths(addMs);
     const double mb = 1024.0 * 1024.0;
     // Objects that appeared, changed or went per snapshot, as the history counted them, and their
@@ -398,40 +473,40 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
     char out[8192];
     if (o.json) {
         std::snprintf(out, sizeof out,
-            "{\"snapshots\": %d, \"rss_mb\": %.1f, \"first_ingest_ms\": %.2f, \"last_ingest_ms\": %.2f, "
-            "\"first_ingest_cpu_ms\": %.2f, \"last_ingest_cpu_ms\": %.2f, \"ingest_cpu_ms_by_tenth\": [%s], "
-            "\"build_cpu_ms_by_tenth\": [%s], \"add_cpu_ms_by_tenth\": [%s], \"capture_kb_by_tenth\": [%s], "
-            "\"add_full_history_cpu_ms\": %.2f, \"add_fresh_history_cpu_ms\": %.2f, \"add_full_vs_fresh_ratio\": %.2f, "
-            "\"rss_peak_mb\": %.1f, \"rss_before_history_mb\": %.1f, \"rss_after_checks_mb\": %.1f, "
-            "\"heap_in_use_mb\": %.1f, \"heap_in_use_before_history_mb\": %.1f, "
-            "\"heap_generator_mb\": %.1f, \"heap_capture_mb\": %.1f, \"heap_parser_and_snapshot_mb\": %.1f, "
-            "\"history_mb_estimate\": %.1f, \"history_kb_per_snapshot\": %.1f, "
-            "\"history_objects_mb\": %.1f, \"history_keyframes_mb\": %.1f, \"history_deltas_mb\": %.1f, "
-            "\"history_entries_mb\": %.1f, \"history_identities_mb\": %.1f, \"history_texts_mb\": %.1f, \"history_version_slack_mb\": %.1f, "
-            "\"object_versions\": %lld, \"plain_versions\": %lld, "
-            "\"first_build_ms\": %.2f, \"last_build_ms\": %.2f, \"first_add_ms\": %.2f, \"last_add_ms\": %.2f, "
-            "\"ingest_ms_by_tenth\": [%s], \"build_ms_by_tenth\": [%s], \"add_ms_by_tenth\": [%s], \"rss_mb_by_tenth\": [%s], "
-            "\"reconstruct_ms\": %.2f, \"reconstruct_max_ms\": %.2f, \"reconstructs\": %zu, \"reconstructs_checked\": %d, "
-            "\"events\": %d, \"events_ms\": %.1f, \"events_of_one_entry_ms\": %.2f, \"slice_query_ms\": %.1f, "
-            "\"slice_query_events\": %d, \"changed_objects_per_snapshot\": %.1f, \"changed_percent\": %.2f, "
-            "\"generator_actions_per_step\": %.1f, "
-            "\"ray_nodes\": %d, \"slices\": %d, \"placement_groups\": %d, \"worker_groups\": %d, "
-            "\"interval_ms\": %d, \"change_percent\": %.2f, \"seed\": %u, \"seconds\": %.1f, \"build\": \"%s\"}\n",
-            entries, afterIngest.current, head(ingestMs), tail(ingestMs),
-            head(ingestCpuMs), tail(ingestCpuMs), listText(tenths(ingestCpuMs)).c_str(), listText(tenths(buildCpuMs)).c_str(),
-            listText(tenths(addCpuMs)).c_str(), listText(tenths(captureKb)).c_str(),
-            median(addFullMs), median(addEmptyMs), median(addRatio),
-            afterIngest.peak, baseline.current, end.current, afterIngest.heapInUse, baseline.heapInUse,
-            afterGenerator.heapInUse - atStart.heapInUse, afterCapture.heapInUse - afterGenerator.heapInUse,
-            afterFirstBuild.heapInUse - afterCapture.heapInUse,
-            memory.total() / mb, perEntryKb,
-            memory.objects() / mb, memory.keyframes / mb, memory.deltas / mb, memory.entries / mb, memory.identities / mb,
-            memory.texts / mb, memory.versionSlack / mb, (long long)memory.objectVersions, (long long)memory.plainVersions,
-            head(buildMs), tail(buildMs), head(addMs), tail(addMs), decileText.c_str(), buildText.c_str(), addText.c_str(), rssText.c_str(),
-            median(rebuildMs), rebuildMs.empty() ? 0.0 : *std::max_element(rebuildMs.begin(), rebuildMs.end()), rebuildMs.size(), checked,
-            events, eventsMs, median(entryEventsMs), sliceQueryMs, sliceEvents, changedPerSnapshot, changedPercent, o.snapshots > 1 ? double(changedPrimary) / (o.snapshots - 1) : 0.0,
-            rayNodes, slices, placementGroups, workerGroups, o.intervalMs, o.changePercent, unsigned(o.generator.seed),
-            ingestSeconds, build);
+                      "{\"snapshots\": %d, \"rss_mb\": %.1f, \"first_ingest_ms\": %.2f, \"last_ingest_ms\": %.2f, "
+                      "\"first_ingest_cpu_ms\": %.2f, \"last_ingest_cpu_ms\": %.2f, \"ingest_cpu_ms_by_tenth\": [%s], "
+                      "\"build_cpu_ms_by_tenth\": [%s], \"add_cpu_ms_by_tenth\": [%s], \"capture_kb_by_tenth\": [%s], "
+                      "\"add_full_history_cpu_ms\": %.2f, \"add_fresh_history_cpu_ms\": %.2f, \"add_full_vs_fresh_ratio\": %.2f, "
+                      "\"rss_peak_mb\": %.1f, \"rss_before_history_mb\": %.1f, \"rss_after_checks_mb\": %.1f, "
+                      "\"heap_in_use_mb\": %.1f, \"heap_in_use_before_history_mb\": %.1f, "
+                      "\"heap_generator_mb\": %.1f, \"heap_capture_mb\": %.1f, \"heap_parser_and_snapshot_mb\": %.1f, "
+                      "\"history_mb_estimate\": %.1f, \"history_kb_per_snapshot\": %.1f, "
+                      "\"history_objects_mb\": %.1f, \"history_keyframes_mb\": %.1f, \"history_deltas_mb\": %.1f, "
+                      "\"history_entries_mb\": %.1f, \"history_identities_mb\": %.1f, \"history_texts_mb\": %.1f, \"history_version_slack_mb\": %.1f, "
+                      "\"object_versions\": %lld, \"plain_versions\": %lld, "
+                      "\"first_build_ms\": %.2f, \"last_build_ms\": %.2f, \"first_add_ms\": %.2f, \"last_add_ms\": %.2f, "
+                      "\"ingest_ms_by_tenth\": [%s], \"build_ms_by_tenth\": [%s], \"add_ms_by_tenth\": [%s], \"rss_mb_by_tenth\": [%s], "
+                      "\"reconstruct_ms\": %.2f, \"reconstruct_max_ms\": %.2f, \"reconstructs\": %zu, \"reconstructs_checked\": %d, "
+                      "\"events\": %d, \"events_ms\": %.1f, \"events_of_one_entry_ms\": %.2f, \"slice_query_ms\": %.1f, "
+                      "\"slice_query_events\": %d, \"changed_objects_per_snapshot\": %.1f, \"changed_percent\": %.2f, "
+                      "\"generator_actions_per_step\": %.1f, "
+                      "\"ray_nodes\": %d, \"slices\": %d, \"placement_groups\": %d, \"worker_groups\": %d, "
+                      "\"interval_ms\": %d, \"change_percent\": %.2f, \"seed\": %u, \"seconds\": %.1f, \"build\": \"%s\"}\n",
+                      entries, afterIngest.current, head(ingestMs), tail(ingestMs),
+                      head(ingestCpuMs), tail(ingestCpuMs), listText(tenths(ingestCpuMs)).c_str(), listText(tenths(buildCpuMs)).c_str(),
+                      listText(tenths(addCpuMs)).c_str(), listText(tenths(captureKb)).c_str(),
+                      median(addFullMs), median(addEmptyMs), median(addRatio),
+                      afterIngest.peak, baseline.current, end.current, afterIngest.heapInUse, baseline.heapInUse,
+                      afterGenerator.heapInUse - atStart.heapInUse, afterCapture.heapInUse - afterGenerator.heapInUse,
+                      afterFirstBuild.heapInUse - afterCapture.heapInUse,
+                      memory.total() / mb, perEntryKb,
+                      memory.objects() / mb, memory.keyframes / mb, memory.deltas / mb, memory.entries / mb, memory.identities / mb,
+                      memory.texts / mb, memory.versionSlack / mb, (long long)memory.objectVersions, (long long)memory.plainVersions,
+                      head(buildMs), tail(buildMs), head(addMs), tail(addMs), decileText.c_str(), buildText.c_str(), addText.c_str(), rssText.c_str(),
+                      median(rebuildMs), rebuildMs.empty() ? 0.0 : *std::max_element(rebuildMs.begin(), rebuildMs.end()), rebuildMs.size(), checked,
+                      events, eventsMs, median(entryEventsMs), sliceQueryMs, sliceEvents, changedPerSnapshot, changedPercent, o.snapshots > 1 ? double(changedPrimary) / (o.snapshots - 1) : 0.0,
+                      rayNodes, slices, placementGroups, workerGroups, o.intervalMs, o.changePercent, unsigned(o.generator.seed),
+                      ingestSeconds, build);
         std::fputs(out, stdout);
         return 0;
     }
@@ -455,7 +530,8 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
                 memory.placementGroups / mb, memory.workerGroups / mb, memory.versionSlack / mb, memory.texts / mb, memory.keyframes / mb, memory.deltas / mb,
                 memory.entries / mb, memory.identities / mb, (long long)memory.objectVersions, (long long)memory.plainVersions);
     std::printf("ingest (buildSnapshot + add), medians of the first and last %zu: %.2f ms -> %.2f ms "
-                "(build %.2f -> %.2f, add %.2f -> %.2f)\n", k, head(ingestMs), tail(ingestMs),
+                "(build %.2f -> %.2f, add %.2f -> %.2f)\n",
+                k, head(ingestMs), tail(ingestMs),
                 head(buildMs), tail(buildMs), head(addMs), tail(addMs));
     std::printf("ingest median per tenth of the run: %s ms\n  of which buildSnapshot: %s ms\n  and add: %s ms\n",
                 decileText.c_str(), buildText.c_str(), addText.c_str());

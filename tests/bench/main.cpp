@@ -80,7 +80,9 @@ od::json_type typeOf(od::value &v)
 class Walker
 {
 public:
-    explicit Walker(WalkTotals &t) : m_t(t) {}
+    explicit Walker(WalkTotals &t)
+        : m_t(t)
+    { }
 
     // The same tolerant reads as model/jsonread_p.h, minus the QString.
     void text(od::value v)
@@ -188,8 +190,7 @@ public:
             else if (key == "state") {
                 std::string_view s;
                 m_t.flags += v.get_string().get(s) == simdjson::SUCCESS && s == "ALIVE";
-            }
-            else if (key == "start_time_ms" || key == "end_time_ms") integer(v);
+            } else if (key == "start_time_ms" || key == "end_time_ms") integer(v);
             else if (key == "resources_total")
                 members(v, [&](std::string_view r, od::value amount) {
                     if (r == "TPU" || r == "CPU" || isHeadResource(r))
@@ -389,7 +390,9 @@ int usageError(const std::string &message)
 class Args
 {
 public:
-    Args(int argc, char **argv, int first) : m_args(argv + first, argv + argc) {}
+    Args(int argc, char **argv, int first)
+        : m_args(argv + first, argv + argc)
+    { }
 
     bool next(std::string &option)
     {
@@ -456,8 +459,10 @@ int runIngest(int argc, char **argv)
         if (option == "--nodes") ok = args.intValue(option, 0, 1000000, options.nodes, error);
         else if (option == "--placement-groups") ok = args.intValue(option, 0, 1000000, options.placementGroups, error);
         else if (option == "--runs") ok = args.intValue(option, 1, 100000, runs, error);
-        else if (option == "--seed") { ok = args.intValue(option, 0, INT_MAX, seed, error); options.seed = quint32(seed); }
-        else if (option == "--kubernetes" && !args.hasInlineValue()) options.kubernetes = true;
+        else if (option == "--seed") {
+            ok = args.intValue(option, 0, INT_MAX, seed, error);
+            options.seed = quint32(seed);
+        } else if (option == "--kubernetes" && !args.hasInlineValue()) options.kubernetes = true;
         else if (option == "--json" && !args.hasInlineValue()) json = true;
         else return usageError("unknown option for ingest: " + option);
         if (!ok)
@@ -479,7 +484,7 @@ int runIngest(int argc, char **argv)
             return "the ingest found " + std::to_string(s.slices.size()) + " slices, expected " + std::to_string(expected.slices);
         if (s.placementGroups.size() != expectedLive)
             return "the ingest kept " + std::to_string(s.placementGroups.size()) + " placement groups, expected "
-                 + std::to_string(expectedLive) + " (REMOVED ones dropped)";
+                   + std::to_string(expectedLive) + " (REMOVED ones dropped)";
         if (s.pods.size() != expected.pods)
             return "the ingest found " + std::to_string(s.pods.size()) + " pods, expected " + std::to_string(expected.pods);
         int heads = 0, sliceGroups = 0, reserved = 0;
@@ -491,8 +496,8 @@ int runIngest(int argc, char **argv)
             reserved += slice.reservedChips;
         if (heads != expected.sliceHeadGroups || sliceGroups != expected.sliceGroups)
             return "the ingest classified " + std::to_string(heads) + " slice-head and " + std::to_string(sliceGroups)
-                 + " slice placement groups, expected " + std::to_string(expected.sliceHeadGroups) + " and "
-                 + std::to_string(expected.sliceGroups);
+                   + " slice placement groups, expected " + std::to_string(expected.sliceHeadGroups) + " and "
+                   + std::to_string(expected.sliceGroups);
         if (reserved != expected.reservedChips)
             return "the ingest placed bundles on " + std::to_string(reserved) + " chips, expected " + std::to_string(expected.reservedChips);
         return {};
@@ -501,7 +506,7 @@ int runIngest(int argc, char **argv)
         const qint64 items = qint64(expected.rayNodes) + expected.placementGroups + expected.pods;
         if (t.items != items || t.bundles != expected.bundles)
             return "the simdjson walk visited " + std::to_string(t.items) + " items and " + std::to_string(t.bundles)
-                 + " bundles, expected " + std::to_string(items) + " and " + std::to_string(expected.bundles);
+                   + " bundles, expected " + std::to_string(items) + " and " + std::to_string(expected.bundles);
         return {};
     };
     auto fail = [](const std::string &message) {
@@ -511,7 +516,9 @@ int runIngest(int argc, char **argv)
 
     od::parser parser;
     using Clock = std::chrono::steady_clock;
-    auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+    auto ms = [](Clock::duration d) {
+        return std::chrono::duration<double, std::milli>(d).count();
+    };
     std::vector<double> ingestMs, walkMs, ratios;
     int slices = 0, warnings = 0;
     try {
@@ -592,10 +599,8 @@ constexpr RenderCase kRenderCases[] = {
 
 QByteArray stateList(const QJsonArray &items)
 {
-    QJsonObject list{{QStringLiteral("total"), items.size()}, {QStringLiteral("num_after_truncation"), items.size()},
-                     {QStringLiteral("num_filtered"), items.size()}, {QStringLiteral("result"), items}};
-    return QJsonDocument(QJsonObject{{QStringLiteral("result"), true}, {QStringLiteral("msg"), QString()},
-                                     {QStringLiteral("data"), QJsonObject{{QStringLiteral("result"), list}}}})
+    QJsonObject list{{QStringLiteral("total"), items.size()}, {QStringLiteral("num_after_truncation"), items.size()}, {QStringLiteral("num_filtered"), items.size()}, {QStringLiteral("result"), items}};
+    return QJsonDocument(QJsonObject{{QStringLiteral("result"), true}, {QStringLiteral("msg"), QString()}, {QStringLiteral("data"), QJsonObject{{QStringLiteral("result"), list}}}})
         .toJson(QJsonDocument::Compact);
 }
 
@@ -623,8 +628,7 @@ Capture renderCapture(const RenderCase &c, int *deadWorker)
     for (int w = 0; w < hosts; ++w) {
         const QString id = hexId(0x5eed, w);
         nodeIds << id;
-        QJsonObject resources{{QStringLiteral("CPU"), 208.0}, {QStringLiteral("TPU"), double(kChipsPerHost)},
-                              {slice, 1.0}, {QStringLiteral("accelerator_type:%1").arg(QLatin1String(c.accelerator)), 1.0}};
+        QJsonObject resources{{QStringLiteral("CPU"), 208.0}, {QStringLiteral("TPU"), double(kChipsPerHost)}, {slice, 1.0}, {QStringLiteral("accelerator_type:%1").arg(QLatin1String(c.accelerator)), 1.0}};
         if (w == 0)
             resources.insert(QStringLiteral("TPU-%1-head").arg(podType), 1.0);
         const bool dead = w == *deadWorker;
@@ -637,12 +641,12 @@ Capture renderCapture(const RenderCase &c, int *deadWorker)
             {QStringLiteral("node_name"), QStringLiteral("%1-worker-%2").arg(slice).arg(w)},
             {QStringLiteral("resources_total"), resources},
             {QStringLiteral("labels"), QJsonObject{
-                 {QStringLiteral("ray.io/accelerator-type"), QLatin1String(c.accelerator)},
-                 {QStringLiteral("ray.io/tpu-pod-type"), podType},
-                 {QStringLiteral("ray.io/tpu-slice-name"), slice},
-                 {QStringLiteral("ray.io/tpu-worker-id"), QString::number(w)},
-                 {QStringLiteral("ray.io/tpu-topology"), QLatin1String(c.topology)},
-                 {QStringLiteral("ray.io/node-group"), QStringLiteral("%1-group").arg(QLatin1String(c.generation))}}},
+                                           {QStringLiteral("ray.io/accelerator-type"), QLatin1String(c.accelerator)},
+                                           {QStringLiteral("ray.io/tpu-pod-type"), podType},
+                                           {QStringLiteral("ray.io/tpu-slice-name"), slice},
+                                           {QStringLiteral("ray.io/tpu-worker-id"), QString::number(w)},
+                                           {QStringLiteral("ray.io/tpu-topology"), QLatin1String(c.topology)},
+                                           {QStringLiteral("ray.io/node-group"), QStringLiteral("%1-group").arg(QLatin1String(c.generation))}}},
         });
     }
     QJsonArray groups;
@@ -668,8 +672,10 @@ Capture renderCapture(const RenderCase &c, int *deadWorker)
             });
         }
         groups.append(QJsonObject{
-            {QStringLiteral("placement_group_id"), id}, {QStringLiteral("name"), name},
-            {QStringLiteral("creator_job_id"), QStringLiteral("0a000000")}, {QStringLiteral("state"), QStringLiteral("CREATED")},
+            {QStringLiteral("placement_group_id"), id},
+            {QStringLiteral("name"), name},
+            {QStringLiteral("creator_job_id"), QStringLiteral("0a000000")},
+            {QStringLiteral("state"), QStringLiteral("CREATED")},
             {QStringLiteral("is_detached"), false},
             {QStringLiteral("stats"), QJsonObject{{QStringLiteral("scheduling_state"), QStringLiteral("FINISHED")}}},
             {QStringLiteral("bundles"), bundles},
@@ -720,7 +726,9 @@ int runRender(int argc, char **argv)
     const QSize size(1920, 1080);
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     using Clock = std::chrono::steady_clock;
-    auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+    auto ms = [](Clock::duration d) {
+        return std::chrono::duration<double, std::milli>(d).count();
+    };
     auto renderOnce = [&](SliceView &view) {
         const auto t0 = Clock::now();
         QPainter painter(&image);
@@ -844,8 +852,10 @@ int runPoll(int argc, char **argv)
         if (option == "--nodes") ok = args.intValue(option, 0, 1000000, options.nodes, error);
         else if (option == "--placement-groups") ok = args.intValue(option, 0, 1000000, options.placementGroups, error);
         else if (option == "--runs") ok = args.intValue(option, 1, 100000, runs, error);
-        else if (option == "--seed") { ok = args.intValue(option, 0, INT_MAX, seed, error); options.seed = quint32(seed); }
-        else if (option == "--json" && !args.hasInlineValue()) json = true;
+        else if (option == "--seed") {
+            ok = args.intValue(option, 0, INT_MAX, seed, error);
+            options.seed = quint32(seed);
+        } else if (option == "--json" && !args.hasInlineValue()) json = true;
         else return usageError("unknown option for poll: " + option);
         if (!ok)
             return usageError(error);

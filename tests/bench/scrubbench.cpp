@@ -150,7 +150,7 @@ int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(
                     history.size(), scrubs, (long long)last->rayNodes.size(), (long long)last->slices.size(), (long long)last->placementGroups.size());
         for (size_t p = 0; p < pages.size(); ++p) {
             const Stats t = statsOf(pages[p].total), r = statsOf(pages[p].rebuild), s = statsOf(pages[p].set),
-                         d = statsOf(pages[p].paint), c = statsOf(pages[p].fromCapture);
+                        d = statsOf(pages[p].paint), c = statsOf(pages[p].fromCapture);
             std::printf("%s\"%s\": {\"scrub_ms_median\": %.2f, \"scrub_ms_p90\": %.2f, \"scrub_ms_max\": %.2f, "
                         "\"rebuild_ms_median\": %.2f, \"set_snapshot_ms_median\": %.2f, \"paint_ms_median\": %.2f, "
                         "\"from_capture_ms_median\": %.2f, \"rebuild_speedup\": %.2f}",

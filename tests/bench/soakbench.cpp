@@ -55,7 +55,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Fault { None, NotJson, Outage, Truncated };
+enum class Fault
+{
+    None,
+    NotJson,
+    Outage,
+    Truncated
+};
 
 const char *faultName(Fault f)
 {
@@ -73,7 +79,11 @@ const char *faultName(Fault f)
 class SoakSource : public Source
 {
 public:
-    SoakSource(ClusterSimulation &sim, double fraction, qint64 intervalMs) : m_sim(sim), m_fraction(fraction), m_intervalMs(intervalMs) {}
+    SoakSource(ClusterSimulation &sim, double fraction, qint64 intervalMs)
+        : m_sim(sim)
+        , m_fraction(fraction)
+        , m_intervalMs(intervalMs)
+    { }
     QString description() const override { return QStringLiteral("soak: a generated cluster on a simulated clock"); }
     void start() override { Q_EMIT captureReceived(m_sim.capture()); }
 
@@ -159,14 +169,28 @@ int runSoakBenchmark(int argc, char **argv, int first, const std::function<int(c
         bool ok = true;
         if (option == "--json") o.json = true;
         else if (option == "--without-pods") o.generator.kubernetes = false;
-        else if (option == "--minutes") { ok = number(1, 100000); o.minutes = int(n); }
-        else if (option == "--warmup-minutes") { ok = number(0, 100000); o.warmupMinutes = int(n); }
-        else if (option == "--history-minutes") { ok = number(1, 100000); o.historyMinutes = int(n); }
-        else if (option == "--nodes") { ok = number(1, 1000000); o.generator.nodes = int(n); }
-        else if (option == "--placement-groups") { ok = number(0, 1000000); o.generator.placementGroups = int(n); }
-        else if (option == "--seed") { ok = number(0, INT_MAX); o.generator.seed = quint32(n); }
-        else if (option == "--render-every") { ok = number(1, 1000000); o.renderEvery = int(n); }
-        else if (option == "--change-percent") {
+        else if (option == "--minutes") {
+            ok = number(1, 100000);
+            o.minutes = int(n);
+        } else if (option == "--warmup-minutes") {
+            ok = number(0, 100000);
+            o.warmupMinutes = int(n);
+        } else if (option == "--history-minutes") {
+            ok = number(1, 100000);
+            o.historyMinutes = int(n);
+        } else if (option == "--nodes") {
+            ok = number(1, 1000000);
+            o.generator.nodes = int(n);
+        } else if (option == "--placement-groups") {
+            ok = number(0, 1000000);
+            o.generator.placementGroups = int(n);
+        } else if (option == "--seed") {
+            ok = number(0, INT_MAX);
+            o.generator.seed = quint32(n);
+        } else if (option == "--render-every") {
+            ok = number(1, 1000000);
+            o.renderEvery = int(n);
+        } else if (option == "--change-percent") {
             char *end = nullptr;
             o.changePercent = std::strtod(value.c_str(), &end);
             ok = !value.empty() && end == value.c_str() + value.size() && o.changePercent >= 0 && o.changePercent <= 100;
@@ -362,27 +386,27 @@ int runSoakBenchmark(int argc, char **argv, int first, const std::function<int(c
     const SnapshotPtr last = window.snapshot();
     char out[4096];
     std::snprintf(out, sizeof out,
-        "{\"minutes\": %d, \"rss_mb_start\": %.1f, \"rss_mb_end\": %.1f, \"fds_start\": %d, \"fds_end\": %d, "
-        "\"snapshots\": %d, \"errors_recovered\": %d, "
-        "\"rss_growth_pct\": %.2f, \"rss_mb_peak\": %.1f, \"heap_mb_start\": %.1f, \"heap_mb_end\": %.1f, "
-        "\"start_after\": \"a warm-up of %d simulated minutes: the history full at its %d-minute bound\", "
-        "\"warmup_minutes\": %d, \"history_minutes\": %d, \"polls\": %d, \"errors_injected\": %d, "
-        "\"renders\": %d, \"scrubs\": %d, "
-        "\"history_entries_start\": %d, \"history_entries_end\": %d, \"history_mb_start\": %.1f, \"history_mb_end\": %.1f, "
-        "\"spool_captures_start\": %d, \"spool_captures_end\": %d, \"spool_mb_start\": %.1f, \"spool_mb_end\": %.1f, "
-        "\"poll_ms_median\": %.1f, \"poll_ms_p90\": %.1f, \"poll_ms_max\": %.1f, "
-        "\"ray_nodes\": %lld, \"slices\": %lld, \"placement_groups\": %lld, \"pods\": %lld, "
-        "\"rss_mb_by_minute\": [%s], \"fds_by_minute\": [%s], \"history_mb_by_minute\": [%s], "
-        "\"interval_ms\": %d, \"change_percent\": %.2f, \"seed\": %u, \"wall_seconds\": %.1f}\n",
-        o.minutes, start.rss.current, end.rss.current, start.fds, end.fds, snapshots, recovered,
-        growthPct, end.rss.peak, start.rss.heapInUse, end.rss.heapInUse,
-        o.warmupMinutes, o.historyMinutes, o.warmupMinutes, o.historyMinutes, poll, injected, renders, scrubs,
-        start.historyEntries, end.historyEntries, start.historyMb, end.historyMb,
-        start.spoolCaptures, end.spoolCaptures, start.spoolMb, end.spoolMb,
-        ms.median, ms.p90, ms.max,
-        (long long)last->rayNodes.size(), (long long)last->slices.size(), (long long)last->placementGroups.size(), (long long)last->pods.size(),
-        listText(rssByMinute, "%.1f").c_str(), listText(fdsByMinute, "%.0f").c_str(), listText(historyMbByMinute, "%.1f").c_str(),
-        o.intervalMs, o.changePercent, unsigned(o.generator.seed), wallSeconds);
+                  "{\"minutes\": %d, \"rss_mb_start\": %.1f, \"rss_mb_end\": %.1f, \"fds_start\": %d, \"fds_end\": %d, "
+                  "\"snapshots\": %d, \"errors_recovered\": %d, "
+                  "\"rss_growth_pct\": %.2f, \"rss_mb_peak\": %.1f, \"heap_mb_start\": %.1f, \"heap_mb_end\": %.1f, "
+                  "\"start_after\": \"a warm-up of %d simulated minutes: the history full at its %d-minute bound\", "
+                  "\"warmup_minutes\": %d, \"history_minutes\": %d, \"polls\": %d, \"errors_injected\": %d, "
+                  "\"renders\": %d, \"scrubs\": %d, "
+                  "\"history_entries_start\": %d, \"history_entries_end\": %d, \"history_mb_start\": %.1f, \"history_mb_end\": %.1f, "
+                  "\"spool_captures_start\": %d, \"spool_captures_end\": %d, \"spool_mb_start\": %.1f, \"spool_mb_end\": %.1f, "
+                  "\"poll_ms_median\": %.1f, \"poll_ms_p90\": %.1f, \"poll_ms_max\": %.1f, "
+                  "\"ray_nodes\": %lld, \"slices\": %lld, \"placement_groups\": %lld, \"pods\": %lld, "
+                  "\"rss_mb_by_minute\": [%s], \"fds_by_minute\": [%s], \"history_mb_by_minute\": [%s], "
+                  "\"interval_ms\": %d, \"change_percent\": %.2f, \"seed\": %u, \"wall_seconds\": %.1f}\n",
+                  o.minutes, start.rss.current, end.rss.current, start.fds, end.fds, snapshots, recovered,
+                  growthPct, end.rss.peak, start.rss.heapInUse, end.rss.heapInUse,
+                  o.warmupMinutes, o.historyMinutes, o.warmupMinutes, o.historyMinutes, poll, injected, renders, scrubs,
+                  start.historyEntries, end.historyEntries, start.historyMb, end.historyMb,
+                  start.spoolCaptures, end.spoolCaptures, start.spoolMb, end.spoolMb,
+                  ms.median, ms.p90, ms.max,
+                  (long long)last->rayNodes.size(), (long long)last->slices.size(), (long long)last->placementGroups.size(), (long long)last->pods.size(),
+                  listText(rssByMinute, "%.1f").c_str(), listText(fdsByMinute, "%.0f").c_str(), listText(historyMbByMinute, "%.1f").c_str(),
+                  o.intervalMs, o.changePercent, unsigned(o.generator.seed), wallSeconds);
     if (o.json) {
         std::fputs(out, stdout);
         return 0;

@@ -68,8 +68,7 @@ public:
     QJsonObject call(const QString &method, const QJsonObject &params = {}, QString *error = nullptr, int timeoutMs = 30000)
     {
         const int id = ++m_lastId;
-        m_socket.sendTextMessage(QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("id"), id}, {QStringLiteral("method"), method},
-                                                                             {QStringLiteral("params"), params}})
+        m_socket.sendTextMessage(QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("id"), id}, {QStringLiteral("method"), method}, {QStringLiteral("params"), params}})
                                                        .toJson(QJsonDocument::Compact)));
         if (!QTest::qWaitFor([&] { return m_replies.contains(id); }, timeoutMs)) {
             if (error)
@@ -113,8 +112,7 @@ public:
     bool key(const QString &text, const QString &code, int virtualKey, int modifiers, QString *error)
     {
         for (const char *type : {"keyDown", "keyUp"}) {
-            QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("modifiers"), modifiers},
-                              {QStringLiteral("key"), text}, {QStringLiteral("code"), code}, {QStringLiteral("windowsVirtualKeyCode"), virtualKey}};
+            QJsonObject event{{QStringLiteral("type"), QLatin1String(type)}, {QStringLiteral("modifiers"), modifiers}, {QStringLiteral("key"), text}, {QStringLiteral("code"), code}, {QStringLiteral("windowsVirtualKeyCode"), virtualKey}};
             if (modifiers == 0 && qstrcmp(type, "keyDown") == 0)
                 event.insert(QStringLiteral("text"), text);
             call(QStringLiteral("Input.dispatchKeyEvent"), event, error);
@@ -143,7 +141,8 @@ public:
                     return true;
                 }
             return false;
-        }, timeoutMs);
+        },
+                               timeoutMs);
     }
 
 private:
@@ -237,7 +236,9 @@ private Q_SLOTS:
                      if (file.open(QIODevice::ReadOnly))
                          port = file.readLine().trimmed().toInt();
                      return port > 0 || m_chromium.state() == QProcess::NotRunning;
-                 }, kStartMs) && port > 0,
+                 },
+                                 kStartMs)
+                     && port > 0,
                  "Chromium wrote no DevToolsActivePort");
         const QJsonArray targets = getJson(QUrl(QStringLiteral("http://127.0.0.1:%1/json/list").arg(port))).array();
         QUrl pageSocket;
@@ -252,8 +253,7 @@ private Q_SLOTS:
             QVERIFY2(error.isEmpty(), qPrintable(error));
         }
         m_devtools.call(QStringLiteral("Emulation.setDeviceMetricsOverride"),
-                        {{QStringLiteral("width"), 1280}, {QStringLiteral("height"), 800}, {QStringLiteral("deviceScaleFactor"), 1},
-                         {QStringLiteral("mobile"), false}},
+                        {{QStringLiteral("width"), 1280}, {QStringLiteral("height"), 800}, {QStringLiteral("deviceScaleFactor"), 1}, {QStringLiteral("mobile"), false}},
                         &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
     }
@@ -273,8 +273,7 @@ private Q_SLOTS:
         QUrl page = m_relayUrl;
         page.setQuery(QString());
         m_devtools.call(QStringLiteral("Network.setCookie"),
-                        {{QStringLiteral("name"), QStringLiteral("slicescope_token")}, {QStringLiteral("value"), token},
-                         {QStringLiteral("url"), page.toString()}},
+                        {{QStringLiteral("name"), QStringLiteral("slicescope_token")}, {QStringLiteral("value"), token}, {QStringLiteral("url"), page.toString()}},
                         &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
 
@@ -451,11 +450,15 @@ private Q_SLOTS:
         qInfo("browser: composer on the page: name field at %d,%d, Review at %d,%d, Reserve at %d,%d", nameAt.x(), nameAt.y(),
               reviewAt.x(), reviewAt.y(), confirmAt.x(), confirmAt.y());
 
-        auto click = [&](QPoint at) { return m_devtools.click(at, &error); };
+        auto click = [&](QPoint at) {
+            return m_devtools.click(at, &error);
+        };
         auto key = [&](const QString &text, const QString &code, int virtualKey, int modifiers) {
             return m_devtools.key(text, code, virtualKey, modifiers, &error);
         };
-        auto pageShot = [&] { return m_devtools.screenshot(&error); };
+        auto pageShot = [&] {
+            return m_devtools.screenshot(&error);
+        };
 
         // Ctrl+R after a click on the status line (the canvas takes the keyboard focus): the
         // composer docks on the right, laid out as on the desktop.
@@ -467,7 +470,8 @@ private Q_SLOTS:
             shot = pageShot();
             formShown = compareToGolden(shot.copy(form), desktopForm, &formDiff);
             return formShown.same;
-        }, 30000);
+        },
+                                                   30000);
         if (!composerShown)
             shot.save(QStringLiteral("browser-composer.png"));
         QVERIFY2(composerShown, qPrintable(QStringLiteral("the page did not show the composer as the desktop does (wrote browser-composer.png): ") + formShown.message));
@@ -475,7 +479,8 @@ private Q_SLOTS:
         QVERIFY2(click(nameAt), qPrintable(error));
         for (const QChar c : name) {
             const QString text(c);
-            const QString code = c.isDigit() ? QStringLiteral("Digit") + text : c == u'-' ? QStringLiteral("Minus") : QStringLiteral("Key") + text.toUpper();
+            const QString code = c.isDigit() ? QStringLiteral("Digit") + text : c == u'-' ? QStringLiteral("Minus")
+                                                                                          : QStringLiteral("Key") + text.toUpper();
             QVERIFY2(key(text, code, c == u'-' ? 189 : c.toUpper().unicode(), 0), qPrintable(error));
         }
         from = m_devtools.consoleLines().size();
@@ -494,7 +499,8 @@ private Q_SLOTS:
             if (desktopSawItMs < 0 && window.snapshot() && window.snapshot()->placementGroupIndex(name) >= 0)
                 desktopSawItMs = clock.elapsed();
             return m_devtools.consoleLines().indexOf(created, from) >= 0;
-        }, 60000);
+        },
+                                           60000);
         const qint64 pageShowedItMs = clock.elapsed();
         QVERIFY2(shown, qPrintable(QStringLiteral("the page never drew %1 CREATED; the console said: %2").arg(name, m_devtools.consoleLines().mid(from).join(QStringLiteral(" | ")))));
         qInfo("browser: relay round trip: Reserve clicked, the page drew %s CREATED %lld ms later (a desktop RelaySource on the same relay first saw the group after %lld ms)",

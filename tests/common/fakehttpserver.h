@@ -63,7 +63,9 @@ struct HttpResponse {
 class FakeHttpServer : public QObject
 {
 public:
-    std::function<HttpResponse(const HttpRequest &)> script = [](const HttpRequest &) { return HttpResponse{404, "Not Found"}; };
+    std::function<HttpResponse(const HttpRequest &)> script = [](const HttpRequest &) {
+        return HttpResponse{404, "Not Found"};
+    };
     QList<HttpRequest> requests;
 
     qint64 lazyBytesWritten = 0;   // filler bytes actually written, over all answers
@@ -153,9 +155,10 @@ private:
     void answerWebSocket(QTcpSocket *socket, const HttpRequest &r, const HttpResponse &answer)
     {
         const QByteArray accept = QCryptographicHash::hash(r.headers.value("sec-websocket-key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11",
-                                                           QCryptographicHash::Sha1).toBase64();
+                                                           QCryptographicHash::Sha1)
+                                      .toBase64();
         QByteArray out = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + accept
-                       + "\r\n\r\n";
+                         + "\r\n\r\n";
         for (const QByteArray &m : answer.wsMessages)
             out += wsFrame(0x1, m);
         if (answer.wsHugeFrame > 0) {
@@ -216,7 +219,7 @@ private:
             return;
         }
         QByteArray out = "HTTP/1.1 " + QByteArray::number(answer.status) + ' ' + (answer.reason.isEmpty() ? QByteArray("X") : answer.reason)
-                       + "\r\nContent-Type: application/json\r\nConnection: close\r\n";
+                         + "\r\nContent-Type: application/json\r\nConnection: close\r\n";
         for (const auto &[name, value] : answer.headers)
             out += name + ": " + value + "\r\n";
         if (answer.keepOpen) {

@@ -53,7 +53,10 @@ inline GoldenComparison compareToGolden(const QImage &actual, const QImage &gold
     const double share = double(differing) / double(actual.width() * actual.height());
     return {share <= kMaxDifferingShare,
             QStringLiteral("%1 pixels (%2%) differ by more than %3; worst channel delta %4")
-                .arg(differing).arg(share * 100, 0, 'f', 3).arg(kChannelTolerance).arg(worst)};
+                .arg(differing)
+                .arg(share * 100, 0, 'f', 3)
+                .arg(kChannelTolerance)
+                .arg(worst)};
 }
 
 // Records or compares `actual` (Format_RGB32) as golden NAME. Returns empty when it matches (or
@@ -85,8 +88,8 @@ inline QString checkGoldenImage(const QString &name, const QImage &actual)
 } // namespace slicescope::testing
 
 // QVERIFY2 on checkGoldenImage(): fails the calling test function with the reason.
-#define SLICESCOPE_VERIFY_GOLDEN(name, image)                                                    \
-    do {                                                                                           \
-        const QString goldenProblem_ = slicescope::testing::checkGoldenImage((name), (image));    \
-        QVERIFY2(goldenProblem_.isEmpty(), qPrintable(goldenProblem_));                            \
+#define SLICESCOPE_VERIFY_GOLDEN(name, image) \
+    do { \
+        const QString goldenProblem_ = slicescope::testing::checkGoldenImage((name), (image)); \
+        QVERIFY2(goldenProblem_.isEmpty(), qPrintable(goldenProblem_)); \
     } while (false)

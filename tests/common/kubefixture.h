@@ -285,8 +285,7 @@ public:
     KubeResponse createNamespace(const QString &ns)
     {
         using namespace Qt::StringLiterals;
-        return post(u"/api/v1/namespaces"_s, QJsonObject{{u"apiVersion"_s, u"v1"_s}, {u"kind"_s, u"Namespace"_s},
-                                                           {u"metadata"_s, QJsonObject{{u"name"_s, ns}}}});
+        return post(u"/api/v1/namespaces"_s, QJsonObject{{u"apiVersion"_s, u"v1"_s}, {u"kind"_s, u"Namespace"_s}, {u"metadata"_s, QJsonObject{{u"name"_s, ns}}}});
     }
 
     // A GKE TPU node: labels, the TPU taint, capacity and allocatable google.com/tpu = chips, and
@@ -539,14 +538,16 @@ private:
     static QJsonObject headPodSpec()
     {
         using namespace Qt::StringLiterals;
-        const auto port = [](const QString &name, int number) { return QJsonObject{{u"name"_s, name}, {u"containerPort"_s, number}}; };
+        const auto port = [](const QString &name, int number) {
+            return QJsonObject{{u"name"_s, name}, {u"containerPort"_s, number}};
+        };
         return QJsonObject{{u"containers"_s, QJsonArray{QJsonObject{
-            {u"name"_s, kube::headContainer},
-            {u"image"_s, kube::rayImage},
-            {u"resources"_s, QJsonObject{{u"requests"_s, QJsonObject{{u"cpu"_s, u"2"_s}, {u"memory"_s, u"8Gi"_s}}}}},
-            {u"ports"_s, QJsonArray{port(u"gcs-server"_s, kube::gcsPort), port(u"dashboard"_s, kube::dashboardPort),
-                                    port(u"client"_s, kube::clientPort)}},
-        }}}};
+                                                 {u"name"_s, kube::headContainer},
+                                                 {u"image"_s, kube::rayImage},
+                                                 {u"resources"_s, QJsonObject{{u"requests"_s, QJsonObject{{u"cpu"_s, u"2"_s}, {u"memory"_s, u"8Gi"_s}}}}},
+                                                 {u"ports"_s, QJsonArray{port(u"gcs-server"_s, kube::gcsPort), port(u"dashboard"_s, kube::dashboardPort),
+                                                                         port(u"client"_s, kube::clientPort)}},
+                                             }}}};
     }
 
     // The pod template of a TPU worker group: GKE's nodeSelector for the slice's type and shape,

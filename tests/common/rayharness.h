@@ -27,21 +27,21 @@ struct RayHarness {
 } // namespace slicescope::testing
 
 // Fills `harness` or ends the calling test function (QFAIL in CI, QSKIP elsewhere).
-#define SLICESCOPE_FIND_RAY_HARNESS(harness)                                                                       \
-    do {                                                                                                           \
-        const QString dir_ = qEnvironmentVariable("SLICESCOPE_RAY_DIR");                                           \
-        if (dir_.isEmpty()) {                                                                                      \
-            const char *why_ = "SLICESCOPE_RAY_DIR is not set: the integration tier needs the real Ray that "     \
-                               "tests/integration/ray-harness.sh starts (tests/run-all.sh starts and stops it)";  \
-            if (qEnvironmentVariable("CI") == QLatin1String("true"))                                               \
-                QFAIL(why_);                                                                                       \
-            qWarning("\n*** INTEGRATION TIER SKIPPED *** %s\n", why_);                                              \
-            QSKIP("no Ray: SLICESCOPE_RAY_DIR is not set (see the warning above)");                                \
-        }                                                                                                          \
-        (harness).dir = dir_;                                                                                      \
+#define SLICESCOPE_FIND_RAY_HARNESS(harness) \
+    do { \
+        const QString dir_ = qEnvironmentVariable("SLICESCOPE_RAY_DIR"); \
+        if (dir_.isEmpty()) { \
+            const char *why_ = "SLICESCOPE_RAY_DIR is not set: the integration tier needs the real Ray that " \
+                               "tests/integration/ray-harness.sh starts (tests/run-all.sh starts and stops it)"; \
+            if (qEnvironmentVariable("CI") == QLatin1String("true")) \
+                QFAIL(why_); \
+            qWarning("\n*** INTEGRATION TIER SKIPPED *** %s\n", why_); \
+            QSKIP("no Ray: SLICESCOPE_RAY_DIR is not set (see the warning above)"); \
+        } \
+        (harness).dir = dir_; \
         (harness).url = QString::fromUtf8(slicescope::testing::readFile(dir_ + QStringLiteral("/dashboard-url"))); \
-        (harness).tokenFile = dir_ + QStringLiteral("/token");                                                     \
-        (harness).token = slicescope::testing::readFile((harness).tokenFile);                                      \
+        (harness).tokenFile = dir_ + QStringLiteral("/token"); \
+        (harness).token = slicescope::testing::readFile((harness).tokenFile); \
         QVERIFY2(!(harness).url.isEmpty(), qPrintable(dir_ + QStringLiteral("/dashboard-url is missing: is the harness up?"))); \
         QVERIFY2(!(harness).token.isEmpty(), qPrintable((harness).tokenFile + QStringLiteral(" is missing: is the harness up?"))); \
     } while (false)

@@ -39,10 +39,7 @@ const char *differingMember(const Capture &a, const Capture &b)
     if (a.kubeContext != b.kubeContext)
         return "kubernetes.context";
     const std::pair<const char *, const QByteArray Capture::*> bodies[] = {
-        {"ray.version", &Capture::rayVersion}, {"ray.nodes", &Capture::rayNodes},
-        {"ray.placement_groups", &Capture::rayPlacementGroups}, {"ray.jobs", &Capture::rayJobs},
-        {"ray.cluster_status", &Capture::rayClusterStatus}, {"kubernetes.rayclusters", &Capture::kubeRayClusters},
-        {"kubernetes.pods", &Capture::kubePods}, {"kubernetes.nodes", &Capture::kubeNodes}};
+        {"ray.version", &Capture::rayVersion}, {"ray.nodes", &Capture::rayNodes}, {"ray.placement_groups", &Capture::rayPlacementGroups}, {"ray.jobs", &Capture::rayJobs}, {"ray.cluster_status", &Capture::rayClusterStatus}, {"kubernetes.rayclusters", &Capture::kubeRayClusters}, {"kubernetes.pods", &Capture::kubePods}, {"kubernetes.nodes", &Capture::kubeNodes}};
     for (const auto &[name, member] : bodies) {
         if (written(a.*member) != written(b.*member))
             return name;

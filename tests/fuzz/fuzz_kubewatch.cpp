@@ -27,8 +27,10 @@ namespace {
 class OpenStream : public QNetworkReply
 {
 public:
-    explicit OpenStream(QObject *parent) : QNetworkReply(parent) { open(QIODevice::ReadOnly); }
-    void abort() override {}
+    explicit OpenStream(QObject *parent)
+        : QNetworkReply(parent)
+    { open(QIODevice::ReadOnly); }
+    void abort() override { }
 
 protected:
     qint64 readData(char *, qint64) override { return -1; }

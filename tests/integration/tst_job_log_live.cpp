@@ -58,7 +58,9 @@ class TestJobLogLive : public QObject
             id = QJsonDocument::fromJson(reply).object().value(QLatin1String("submission_id")).toString();
             done = true;
         });
-        [&] { QTRY_VERIFY_WITH_TIMEOUT(done, 30000); }();
+        [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(done, 30000);
+        }();
         if (!error.isEmpty())
             qWarning("%s", qPrintable(error));
         return id;

@@ -179,8 +179,7 @@ private slots:
         QCOMPARE(jsonAt(rc.json(), {u"metadata"_s, u"generation"_s}).toInt(), 1);
 
         // The pods, found the way SliceScope watches them, one per host of the one slice.
-        const KubeResponse podList = m_admin->get(kube::podsPath(m_ns) + u"?labelSelector="_s + kube::labelIsRayNode +
-                                                  u"%3Dyes,"_s + kube::labelCluster + u"%3D"_s + cluster);
+        const KubeResponse podList = m_admin->get(kube::podsPath(m_ns) + u"?labelSelector="_s + kube::labelIsRayNode + u"%3Dyes,"_s + kube::labelCluster + u"%3D"_s + cluster);
         QVERIFY2(podList.ok(), qPrintable(podList.describe()));
         const QJsonArray podItems = podList.json().value(u"items"_s).toArray();
         QCOMPARE(podItems.size(), 2);
@@ -245,9 +244,9 @@ private slots:
                 QJsonObject{{u"apiVersion"_s, u"authorization.k8s.io/v1"_s},
                             {u"kind"_s, u"SelfSubjectAccessReview"_s},
                             {u"spec"_s, QJsonObject{{u"resourceAttributes"_s, QJsonObject{{u"group"_s, u"ray.io"_s},
-                                                                                         {u"resource"_s, u"rayclusters"_s},
-                                                                                         {u"verb"_s, verb},
-                                                                                         {u"namespace"_s, m_ns}}}}}});
+                                                                                          {u"resource"_s, u"rayclusters"_s},
+                                                                                          {u"verb"_s, verb},
+                                                                                          {u"namespace"_s, m_ns}}}}}});
             if (!r.ok())
                 return -r.status; // shows up in the QCOMPARE as the HTTP status
             return jsonAt(r.json(), {u"status"_s, u"allowed"_s}).toBool() ? 1 : 0;

@@ -391,7 +391,9 @@ private Q_SLOTS:
         const QString path = kube::rayClusterPath(ns, QStringLiteral("ray"));
         QJsonObject group;
         QTRY_VERIFY_WITH_TIMEOUT((group = fx->get(path).json()[u"spec"][u"workerGroupSpecs"][0].toObject())
-                                     .value(QStringLiteral("scaleStrategy")).toObject().contains(QStringLiteral("workersToDelete")),
+                                     .value(QStringLiteral("scaleStrategy"))
+                                     .toObject()
+                                     .contains(QStringLiteral("workersToDelete")),
                                  15000);
         QStringList expected = slicePods[1];
         expected.sort();

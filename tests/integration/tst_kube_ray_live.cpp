@@ -65,11 +65,11 @@ private Q_SLOTS:
                                                                                              KubeFixture::headServiceName(QStringLiteral("ray"))}}}}},
             {QStringLiteral("addressType"), QStringLiteral("IPv4")},
             {QStringLiteral("endpoints"), QJsonArray{QJsonObject{
-                 {QStringLiteral("addresses"), QJsonArray{ip.toString()}},
-                 {QStringLiteral("conditions"), QJsonObject{{QStringLiteral("ready"), true}}},
-                 {QStringLiteral("targetRef"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("Pod")},
-                                                           {QStringLiteral("name"), head.name()},
-                                                           {QStringLiteral("namespace"), ns}}}}}},
+                                              {QStringLiteral("addresses"), QJsonArray{ip.toString()}},
+                                              {QStringLiteral("conditions"), QJsonObject{{QStringLiteral("ready"), true}}},
+                                              {QStringLiteral("targetRef"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("Pod")},
+                                                                                        {QStringLiteral("name"), head.name()},
+                                                                                        {QStringLiteral("namespace"), ns}}}}}},
             {QStringLiteral("ports"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("dashboard")},
                                                              {QStringLiteral("port"), int(dashboard.serverPort())},
                                                              {QStringLiteral("protocol"), QStringLiteral("TCP")}}}},
@@ -110,7 +110,7 @@ private Q_SLOTS:
         env.insert(QStringLiteral("RAY_AUTH_TOKEN"), QString::fromUtf8(rh.token));
         cli.setProcessEnvironment(env);
         cli.start(QStringLiteral(SLICESCOPE_BINARY), {QStringLiteral("inspect"), QStringLiteral("--kubeconfig"), kh.kubeconfig,
-                                                       QStringLiteral("-n"), ns, QStringLiteral("--json")});
+                                                      QStringLiteral("-n"), ns, QStringLiteral("--json")});
         QTRY_VERIFY_WITH_TIMEOUT(cli.state() == QProcess::NotRunning, 60000);
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         QStringList names;

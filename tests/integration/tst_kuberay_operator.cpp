@@ -87,8 +87,7 @@ class TestKubeRayOperator : public QObject
 
     QList<Pod> pods()
     {
-        const KubeResponse r = m_admin->get(kube::podsPath(m_ns) + u"?labelSelector="_s + kube::labelIsRayNode + u"%3Dyes,"_s +
-                                            kube::labelCluster + u"%3D"_s + m_cluster);
+        const KubeResponse r = m_admin->get(kube::podsPath(m_ns) + u"?labelSelector="_s + kube::labelIsRayNode + u"%3Dyes,"_s + kube::labelCluster + u"%3D"_s + m_cluster);
         QList<Pod> out;
         if (!r.ok()) {
             qWarning("listing pods: %s", qPrintable(r.describe()));
@@ -136,9 +135,9 @@ class TestKubeRayOperator : public QObject
         QStringList lines;
         for (const Pod &p : all)
             lines << u"%1 %2 on %3 %4 ip=%5 ready=%6%7 replica=%8/%9 host=%10"_s.arg(p.name, p.nodeType, p.node.isEmpty() ? u"-"_s : p.node,
-                                                                                   p.phase, p.ip, p.ready ? u"yes"_s : u"no"_s,
-                                                                                   p.deleting ? u" DELETING"_s : QString(),
-                                                                                   p.replicaName, p.replicaIndex, p.hostIndex);
+                                                                                     p.phase, p.ip, p.ready ? u"yes"_s : u"no"_s,
+                                                                                     p.deleting ? u" DELETING"_s : QString(),
+                                                                                     p.replicaName, p.replicaIndex, p.hostIndex);
         return lines.join(u"\n  "_s);
     }
 
@@ -212,7 +211,8 @@ private slots:
                 if (nodeExists(n))
                     return false;
             return true;
-        }, timeoutMs);
+        },
+                                    timeoutMs);
         if (gone < 0)
             qWarning("pods or nodes of %s/%s left after %d ms:\n  %s", qPrintable(m_ns), qPrintable(m_cluster), timeoutMs,
                      qPrintable(describe(pods())));
@@ -240,7 +240,8 @@ private slots:
         const qint64 running = waitFor([&] {
             all = pods();
             return all.size() == 3 && std::all_of(all.cbegin(), all.cend(), [](const Pod &p) { return p.running(); });
-        }, timeoutMs);
+        },
+                                       timeoutMs);
         QVERIFY2(running >= 0, qPrintable(u"not all Running:\n  "_s + describe(all)));
         qInfo("operator reaction: 3 pods %lld ms after the RayCluster was created; all Running %lld ms after it",
               createdAt, t.elapsed());
@@ -283,7 +284,8 @@ private slots:
         const qint64 ready = waitFor([&] {
             rc = rayCluster();
             return jsonAt(rc, {u"status"_s, u"readyWorkerReplicas"_s}).toInt() == 2 && jsonAt(rc, {u"status"_s, u"state"_s}).toString() == u"ready"_s;
-        }, timeoutMs);
+        },
+                                     timeoutMs);
         QVERIFY2(ready >= 0, QJsonDocument(rc.value(u"status"_s).toObject()).toJson().constData());
         QCOMPARE(jsonAt(rc, {u"status"_s, u"desiredWorkerReplicas"_s}).toInt(), 2);
         QCOMPARE(jsonAt(rc, {u"status"_s, u"desiredTPU"_s}).toString(), u"8"_s);
@@ -322,11 +324,13 @@ private slots:
             if (made < 0 && w.size() >= 4)
                 made = t.elapsed();
             return observed >= 0 && w.size() == 4 && std::all_of(w.cbegin(), w.cend(), [](const Pod &p) { return p.running(); });
-        }, timeoutMs);
+        },
+                                       timeoutMs);
         QVERIFY2(observed >= 0, "status.observedGeneration never caught up with metadata.generation");
         QVERIFY2(running >= 0, qPrintable(u"4 workers not Running:\n  "_s + describe(all)));
         qInfo("scale 1 -> 2 (times from the patch): observedGeneration %d after %lld ms, 4 worker pods after %lld ms, all Running "
-              "(and observed) after %lld ms", newGeneration, observed, made, t.elapsed());
+              "(and observed) after %lld ms",
+              newGeneration, observed, made, t.elapsed());
         qInfo("pods:\n  %s", qPrintable(describe(all)));
 
         // The first slice untouched; the new one index 1 with hosts 0 and 1.
@@ -378,9 +382,12 @@ private slots:
         // Times from the patch on.
         QList<Pod> all;
         QVERIFY2(waitFor([&] {
-            all = workers(pods());
-            return all.size() == 2;
-        }, timeoutMs) >= 0, qPrintable(u"the slice's pods did not go:\n  "_s + describe(all)));
+                     all = workers(pods());
+                     return all.size() == 2;
+                 },
+                         timeoutMs)
+                     >= 0,
+                 qPrintable(u"the slice's pods did not go:\n  "_s + describe(all)));
         const qint64 podsGone = t.elapsed();
         QVERIFY2(waitFor([&] { return !nodeExists(going.at(0).node) && !nodeExists(going.at(1).node); }, timeoutMs) >= 0,
                  qPrintable(u"the slice's nodes are still there: "_s + going.at(0).node + u", "_s + going.at(1).node));
@@ -389,7 +396,8 @@ private slots:
         QVERIFY2(waitFor([&] { return jsonAt(rayCluster(), {u"status"_s, u"observedGeneration"_s}).toInt() >= generation; }, timeoutMs) >= 0,
                  "status.observedGeneration never caught up with metadata.generation");
         qInfo("workersToDelete [%s] (times from the patch): slice %s's 2 pods gone after %lld ms, its 2 nodes after %lld ms, "
-              "observedGeneration %d by %lld ms", qPrintable(named), qPrintable(victim), podsGone, nodesGone, generation, t.elapsed());
+              "observedGeneration %d by %lld ms",
+              qPrintable(named), qPrintable(victim), podsGone, nodesGone, generation, t.elapsed());
 
         // Exactly the other slice is left, on its nodes, Running; and it stays that way (the operator
         // does not make a replacement).

@@ -80,7 +80,8 @@ private Q_SLOTS:
             QVERIFY(m_fx->jsonPatch(kube::rayClusterPath(m_ns, QStringLiteral("ray")),
                                     QJsonArray{QJsonObject{{QStringLiteral("op"), QStringLiteral("replace")},
                                                            {QStringLiteral("path"), QStringLiteral("/spec/workerGroupSpecs/0/maxReplicas")},
-                                                           {QStringLiteral("value"), wanted}}}).ok());
+                                                           {QStringLiteral("value"), wanted}}})
+                        .ok());
             QTRY_VERIFY_WITH_TIMEOUT(seenNs >= 0, 10000);
             disconnect(stamp);
             ms << double(seenNs) / 1e6;
@@ -123,7 +124,8 @@ private Q_SLOTS:
         QVERIFY(m_fx->jsonPatch(kube::rayClusterPath(m_ns, QStringLiteral("ray")),
                                 QJsonArray{QJsonObject{{QStringLiteral("op"), QStringLiteral("replace")},
                                                        {QStringLiteral("path"), QStringLiteral("/spec/workerGroupSpecs/0/maxReplicas")},
-                                                       {QStringLiteral("value"), before + 6}}}).ok());
+                                                       {QStringLiteral("value"), before + 6}}})
+                    .ok());
         QTRY_COMPARE_WITH_TIMEOUT(group().maxReplicas, before + 6, 10000);
         actions.scaleWorkerGroup(QStringLiteral("s1"), plan);
         QTRY_COMPARE_WITH_TIMEOUT(finished.size() + conflicts.size(), 1, 30000);
@@ -136,10 +138,7 @@ private Q_SLOTS:
         // it: refused as a conflict with every view the relay served, never applied.
         QSignalSpy messages(&source, &RelaySource::messageReceived);
         const QByteArray forgedPatch = R"([{"op":"replace","path":"/spec/workerGroupSpecs/0/maxReplicas","value":1000}])";
-        QVERIFY(source.send({{QStringLiteral("type"), QStringLiteral("scale")}, {QStringLiteral("id"), QStringLiteral("s2")},
-                             {QStringLiteral("confirmed"), true}, {QStringLiteral("workerGroup"), qualified},
-                             {QStringLiteral("toReplicas"), 1}, {QStringLiteral("toMin"), 0}, {QStringLiteral("toMax"), 1000},
-                             {QStringLiteral("slicesRemoved"), QJsonArray()}, {QStringLiteral("patch"), QString::fromUtf8(forgedPatch)}}));
+        QVERIFY(source.send({{QStringLiteral("type"), QStringLiteral("scale")}, {QStringLiteral("id"), QStringLiteral("s2")}, {QStringLiteral("confirmed"), true}, {QStringLiteral("workerGroup"), qualified}, {QStringLiteral("toReplicas"), 1}, {QStringLiteral("toMin"), 0}, {QStringLiteral("toMax"), 1000}, {QStringLiteral("slicesRemoved"), QJsonArray()}, {QStringLiteral("patch"), QString::fromUtf8(forgedPatch)}}));
         auto answered = [&]() -> QString {
             for (const QList<QVariant> &m : messages) {
                 const QJsonObject o = m.first().toJsonObject();

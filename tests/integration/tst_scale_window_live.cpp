@@ -46,7 +46,7 @@ class TestScaleWindowLive : public QObject
         const QString selector = QStringLiteral("?labelSelector=ray.io%2Fcluster%3Dwin,ray.io%2Fnode-type%3Dworker");
         for (const QJsonValue &p : fx->get(kube::podsPath(ns) + selector).json()[u"items"].toArray())
             n += p[u"status"][u"phase"].toString() == QLatin1String("Running")
-              && !p[u"metadata"].toObject().contains(QStringLiteral("deletionTimestamp"));
+                 && !p[u"metadata"].toObject().contains(QStringLiteral("deletionTimestamp"));
         return n;
     }
 

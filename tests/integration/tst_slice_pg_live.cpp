@@ -66,9 +66,7 @@ class TestSlicePgLive : public QObject
     Run submit(const QString &name, const QString &topology, const QStringList &extra = {})
     {
         m_toRelease << name;
-        return runSlicescope(QStringList{QStringLiteral("submit-slice-pg")} + ray() +
-                             QStringList{QStringLiteral("--topology"), topology, QStringLiteral("--accelerator"), QStringLiteral("v6e"),
-                                         QStringLiteral("--name"), name, QStringLiteral("--json")} + extra);
+        return runSlicescope(QStringList{QStringLiteral("submit-slice-pg")} + ray() + QStringList{QStringLiteral("--topology"), topology, QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--name"), name, QStringLiteral("--json")} + extra);
     }
 
     Run release(const QString &nameOrId, const QStringList &extra = {}) const
@@ -116,8 +114,13 @@ class TestSlicePgLive : public QObject
     QString groupState(const QString &name)
     {
         const QJsonArray items = QJsonDocument::fromJson(rayGet(QStringLiteral("api/v0/placement_groups?detail=true&limit=10000")))
-                                     .object().value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject()
-                                     .value(QLatin1String("result")).toArray();
+                                     .object()
+                                     .value(QLatin1String("data"))
+                                     .toObject()
+                                     .value(QLatin1String("result"))
+                                     .toObject()
+                                     .value(QLatin1String("result"))
+                                     .toArray();
         for (const QJsonValue &v : items) {
             const QJsonObject g = v.toObject();
             if (g.value(QLatin1String("name")).toString() == name && g.value(QLatin1String("state")).toString() != QLatin1String("REMOVED"))
@@ -185,8 +188,13 @@ private Q_SLOTS:
         // Start from a fleet nobody holds, or every count below is off. An earlier run that was
         // killed half way may have left its groups (all named sst-...): release those first.
         const QJsonArray items = QJsonDocument::fromJson(rayGet(QStringLiteral("api/v0/placement_groups?detail=true&limit=10000")))
-                                     .object().value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject()
-                                     .value(QLatin1String("result")).toArray();
+                                     .object()
+                                     .value(QLatin1String("data"))
+                                     .toObject()
+                                     .value(QLatin1String("result"))
+                                     .toObject()
+                                     .value(QLatin1String("result"))
+                                     .toArray();
         for (const QJsonValue &v : items) {
             const QJsonObject g = v.toObject();
             if (g.value(QLatin1String("name")).toString().startsWith(QLatin1String("sst-")) && g.value(QLatin1String("state")).toString() != QLatin1String("REMOVED")) {
@@ -402,9 +410,7 @@ private Q_SLOTS:
             env.remove(QStringLiteral("RAY_AUTH_TOKEN"));
             submitter.setProcessEnvironment(env);
             submitter.start(QStringLiteral(SLICESCOPE_BINARY),
-                            QStringList{QStringLiteral("submit-slice-pg")} + ray() +
-                                QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"),
-                                            QStringLiteral("v6e"), QStringLiteral("--name"), name, QStringLiteral("--json")});
+                            QStringList{QStringLiteral("submit-slice-pg")} + ray() + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--name"), name, QStringLiteral("--json")});
             // Watch the state API for CREATED while the verb waits for its driver.
             QElapsedTimer limit;
             limit.start();
@@ -414,8 +420,7 @@ private Q_SLOTS:
                     watcher.request(QByteArrayLiteral("GET"), QStringLiteral("api/v0/placement_groups?detail=false&limit=10000"), QByteArray(),
                                     [&, name](const QString &, int, const QByteArray &body) {
                                         inFlight = false;
-                                        const QJsonArray items = QJsonDocument::fromJson(body).object().value(QLatin1String("data")).toObject()
-                                                                     .value(QLatin1String("result")).toObject().value(QLatin1String("result")).toArray();
+                                        const QJsonArray items = QJsonDocument::fromJson(body).object().value(QLatin1String("data")).toObject().value(QLatin1String("result")).toObject().value(QLatin1String("result")).toArray();
                                         for (const QJsonValue &v : items)
                                             if (v.toObject().value(QLatin1String("name")).toString() == name
                                                 && v.toObject().value(QLatin1String("state")).toString() == QLatin1String("CREATED"))
@@ -454,8 +459,7 @@ private Q_SLOTS:
         const QString slice = strings(created.value(QLatin1String("slices"))).first();
         // The driver ends on its own; the group stays.
         QString status;
-        QTRY_VERIFY_WITH_TIMEOUT((status = QJsonDocument::fromJson(rayGet(QStringLiteral("api/jobs/") + jobId)).object()
-                                               .value(QLatin1String("status")).toString()) == QLatin1String("SUCCEEDED"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT((status = QJsonDocument::fromJson(rayGet(QStringLiteral("api/jobs/") + jobId)).object().value(QLatin1String("status")).toString()) == QLatin1String("SUCCEEDED"), 30000);
         const QJsonObject seen = inspect();
         QCOMPARE(sliceNamed(seen, slice).value(QLatin1String("reservedChips")).toInt(), 16);
         QVERIFY(sliceNamed(seen, slice).value(QLatin1String("headReservedBy")).isNull()); // the head groups went with the driver
@@ -482,14 +486,12 @@ private Q_SLOTS:
         const Run tooMuchCpu = submit(QStringLiteral("sst-16"), QStringLiteral("4x4"), {QStringLiteral("--tpu-per-bundle"), QStringLiteral("1")});
         QCOMPARE(tooMuchCpu.exitCode, 1);
         QVERIFY2(tooMuchCpu.lastErrLine().contains(QLatin1String("hold only 4 of the 16 bundles of {CPU: 1, TPU: 1}"))
-                     && tooMuchCpu.lastErrLine().contains(QLatin1String("nothing submitted")), tooMuchCpu.err.constData());
+                     && tooMuchCpu.lastErrLine().contains(QLatin1String("nothing submitted")),
+                 tooMuchCpu.err.constData());
         QVERIFY2(!tooMuchCpu.err.contains("submitting Ray job"), tooMuchCpu.err.constData());
 
         // The what-if asks the same question the submit sends.
-        const Run planned = runSlicescope(QStringList{QStringLiteral("plan")} + ray() +
-                                          QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"),
-                                                      QStringLiteral("v6e"), QStringLiteral("--tpu-per-bundle"), QStringLiteral("1"),
-                                                      QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.25"), QStringLiteral("--json")});
+        const Run planned = runSlicescope(QStringList{QStringLiteral("plan")} + ray() + QStringList{QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--tpu-per-bundle"), QStringLiteral("1"), QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.25"), QStringLiteral("--json")});
         QVERIFY2(planned.exitCode == 0, planned.err.constData());
         const QJsonObject planRequest = planned.json().value(QLatin1String("request")).toObject();
         QCOMPARE(planRequest.value(QLatin1String("bundlesPerSlice")).toInt(), 16);
@@ -498,8 +500,7 @@ private Q_SLOTS:
 
         QElapsedTimer clock;
         clock.start();
-        const Run r = submit(QStringLiteral("sst-16"), QStringLiteral("4x4"), {QStringLiteral("--tpu-per-bundle"), QStringLiteral("1"),
-                             QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.25"), QStringLiteral("--wait"), QStringLiteral("60")});
+        const Run r = submit(QStringLiteral("sst-16"), QStringLiteral("4x4"), {QStringLiteral("--tpu-per-bundle"), QStringLiteral("1"), QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.25"), QStringLiteral("--wait"), QStringLiteral("60")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.err.contains("Ray will reserve 16 bundles x {CPU: 0.25, TPU: 1} on "), r.err.constData());
         const QJsonObject j = r.json();
@@ -575,8 +576,7 @@ private Q_SLOTS:
     // the slice's head and makes two bundles of 4, which the 8-chip host holds both.
     void chipsPerVmFourOnAnEightChipHost()
     {
-        const Run r = submit(QStringLiteral("sst-vm4"), QStringLiteral("2x4"), {QStringLiteral("--chips-per-vm"), QStringLiteral("4"),
-                             QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.5")});
+        const Run r = submit(QStringLiteral("sst-vm4"), QStringLiteral("2x4"), {QStringLiteral("--chips-per-vm"), QStringLiteral("4"), QStringLiteral("--cpu-per-bundle"), QStringLiteral("0.5")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.err.contains("note: chips per VM 4"), r.err.constData());
         const QJsonObject j = r.json();

@@ -81,9 +81,7 @@ public:
             {QStringLiteral("state"), QStringLiteral("ALIVE")},
             {QStringLiteral("state_message"), QJsonValue()},
             {QStringLiteral("node_name"), ip},
-            {QStringLiteral("resources_total"), QJsonObject{{QStringLiteral("CPU"), 8.0}, {QStringLiteral("memory"), 3.2e10},
-                                                            {QStringLiteral("node:__internal_head__"), 1.0},
-                                                            {QStringLiteral("node:") + ip, 1.0}}},
+            {QStringLiteral("resources_total"), QJsonObject{{QStringLiteral("CPU"), 8.0}, {QStringLiteral("memory"), 3.2e10}, {QStringLiteral("node:__internal_head__"), 1.0}, {QStringLiteral("node:") + ip, 1.0}}},
             {QStringLiteral("labels"), QJsonObject{{QStringLiteral("ray.io/node-id"), id}}},
             {QStringLiteral("start_time_ms"), QStringLiteral("1764439200000")}, // 64-bit counters may be strings
             {QStringLiteral("end_time_ms"), 0},
@@ -222,8 +220,7 @@ public:
         m_clusters.append(QJsonObject{
             {QStringLiteral("apiVersion"), QStringLiteral("ray.io/v1")},
             {QStringLiteral("kind"), QStringLiteral("RayCluster")},
-            {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("namespace"), ns},
-                                                     {QStringLiteral("generation"), 3}}},
+            {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("namespace"), ns}, {QStringLiteral("generation"), 3}}},
             {QStringLiteral("spec"), QJsonObject{{QStringLiteral("enableInTreeAutoscaling"), autoscaling},
                                                  {QStringLiteral("rayVersion"), QStringLiteral("2.60.0")},
                                                  {QStringLiteral("workerGroupSpecs"), workerGroups}}},
@@ -241,36 +238,34 @@ public:
         const QJsonObject tpuRequest{{QStringLiteral("google.com/tpu"), QString::number(tpu)}};
         m_pods.append(QJsonObject{
             {QStringLiteral("metadata"), QJsonObject{
-                 {QStringLiteral("name"), name},
-                 {QStringLiteral("namespace"), ns},
-                 {QStringLiteral("labels"), QJsonObject{
-                      {QStringLiteral("ray.io/cluster"), cluster},
-                      {QStringLiteral("ray.io/group"), group},
-                      {QStringLiteral("ray.io/node-type"), QStringLiteral("worker")},
-                      {QStringLiteral("ray.io/is-ray-node"), QStringLiteral("yes")},
-                      {QStringLiteral("ray.io/worker-group-replica-name"), replicaName},
-                      {QStringLiteral("ray.io/replica-host-index"), QString::number(worker)},
-                  }},
-             }},
+                                             {QStringLiteral("name"), name},
+                                             {QStringLiteral("namespace"), ns},
+                                             {QStringLiteral("labels"), QJsonObject{
+                                                                            {QStringLiteral("ray.io/cluster"), cluster},
+                                                                            {QStringLiteral("ray.io/group"), group},
+                                                                            {QStringLiteral("ray.io/node-type"), QStringLiteral("worker")},
+                                                                            {QStringLiteral("ray.io/is-ray-node"), QStringLiteral("yes")},
+                                                                            {QStringLiteral("ray.io/worker-group-replica-name"), replicaName},
+                                                                            {QStringLiteral("ray.io/replica-host-index"), QString::number(worker)},
+                                                                        }},
+                                         }},
             {QStringLiteral("spec"), QJsonObject{
-                 {QStringLiteral("nodeName"), nodeName},
-                 {QStringLiteral("nodeSelector"), QJsonObject{{QStringLiteral("cloud.google.com/gke-tpu-accelerator"), accelerator},
-                                                              {QStringLiteral("cloud.google.com/gke-tpu-topology"), topology}}},
-                 {QStringLiteral("containers"), QJsonArray{QJsonObject{
-                      {QStringLiteral("name"), QStringLiteral("ray-worker")},
-                      {QStringLiteral("env"), QJsonArray{
-                           QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_NAME")}, {QStringLiteral("value"), tpuName}},
-                           QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_WORKER_ID")}, {QStringLiteral("value"), QString::number(worker)}},
-                       }},
-                      {QStringLiteral("resources"), QJsonObject{{QStringLiteral("requests"), tpuRequest}, {QStringLiteral("limits"), tpuRequest}}},
-                  }}},
-             }},
+                                         {QStringLiteral("nodeName"), nodeName},
+                                         {QStringLiteral("nodeSelector"), QJsonObject{{QStringLiteral("cloud.google.com/gke-tpu-accelerator"), accelerator}, {QStringLiteral("cloud.google.com/gke-tpu-topology"), topology}}},
+                                         {QStringLiteral("containers"), QJsonArray{QJsonObject{
+                                                                            {QStringLiteral("name"), QStringLiteral("ray-worker")},
+                                                                            {QStringLiteral("env"), QJsonArray{
+                                                                                                        QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_NAME")}, {QStringLiteral("value"), tpuName}},
+                                                                                                        QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_WORKER_ID")}, {QStringLiteral("value"), QString::number(worker)}},
+                                                                                                    }},
+                                                                            {QStringLiteral("resources"), QJsonObject{{QStringLiteral("requests"), tpuRequest}, {QStringLiteral("limits"), tpuRequest}}},
+                                                                        }}},
+                                     }},
             {QStringLiteral("status"), QJsonObject{
-                 {QStringLiteral("phase"), QStringLiteral("Running")},
-                 {QStringLiteral("podIP"), podIp},
-                 {QStringLiteral("conditions"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("Ready")},
-                                                                       {QStringLiteral("status"), QStringLiteral("True")}}}},
-             }},
+                                           {QStringLiteral("phase"), QStringLiteral("Running")},
+                                           {QStringLiteral("podIP"), podIp},
+                                           {QStringLiteral("conditions"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("Ready")}, {QStringLiteral("status"), QStringLiteral("True")}}}},
+                                       }},
         });
     }
 
@@ -278,16 +273,15 @@ public:
     {
         m_kubeNodes.append(QJsonObject{
             {QStringLiteral("metadata"), QJsonObject{
-                 {QStringLiteral("name"), name},
-                 {QStringLiteral("labels"), QJsonObject{{QStringLiteral("cloud.google.com/gke-tpu-accelerator"), accelerator},
-                                                        {QStringLiteral("cloud.google.com/gke-tpu-topology"), topology},
-                                                        {QStringLiteral("cloud.google.com/gke-nodepool"), nodePool}}},
-             }},
+                                             {QStringLiteral("name"), name},
+                                             {QStringLiteral("labels"), QJsonObject{{QStringLiteral("cloud.google.com/gke-tpu-accelerator"), accelerator},
+                                                                                    {QStringLiteral("cloud.google.com/gke-tpu-topology"), topology},
+                                                                                    {QStringLiteral("cloud.google.com/gke-nodepool"), nodePool}}},
+                                         }},
             {QStringLiteral("status"), QJsonObject{
-                 {QStringLiteral("capacity"), QJsonObject{{QStringLiteral("google.com/tpu"), QString::number(tpu)}}},
-                 {QStringLiteral("conditions"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("Ready")},
-                                                                       {QStringLiteral("status"), QStringLiteral("True")}}}},
-             }},
+                                           {QStringLiteral("capacity"), QJsonObject{{QStringLiteral("google.com/tpu"), QString::number(tpu)}}},
+                                           {QStringLiteral("conditions"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("Ready")}, {QStringLiteral("status"), QStringLiteral("True")}}}},
+                                       }},
         });
     }
 

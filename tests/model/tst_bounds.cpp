@@ -19,7 +19,6 @@
 #include <QSet>
 #include <QTest>
 
-
 using namespace slicescope;
 
 namespace {
@@ -44,15 +43,15 @@ QByteArray nodeJson(const NodeSpec &n)
     if (!n.podType.isEmpty()) labels += ", \"ray.io/tpu-pod-type\": \"" + n.podType.toUtf8() + '"';
     if (!n.accelerator.isEmpty()) labels += ", \"ray.io/accelerator-type\": \"" + n.accelerator.toUtf8() + '"';
     return "{\"node_id\": \"" + nodeIdFor(n.index).toUtf8() + "\", \"node_ip\": \"10.0." + QByteArray::number(n.index / 250) + '.'
-         + QByteArray::number(n.index % 250 + 1) + "\", \"is_head_node\": false, \"state\": \"ALIVE\","
-         + " \"resources_total\": {\"CPU\": 8.0, \"TPU\": " + n.tpu + "}, \"labels\": {" + labels + "},"
-         + " \"start_time_ms\": 1764439200000, \"end_time_ms\": 0}";
+           + QByteArray::number(n.index % 250 + 1) + "\", \"is_head_node\": false, \"state\": \"ALIVE\","
+           + " \"resources_total\": {\"CPU\": 8.0, \"TPU\": " + n.tpu + "}, \"labels\": {" + labels + "},"
+           + " \"start_time_ms\": 1764439200000, \"end_time_ms\": 0}";
 }
 
 QByteArray envelope(const QByteArray &items, qint64 count)
 {
     return "{\"result\": true, \"msg\": \"\", \"data\": {\"result\": {\"total\": " + QByteArray::number(count)
-         + ", \"num_filtered\": " + QByteArray::number(count) + ", \"result\": [" + items + "]}}}";
+           + ", \"num_filtered\": " + QByteArray::number(count) + ", \"result\": [" + items + "]}}}";
 }
 
 QByteArray nodesBody(const QList<NodeSpec> &nodes)
@@ -367,7 +366,7 @@ void TestBounds::manyStrayWorkerIds()
 void TestBounds::workerIdAtIntMax()
 {
     for (const QByteArray &id : {QByteArray("\"2147483647\""), QByteArray("2147483647"), QByteArray("\"-2147483648\""),
-                                QByteArray("1e300"), QByteArray("\"99999999999999999999\""), QByteArray("18432")}) {
+                                 QByteArray("1e300"), QByteArray("\"99999999999999999999\""), QByteArray("18432")}) {
         QList<NodeSpec> nodes = healthySlice();
         nodes[2].workerId = id;
         NodeSpec alone;
@@ -402,12 +401,16 @@ void TestBounds::podValuesOutOfRange()
 {
     auto pod = [](int i, const QByteArray &tpu, const QByteArray &workerEnv, const QByteArray &hostIndex) {
         return "{\"metadata\": {\"name\": \"w-" + QByteArray::number(i) + "\", \"namespace\": \"ml\", \"creationTimestamp\": \"2026-11-29T17:00:00Z\","
-               " \"labels\": {\"ray.io/cluster\": \"c\", \"ray.io/group\": \"g\", \"ray.io/node-type\": \"worker\","
-               " \"ray.io/worker-group-replica-name\": \"g-abc\"" + (hostIndex.isEmpty() ? QByteArray() : ", \"ray.io/replica-host-index\": " + hostIndex) + "}},"
-               " \"spec\": {\"nodeSelector\": {\"cloud.google.com/gke-tpu-accelerator\": \"tpu-v6e-slice\", \"cloud.google.com/gke-tpu-topology\": \"4x4\"},"
-               " \"containers\": [{\"name\": \"ray-worker\", \"resources\": {\"requests\": {\"google.com/tpu\": " + tpu + "}, \"limits\": {\"google.com/tpu\": " + tpu + "}},"
-               " \"env\": [{\"name\": \"TPU_NAME\", \"value\": \"g-0\"}, {\"name\": \"TPU_WORKER_ID\", \"value\": " + workerEnv + "}]}]},"
-               " \"status\": {\"phase\": \"Running\", \"podIP\": \"10.1.0." + QByteArray::number(i + 1) + "\", \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}}";
+                                                                          " \"labels\": {\"ray.io/cluster\": \"c\", \"ray.io/group\": \"g\", \"ray.io/node-type\": \"worker\","
+                                                                          " \"ray.io/worker-group-replica-name\": \"g-abc\""
+               + (hostIndex.isEmpty() ? QByteArray() : ", \"ray.io/replica-host-index\": " + hostIndex) + "}},"
+                                                                                                          " \"spec\": {\"nodeSelector\": {\"cloud.google.com/gke-tpu-accelerator\": \"tpu-v6e-slice\", \"cloud.google.com/gke-tpu-topology\": \"4x4\"},"
+                                                                                                          " \"containers\": [{\"name\": \"ray-worker\", \"resources\": {\"requests\": {\"google.com/tpu\": "
+               + tpu + "}, \"limits\": {\"google.com/tpu\": " + tpu + "}},"
+                                                                      " \"env\": [{\"name\": \"TPU_NAME\", \"value\": \"g-0\"}, {\"name\": \"TPU_WORKER_ID\", \"value\": "
+               + workerEnv + "}]}]},"
+                             " \"status\": {\"phase\": \"Running\", \"podIP\": \"10.1.0."
+               + QByteArray::number(i + 1) + "\", \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}}";
     };
     QByteArrayList pods;
     pods << pod(0, "4", "\"0\"", {}) << pod(1, "1e30", "\"1\"", {}) << pod(2, "4", "\"2147483647\"", {})
@@ -436,9 +439,10 @@ void TestBounds::bundleTpuOutOfRange()
     const QList<NodeSpec> nodes = healthySlice();
     Capture c = rayCapture(nodesBody(nodes));
     const QByteArray bundles = "[{\"bundle_id\": {\"bundle_index\": 0}, \"node_id\": \"" + nodeIdFor(0).toUtf8()
-                             + "\", \"unit_resources\": {\"TPU\": 1e30, \"CPU\": \"NaN\"}},"
-                               " {\"bundle_id\": {\"bundle_index\": 99999999999}, \"node_id\": \"" + nodeIdFor(1).toUtf8()
-                             + "\", \"unit_resources\": {\"TPU\": 4, \"CPU\": -1e30}}]";
+                               + "\", \"unit_resources\": {\"TPU\": 1e30, \"CPU\": \"NaN\"}},"
+                                 " {\"bundle_id\": {\"bundle_index\": 99999999999}, \"node_id\": \""
+                               + nodeIdFor(1).toUtf8()
+                               + "\", \"unit_resources\": {\"TPU\": 4, \"CPU\": -1e30}}]";
     c.rayPlacementGroups = envelope("{\"placement_group_id\": \"pg1\", \"name\": \"x\", \"state\": \"CREATED\", \"bundles\": " + bundles + "}", 1);
     const SnapshotPtr snap = buildSnapshot(c);
     QCOMPARE(snap->errors, QStringList());
@@ -479,7 +483,7 @@ void TestBounds::wrongTypedNodeIsNamed()
 {
     QList<NodeSpec> nodes = healthySlice();
     const QByteArray items = nodeJson(nodes[0]) + ", {\"node_id\": 7, \"node_ip\": \"10.9.9.9\", \"labels\": \"x\"}"
-                           + ", {\"node_id\": \"abc\", \"node_ip\": \"10.9.9.8\", \"labels\": \"x\", \"resources_total\": [4]}";
+                             + ", {\"node_id\": \"abc\", \"node_ip\": \"10.9.9.8\", \"labels\": \"x\", \"resources_total\": [4]}";
     const SnapshotPtr snap = buildSnapshot(rayCapture(envelope(items, 3)));
     QCOMPARE(snap->errors, QStringList());
     QCOMPARE(snap->rayNodes.size(), 2);
@@ -527,7 +531,10 @@ void TestBounds::badByteReportsItsLine()
     const SnapshotPtr snap = buildSnapshot(rayCapture(body));
     QCOMPARE(snap->errors.size(), 1);
     const QString expected = QStringLiteral("ray.nodes: not JSON: %1 at line 63, column %2 (byte %3 of %4)")
-                                 .arg(what).arg(name - at + 1).arg(name).arg(body.size());
+                                 .arg(what)
+                                 .arg(name - at + 1)
+                                 .arg(name)
+                                 .arg(body.size());
     QCOMPARE(snap->errors[0], expected);
     QVERIFY(snap->rayNodes.isEmpty());
 }

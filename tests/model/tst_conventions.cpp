@@ -34,10 +34,10 @@ SnapshotPtr load(const QString &relative, QString *error)
     return buildSnapshot(read.captures.first());
 }
 
-#define LOAD(var, name)                                                                            \
-    QString loadError_;                                                                            \
-    const SnapshotPtr var = load(name, &loadError_);                                         \
-    QVERIFY2(var, qPrintable(loadError_));                                                         \
+#define LOAD(var, name) \
+    QString loadError_; \
+    const SnapshotPtr var = load(name, &loadError_); \
+    QVERIFY2(var, qPrintable(loadError_)); \
     QVERIFY2(var->errors.isEmpty(), qPrintable(var->errors.join(u'\n')))
 
 // "name status generation topology hosts x chips reserved: states", one per slice, in order.
@@ -51,7 +51,10 @@ QStringList summary(const ClusterSnapshot &s)
         out << QStringLiteral("%1 %2 %3 %4 %5x%6 %7: %8")
                    .arg(slice.name, toText(slice.status()), slice.generation ? slice.generation->name : QStringLiteral("?"),
                         slice.topology.chips() ? slice.topology.toString() : QStringLiteral("?"))
-                   .arg(slice.hostCount()).arg(slice.chipsPerHost).arg(slice.reservedChips).arg(states.join(u','));
+                   .arg(slice.hostCount())
+                   .arg(slice.chipsPerHost)
+                   .arg(slice.reservedChips)
+                   .arg(states.join(u','));
     }
     return out;
 }
@@ -68,7 +71,6 @@ bool anyContains(const QStringList &list, const QString &part)
 {
     return std::any_of(list.cbegin(), list.cend(), [&](const QString &s) { return s.contains(part); });
 }
-
 
 } // namespace
 
@@ -101,51 +103,51 @@ void TestConventions::slices_data()
     QTest::addColumn<QStringList>("expected");
 
     QTest::newRow("KubeRay 1.6 v6e 4x4") << "real-world/kuberay16-v6e-4x4"
-        << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
+                                         << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
     QTest::newRow("KubeRay 1.5 v4 legacy labels") << "real-world/kuberay15-v4-2x2x2-legacy"
-        << L({"tpu-group-0 ready v4 2x2x2 2x4 0: ALIVE,ALIVE"});
+                                                  << L({"tpu-group-0 ready v4 2x2x2 2x4 0: ALIVE,ALIVE"});
     // Three single-host replicas, two of them named tpu-group-2 by the webhook's counter: three
     // slices (Ray keys single-host slices by node); the dead replica 1 is history.
     QTest::newRow("single-host name collision") << "real-world/kuberay16-singlehost-name-collision"
-        << L({"tpu-group-0 ready v6e 2x2 1x4 0: ALIVE", "tpu-group-2 ready v6e 2x2 1x4 0: ALIVE",
-                       "tpu-group-2 (2) ready v6e 2x2 1x4 0: ALIVE"});
+                                                << L({"tpu-group-0 ready v6e 2x2 1x4 0: ALIVE", "tpu-group-2 ready v6e 2x2 1x4 0: ALIVE",
+                                                      "tpu-group-2 (2) ready v6e 2x2 1x4 0: ALIVE"});
     // google.com/tpu summed over two containers: 2 hosts of 4 chips; Ray's worker id 2 is host 1.
     // Ray advertises only the Ray container's 2 TPU, so Ray cannot use the slice whole: degraded.
     QTest::newRow("v7x two containers") << "real-world/webhook-v7x-two-containers"
-        << L({"tpu-group-0 degraded v7x 2x2x2 2x4 0: ALIVE,ALIVE"});
+                                        << L({"tpu-group-0 degraded v7x 2x2x2 2x4 0: ALIVE,ALIVE"});
     QTest::newRow("single-host slice placement group") << "real-world/ray-single-host-slice-pg"
-        << L({"tpu-group-0 ready v6e 2x2 1x4 0: ALIVE", "tpu-group-1 reserved v6e 2x2 1x4 4: ALIVE"});
+                                                       << L({"tpu-group-0 ready v6e 2x2 1x4 0: ALIVE", "tpu-group-1 reserved v6e 2x2 1x4 4: ALIVE"});
     QTest::newRow("pg_per_slice") << "real-world/ray-pg-per-slice"
-        << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE",
-                       "tpu-group-1 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
+                                  << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE",
+                                        "tpu-group-1 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
     QTest::newRow("16 one-chip bundles") << "real-world/ray-one-chip-bundles"
-        << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
+                                         << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
     QTest::newRow("pod Failed in a node shutdown") << "real-world/kube-failed-node-shutdown"
-        << L({"tpu-group-0 degraded v6e 4x4 4x4 0: ALIVE,ALIVE,DEAD,ALIVE"});
+                                                   << L({"tpu-group-0 degraded v6e 4x4 4x4 0: ALIVE,ALIVE,DEAD,ALIVE"});
     QTest::newRow("pod evicted") << "real-world/kube-evicted"
-        << L({"tpu-group-0 ready v6e 2x2 1x4 0: ALIVE", "tpu-group-1 degraded v6e 2x2 1x4 0: DEAD"});
+                                 << L({"tpu-group-0 ready v6e 2x2 1x4 0: ALIVE", "tpu-group-1 degraded v6e 2x2 1x4 0: DEAD"});
     // Pods with a deletionTimestamp, Ray nodes still alive: going away, never free capacity.
     QTest::newRow("pods being deleted") << "real-world/kube-terminating-workerstodelete"
-        << L({"tpu-group-0 ready v6e 4x4 4x4 0: ALIVE,ALIVE,ALIVE,ALIVE",
-                       "tpu-group-1 degraded v6e 4x4 4x4 0: DEAD,DEAD,DEAD,DEAD"});
+                                        << L({"tpu-group-0 ready v6e 4x4 4x4 0: ALIVE,ALIVE,ALIVE,ALIVE",
+                                              "tpu-group-1 degraded v6e 4x4 4x4 0: DEAD,DEAD,DEAD,DEAD"});
     QTest::newRow("observedGeneration stale") << "real-world/kuberay-observed-generation-stale"
-        << L({"tpu-group-0 ready v6e 4x4 4x4 0: ALIVE,ALIVE,ALIVE,ALIVE"});
+                                              << L({"tpu-group-0 ready v6e 4x4 4x4 0: ALIVE,ALIVE,ALIVE,ALIVE"});
     QTest::newRow("multislice") << "real-world/webhook-multislice-megascale"
-        << L({"tpu-group-0 ready v4 2x2x2 2x4 0: ALIVE,ALIVE", "tpu-group-1 ready v4 2x2x2 2x4 0: ALIVE,ALIVE"});
+                                << L({"tpu-group-0 ready v4 2x2x2 2x4 0: ALIVE,ALIVE", "tpu-group-1 ready v4 2x2x2 2x4 0: ALIVE,ALIVE"});
     QTest::newRow("tpu-v5-lite-device") << "real-world/gke-v5e-lite-device"
-        << L({"tpu-group-0 ready v5e 2x4 1x8 0: ALIVE"});
+                                        << L({"tpu-group-0 ready v5e 2x4 1x8 0: ALIVE"});
     QTest::newRow("RAY_TPU_RESOURCE_PER_CHIP") << "real-world/ray-v7x-resource-per-chip"
-        << L({"tpu-group-0 reserved v7x 2x2x2 2x4 8: ALIVE,ALIVE"});
+                                               << L({"tpu-group-0 reserved v7x 2x2x2 2x4 8: ALIVE,ALIVE"});
     // The replacement pods the webhook named after the live tpu-group-2 (worker ids 2 and 3 of a
     // 2-host slice) are a set of their own; the live slice stays ready; replica 1 is history.
     QTest::newRow("multi-host name collision") << "real-world/kuberay15-v4-multihost-name-collision"
-        << L({"tpu-group-0 ready v4 2x2x2 2x4 0: ALIVE,ALIVE", "tpu-group-2 ready v4 2x2x2 2x4 0: ALIVE,ALIVE",
-                       "tpu-group-2 (2) degraded v4 2x2x2 2x4 0: MISSING,MISSING"});
+                                               << L({"tpu-group-0 ready v4 2x2x2 2x4 0: ALIVE,ALIVE", "tpu-group-2 ready v4 2x2x2 2x4 0: ALIVE,ALIVE",
+                                                     "tpu-group-2 (2) degraded v4 2x2x2 2x4 0: MISSING,MISSING"});
     QTest::newRow("removed slice, Ray only") << "conventions/ray-removed-slice"
-        << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE",
-                       "tpu-group-2 degraded v6e 4x4 4x4 0: DEAD,DEAD,DEAD,DEAD"});
+                                             << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE",
+                                                   "tpu-group-2 degraded v6e 4x4 4x4 0: DEAD,DEAD,DEAD,DEAD"});
     QTest::newRow("removed slice, with Kubernetes") << "conventions/kube-removed-slice"
-        << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
+                                                    << L({"tpu-group-0 reserved v6e 4x4 4x4 16: ALIVE,ALIVE,ALIVE,ALIVE"});
 }
 
 void TestConventions::slices()
@@ -192,8 +194,7 @@ void TestConventions::failedAndEvictedPodsSayWhy()
         const Slice &s = sliceNamed(*snap, QStringLiteral("tpu-group-0"));
         QVERIFY2(anyContains(s.problems, QStringLiteral("worker 2 is DEAD (pod ")) && anyContains(s.problems, QStringLiteral("Failed: Terminated: Pod was terminated in response to imminent node shutdown.")),
                  qPrintable(s.problems.join(u';')));
-        const QJsonObject host = inspectJson(*snap).value(QStringLiteral("slices")).toArray().first().toObject()
-                                     .value(QStringLiteral("hosts")).toArray().at(2).toObject();
+        const QJsonObject host = inspectJson(*snap).value(QStringLiteral("slices")).toArray().first().toObject().value(QStringLiteral("hosts")).toArray().at(2).toObject();
         QVERIFY2(host.value(QStringLiteral("podStatus")).toString().startsWith(QLatin1String("Failed: Terminated")), qPrintable(host.value(QStringLiteral("podStatus")).toString()));
     }
     {
@@ -317,8 +318,7 @@ void TestConventions::multisliceEnvIsShown()
     QVERIFY(s.hosts[0].pod >= 0);
     const QStringList env = snap->pods[s.hosts[0].pod].megascale;
     QVERIFY2(env.contains(QStringLiteral("MEGASCALE_SLICE_ID=1")) && env.contains(QStringLiteral("MEGASCALE_NUM_SLICES=2")), qPrintable(env.join(u' ')));
-    const QJsonObject host = inspectJson(*snap).value(QStringLiteral("slices")).toArray().at(1).toObject()
-                                 .value(QStringLiteral("hosts")).toArray().first().toObject();
+    const QJsonObject host = inspectJson(*snap).value(QStringLiteral("slices")).toArray().at(1).toObject().value(QStringLiteral("hosts")).toArray().first().toObject();
     QVERIFY(host.value(QStringLiteral("megascale")).toArray().contains(QStringLiteral("MEGASCALE_SLICE_ID=1")));
 }
 
@@ -344,18 +344,20 @@ void TestConventions::aRemovalReadsAsARemoval()
                 out.append(o);
         return out;
     };
-    auto terminating = [](const QJsonObject &pod) { return pod.value(QStringLiteral("metadata")).toObject().contains(QStringLiteral("deletionTimestamp")); };
+    auto terminating = [](const QJsonObject &pod) {
+        return pod.value(QStringLiteral("metadata")).toObject().contains(QStringLiteral("deletionTimestamp"));
+    };
 
     // Before: the same pods, none being deleted.
     Capture before = deleting;
     {
         QJsonObject p = pods;
         p.insert(QStringLiteral("items"), podItems([](QJsonObject &o) {
-            QJsonObject meta = o.value(QStringLiteral("metadata")).toObject();
-            meta.remove(QStringLiteral("deletionTimestamp"));
-            o.insert(QStringLiteral("metadata"), meta);
-            return true;
-        }));
+                     QJsonObject meta = o.value(QStringLiteral("metadata")).toObject();
+                     meta.remove(QStringLiteral("deletionTimestamp"));
+                     o.insert(QStringLiteral("metadata"), meta);
+                     return true;
+                 }));
         before.kubePods = QJsonDocument(p).toJson(QJsonDocument::Compact);
         before.capturedAt = deleting.capturedAt.addSecs(-2);
     }

@@ -331,7 +331,7 @@ void tst_History::oneHostAllocatesAboutOneHost()
     // Exactly: one version per object at first, none more for unchanged snapshots, two (the Ray
     // node and its slice) per snapshot with one more dead host.
     const qint64 objects = first->rayNodes.size() + first->pods.size() + first->kubeNodes.size() + first->slices.size()
-                         + first->placementGroups.size() + first->workerGroups.size() + first->rayClusters.size() + first->jobs.size();
+                           + first->placementGroups.size() + first->workerGroups.size() + first->rayClusters.size() + first->jobs.size();
     QCOMPARE(versions1, objects);
     QCOMPARE(versions2, versions1);
     QCOMPARE(versions3, versions2 + 2 * kAdds);

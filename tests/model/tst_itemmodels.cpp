@@ -30,10 +30,8 @@ SnapshotPtr snapshotA()
 {
     CaptureBuilder b;
     b.addHeadNode(QStringLiteral("h0"), QStringLiteral("10.0.0.2"));
-    const QStringList a = b.addSlice({QStringLiteral("tpu-a-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-8"), QStringLiteral("2x4"),
-                                      QStringLiteral("tpu-a"), 2, 4, {}, {}, QStringLiteral("a0"), QStringLiteral("10.1.0.")});
-    b.addSlice({QStringLiteral("lite-0"), QStringLiteral("TPU-V5LITEPOD"), QStringLiteral("v5litepod-1"), QStringLiteral("1x1"),
-                QStringLiteral("lite"), 1, 1, {}, {}, QStringLiteral("b0"), QStringLiteral("10.2.0.")});
+    const QStringList a = b.addSlice({QStringLiteral("tpu-a-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-8"), QStringLiteral("2x4"), QStringLiteral("tpu-a"), 2, 4, {}, {}, QStringLiteral("a0"), QStringLiteral("10.1.0.")});
+    b.addSlice({QStringLiteral("lite-0"), QStringLiteral("TPU-V5LITEPOD"), QStringLiteral("v5litepod-1"), QStringLiteral("1x1"), QStringLiteral("lite"), 1, 1, {}, {}, QStringLiteral("b0"), QStringLiteral("10.2.0.")});
     b.addSlicePlacementGroup(QStringLiteral("1a00000001"), QStringLiteral("train"), QStringLiteral("tpu-a-0"), a, 4);
     b.addPlacementGroup(QStringLiteral("1a00000002"), QString(), QStringLiteral("PENDING"), QStringLiteral("NO_RESOURCES"), false,
                         {CaptureBuilder::bundle(QStringLiteral("1a00000002"), 0, QJsonObject{{QStringLiteral("CPU"), 2.0}}, QString())});
@@ -62,10 +60,8 @@ SnapshotPtr snapshotA()
 SnapshotPtr snapshotB()
 {
     CaptureBuilder b;
-    const QStringList v4 = b.addSlice({QStringLiteral("v4-0"), QStringLiteral("TPU-V4"), QStringLiteral("v4-16"), QStringLiteral("2x2x2"),
-                                       QStringLiteral("v4"), 2, 4, {1}, {}, QStringLiteral("c0"), QStringLiteral("10.3.0.")});
-    b.addSlice({QStringLiteral("iron-0"), QStringLiteral("TPU-V7X"), QStringLiteral("v7x-16"), QStringLiteral("2x2x2"),
-                QStringLiteral("ironwood"), 2, 4, {}, {1}, QStringLiteral("d0"), QStringLiteral("10.4.0.")});
+    const QStringList v4 = b.addSlice({QStringLiteral("v4-0"), QStringLiteral("TPU-V4"), QStringLiteral("v4-16"), QStringLiteral("2x2x2"), QStringLiteral("v4"), 2, 4, {1}, {}, QStringLiteral("c0"), QStringLiteral("10.3.0.")});
+    b.addSlice({QStringLiteral("iron-0"), QStringLiteral("TPU-V7X"), QStringLiteral("v7x-16"), QStringLiteral("2x2x2"), QStringLiteral("ironwood"), 2, 4, {}, {1}, QStringLiteral("d0"), QStringLiteral("10.4.0.")});
     b.addHeadPlacementGroup(QStringLiteral("2b00000001"), QStringLiteral("v4-head"), QStringLiteral("v4-16"), v4[0]);
     b.addRayCluster(QStringLiteral("research"), QStringLiteral("rc"), true,
                     {CaptureBuilder::workerGroup(QStringLiteral("v4"), 1, 1, -1, 2, QStringLiteral("tpu-v4-podslice"), QStringLiteral("2x2x2"), 4),

@@ -25,19 +25,10 @@ QJsonObject tpuPod(const QString &ns, const QString &cluster, const QString &gro
         status.insert(QStringLiteral("podIP"), ip);
     return QJsonObject{
         {QStringLiteral("metadata"), QJsonObject{
-             {QStringLiteral("name"), QStringLiteral("%1-%2-worker-r%3h%4").arg(cluster, group).arg(replica).arg(host)},
-             {QStringLiteral("namespace"), ns},
-             {QStringLiteral("labels"), QJsonObject{{QStringLiteral("ray.io/cluster"), cluster}, {QStringLiteral("ray.io/group"), group},
-                                                    {QStringLiteral("ray.io/node-type"), QStringLiteral("worker")},
-                                                    {QStringLiteral("ray.io/worker-group-replica-name"), QStringLiteral("%1-%2-rep%3").arg(cluster, group).arg(replica)},
-                                                    {QStringLiteral("ray.io/replica-host-index"), QString::number(host)}}}}},
-        {QStringLiteral("spec"), QJsonObject{
-             {QStringLiteral("nodeSelector"), QJsonObject{{QStringLiteral("cloud.google.com/gke-tpu-accelerator"), QStringLiteral("tpu-v6e-slice")},
-                                                          {QStringLiteral("cloud.google.com/gke-tpu-topology"), QStringLiteral("4x4")}}},
-             {QStringLiteral("containers"), QJsonArray{QJsonObject{
-                  {QStringLiteral("env"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_NAME")}, {QStringLiteral("value"), tpuName}},
-                                                     QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_WORKER_ID")}, {QStringLiteral("value"), QString::number(host)}}}},
-                  {QStringLiteral("resources"), QJsonObject{{QStringLiteral("requests"), QJsonObject{{QStringLiteral("google.com/tpu"), QStringLiteral("4")}}}}}}}}}},
+                                         {QStringLiteral("name"), QStringLiteral("%1-%2-worker-r%3h%4").arg(cluster, group).arg(replica).arg(host)},
+                                         {QStringLiteral("namespace"), ns},
+                                         {QStringLiteral("labels"), QJsonObject{{QStringLiteral("ray.io/cluster"), cluster}, {QStringLiteral("ray.io/group"), group}, {QStringLiteral("ray.io/node-type"), QStringLiteral("worker")}, {QStringLiteral("ray.io/worker-group-replica-name"), QStringLiteral("%1-%2-rep%3").arg(cluster, group).arg(replica)}, {QStringLiteral("ray.io/replica-host-index"), QString::number(host)}}}}},
+        {QStringLiteral("spec"), QJsonObject{{QStringLiteral("nodeSelector"), QJsonObject{{QStringLiteral("cloud.google.com/gke-tpu-accelerator"), QStringLiteral("tpu-v6e-slice")}, {QStringLiteral("cloud.google.com/gke-tpu-topology"), QStringLiteral("4x4")}}}, {QStringLiteral("containers"), QJsonArray{QJsonObject{{QStringLiteral("env"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_NAME")}, {QStringLiteral("value"), tpuName}}, QJsonObject{{QStringLiteral("name"), QStringLiteral("TPU_WORKER_ID")}, {QStringLiteral("value"), QString::number(host)}}}}, {QStringLiteral("resources"), QJsonObject{{QStringLiteral("requests"), QJsonObject{{QStringLiteral("google.com/tpu"), QStringLiteral("4")}}}}}}}}}},
         {QStringLiteral("status"), status},
     };
 }
@@ -45,13 +36,10 @@ QJsonObject tpuPod(const QString &ns, const QString &cluster, const QString &gro
 QJsonObject headPod(const QString &ns, const QString &cluster, const QString &ip)
 {
     return QJsonObject{
-        {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("name"), cluster + QStringLiteral("-head")}, {QStringLiteral("namespace"), ns},
-                                                 {QStringLiteral("labels"), QJsonObject{{QStringLiteral("ray.io/cluster"), cluster},
-                                                                                        {QStringLiteral("ray.io/node-type"), QStringLiteral("head")}}}}},
+        {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("name"), cluster + QStringLiteral("-head")}, {QStringLiteral("namespace"), ns}, {QStringLiteral("labels"), QJsonObject{{QStringLiteral("ray.io/cluster"), cluster}, {QStringLiteral("ray.io/node-type"), QStringLiteral("head")}}}}},
         {QStringLiteral("status"), QJsonObject{{QStringLiteral("phase"), QStringLiteral("Running")}, {QStringLiteral("podIP"), ip}}},
     };
 }
-
 
 } // namespace
 
@@ -65,8 +53,7 @@ private Q_SLOTS:
         // group of the same name, so its slice is also called tpu-0 by TPU_NAME.
         CaptureBuilder b;
         b.addHeadNode(hexId(QStringLiteral("head"), 56), QStringLiteral("10.1.0.100"));
-        b.addSlice({QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"),
-                    4, 4, {}, {}, {}, QStringLiteral("10.1.0.")});
+        b.addSlice({QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), 4, 4, {}, {}, {}, QStringLiteral("10.1.0.")});
         QJsonArray pods{headPod(QStringLiteral("ml"), QStringLiteral("rc-a"), QStringLiteral("10.1.0.100")),
                         headPod(QStringLiteral("teamb"), QStringLiteral("rc-b"), QStringLiteral("10.2.0.100"))};
         for (int h = 0; h < 4; ++h) {
@@ -112,8 +99,7 @@ private Q_SLOTS:
     {
         QFETCH(int, workerId);
         CaptureBuilder b;
-        const QStringList ids = b.addSlice({QStringLiteral("s-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"),
-                                            QString(), 4, 4, {}, {}, {}, {}});
+        const QStringList ids = b.addSlice({QStringLiteral("s-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QString(), 4, 4, {}, {}, {}, {}});
         Capture c = b.capture(false);
         // Relabel worker 3 with an id the 4-host topology does not have.
         c.rayNodes.replace(QByteArray("\"ray.io/tpu-worker-id\":\"3\""), QByteArray("\"ray.io/tpu-worker-id\":\"") + QByteArray::number(workerId) + '"');

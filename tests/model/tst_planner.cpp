@@ -43,8 +43,7 @@ SnapshotPtr mixedCluster(bool withKubernetes = true)
     CaptureBuilder b;
     b.addHeadNode(hexId(QStringLiteral("head"), 56), QStringLiteral("10.0.0.2"));
     auto v6e = [&](const QString &name, QList<int> dead = {}, QList<int> missing = {}) {
-        return b.addSlice({name, QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu-a"),
-                           4, 4, dead, missing, {}, {}});
+        return b.addSlice({name, QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu-a"), 4, 4, dead, missing, {}, {}});
     };
     v6e(QStringLiteral("tpu-a-0"));
     const QStringList a1 = v6e(QStringLiteral("tpu-a-1"));
@@ -52,14 +51,10 @@ SnapshotPtr mixedCluster(bool withKubernetes = true)
     const QStringList a3 = v6e(QStringLiteral("tpu-a-3"));
     v6e(QStringLiteral("tpu-a-4"), {2});
     v6e(QStringLiteral("tpu-a-5"), {}, {3});
-    b.addSlice({QStringLiteral("wide-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("2x8"), QStringLiteral("wide"),
-                4, 4, {}, {}, {}, {}});
-    b.addSlice({QStringLiteral("lite-0"), QStringLiteral("TPU-V5LITEPOD"), QStringLiteral("v5litepod-8"), QStringLiteral("2x4"),
-                QStringLiteral("lite"), 1, 8, {}, {}, {}, {}});
-    b.addSlice({QStringLiteral("ironwood-0"), QStringLiteral("TPU-V7X"), QStringLiteral("v7x-16"), QStringLiteral("2x2x2"),
-                QStringLiteral("ironwood"), 2, 4, {}, {}, {}, {}});
-    b.addSlice({QStringLiteral("v4-0"), QStringLiteral("TPU-V4"), QStringLiteral("v4-16"), QStringLiteral("2x2x2"), QStringLiteral("v4"),
-                2, 4, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("wide-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("2x8"), QStringLiteral("wide"), 4, 4, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("lite-0"), QStringLiteral("TPU-V5LITEPOD"), QStringLiteral("v5litepod-8"), QStringLiteral("2x4"), QStringLiteral("lite"), 1, 8, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("ironwood-0"), QStringLiteral("TPU-V7X"), QStringLiteral("v7x-16"), QStringLiteral("2x2x2"), QStringLiteral("ironwood"), 2, 4, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("v4-0"), QStringLiteral("TPU-V4"), QStringLiteral("v4-16"), QStringLiteral("2x2x2"), QStringLiteral("v4"), 2, 4, {}, {}, {}, {}});
 
     b.addSlicePlacementGroup(pgId(QStringLiteral("old")), QStringLiteral("old-train"), QStringLiteral("tpu-a-1"), a1, 4,
                              QStringLiteral("REMOVED"));
@@ -99,8 +94,7 @@ QString growthText(const PlanResult &r)
 {
     QStringList parts;
     for (const GroupGrowth &g : r.growth)
-        parts << QStringLiteral("%1 %2/%3 +%4%5").arg(g.workerGroup).arg(g.replicas).arg(g.maxReplicas).arg(g.canAdd)
-                     .arg(g.autoscaling ? QStringLiteral(" auto") : QString());
+        parts << QStringLiteral("%1 %2/%3 +%4%5").arg(g.workerGroup).arg(g.replicas).arg(g.maxReplicas).arg(g.canAdd).arg(g.autoscaling ? QStringLiteral(" auto") : QString());
     return parts.join(QStringLiteral(", "));
 }
 
@@ -184,13 +178,13 @@ void TestPlanner::plan_data()
     QTest::newRow("v6e 4x4, three slices")
         << "v6e" << "4x4" << 3 << false << twoReady << twoReady << "ml/ray-v6e/tpu-a 6/8 +2"
         << needles({{"3", "v6e 4x4", "v6e-16", "4 hosts", "4 chips", "tpu-a-0", "tpu-a-1"},
-                   {"4 of 6", "v6e 4x4"},
-                   {"tpu-a-2", "16 of 16", "train"},
-                   {"tpu-a-3", "sweep-head"},
-                   {"tpu-a-4", "worker 2", "DEAD"},
-                   {"tpu-a-5", "worker 3", "MISSING"},
-                   {"wide-0", "2x8", "v6e-16"},
-                   {"ml/ray-v6e/tpu-a", "2", "6", "8"}})
+                    {"4 of 6", "v6e 4x4"},
+                    {"tpu-a-2", "16 of 16", "train"},
+                    {"tpu-a-3", "sweep-head"},
+                    {"tpu-a-4", "worker 2", "DEAD"},
+                    {"tpu-a-5", "worker 3", "MISSING"},
+                    {"wide-0", "2x8", "v6e-16"},
+                    {"ml/ray-v6e/tpu-a", "2", "6", "8"}})
         << words({"ml/ray-v6e/wide", "ml/ray-v6e/lite", "ml/ray-auto/ironwood", "ironwood-0", "lite-0", "v4-0", "old-train"});
 
     // Five wanted: 3 missing, but tpu-a can only grow by 2 before maxReplicas.
@@ -214,15 +208,14 @@ void TestPlanner::plan_data()
     QTest::newRow("v4 2x2x2, two slices: no worker group")
         << "v4" << "2x2x2" << 2 << false << "v4-0" << "v4-0" << ""
         << needles({{"2", "v4 2x2x2", "v4-16", "v4-0"},
-                   {"no worker group", "v4 2x2x2", "numOfHosts 2", "google.com/tpu 4", "tpu-v4-podslice", "2x2x2"}})
+                    {"no worker group", "v4 2x2x2", "numOfHosts 2", "google.com/tpu 4", "tpu-v4-podslice", "2x2x2"}})
         << words({"ml/ray-v6e/tpu-a"});
     QTest::newRow("v4 2x2x2, one slice") << "v4" << "2x2x2" << 1 << true << "v4-0" << "v4-0" << "" << needles({}) << words({});
 
     // No slice of the shape at all; v6e 8x8 is 64 chips = 16 hosts of 4.
     QTest::newRow("v6e 8x8: none exists")
         << "v6e" << "8x8" << 1 << false << "" << "" << ""
-        << needles({{"v6e 8x8", "v6e-64", "16 hosts"}, {"no", "v6e 8x8", "exists"},
-                   {"no worker group", "numOfHosts 16", "google.com/tpu 4", "tpu-v6e-slice", "8x8"}})
+        << needles({{"v6e 8x8", "v6e-64", "16 hosts"}, {"no", "v6e 8x8", "exists"}, {"no worker group", "numOfHosts 16", "google.com/tpu 4", "tpu-v6e-slice", "8x8"}})
         << words({"tpu-a-0", "wide-0"});
     // Same chips as a v6e 2x4 slice would have, other generation: v5e is not v6e.
     QTest::newRow("v6e 2x4: the v5e slice does not count")
@@ -357,9 +350,9 @@ void TestPlanner::bundles_data()
     // v5e 2x4: one 8-chip VM by Ray's default, or two 4-chip VMs when asked.
     QTest::newRow("v5e 2x4, Ray's default: one 8-chip VM") << "v5litepod" << "2x4" << 1 << 0 << 0 << spread << 1.0 << "" << "1x8, 1x8" << true << "lite-0" << QStringList() << "";
     QTest::newRow("v5e 2x4, chips per VM 4: two bundles on the 8-chip host") << "v5litepod" << "2x4" << 1 << 0 << 4 << spread << 1.0 << "" << "2x4, 2x4" << true << "lite-0"
-                                                                           << QStringList() << "chips per VM 4: Ray counts 2 hosts";
+                                                                             << QStringList() << "chips per VM 4: Ray counts 2 hosts";
     QTest::newRow("v5e 2x4, TPU 1: single host, Ray may spread") << "v5litepod" << "2x4" << 1 << 1 << 0 << spread << 1.0 << "" << "1x8, 8x1" << true << "lite-0"
-                                                                << QStringList() << "may place its 8 bundles on any nodes";
+                                                                 << QStringList() << "may place its 8 bundles on any nodes";
     QTest::newRow("v5e 2x4, TPU 1, STRICT_PACK: one host") << "v5litepod" << "2x4" << 1 << 1 << 0 << "STRICT_PACK" << 1.0 << "" << "1x8, 8x1" << true << "lite-0" << QStringList() << "";
 }
 
@@ -398,7 +391,10 @@ void TestPlanner::bundles()
         QVERIFY2(r.notes.join(u'\n').contains(note), qPrintable(r.notes.join(u'\n')));
     if (feasible)
         QCOMPARE(describeBundles(r), QStringLiteral("%1 bundle%2 x {CPU: %3, TPU: %4} on %5%6")
-                                         .arg(r.bundles()).arg(r.bundles() == 1 ? QString() : QStringLiteral("s")).arg(cpu).arg(r.tpuPerBundle)
+                                         .arg(r.bundles())
+                                         .arg(r.bundles() == 1 ? QString() : QStringLiteral("s"))
+                                         .arg(cpu)
+                                         .arg(r.tpuPerBundle)
                                          .arg(wouldTake, numSlices > 1 ? QStringLiteral(" (%1 per slice)").arg(r.bundlesPerSlice) : QString()));
 }
 
@@ -491,8 +487,7 @@ void TestPlanner::suspendedAndUnboundedGroups()
 {
     CaptureBuilder b;
     b.addHeadNode(hexId(QStringLiteral("head"), 56), QStringLiteral("10.0.0.2"));
-    b.addSlice({QStringLiteral("open-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("open"),
-                4, 4, {2}, {}, {}, {}});
+    b.addSlice({QStringLiteral("open-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("open"), 4, 4, {2}, {}, {}, {}});
     QJsonObject open = CaptureBuilder::workerGroup(QStringLiteral("open"), 1, 0, 0, 4, QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4);
     open.remove(QStringLiteral("maxReplicas"));
     QJsonObject paused = CaptureBuilder::workerGroup(QStringLiteral("paused"), 0, 0, 4, 4, QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4);

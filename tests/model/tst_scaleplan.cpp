@@ -17,7 +17,13 @@ namespace {
 const QString kGroup = QStringLiteral("tpu-team/ray/v6e");
 
 // What happened to v6e-1 since a plan was made (fleet()'s `edit`).
-enum class Edit { None, V6e1Gone, V6e1PodReplaced, V6e1Reserved };
+enum class Edit
+{
+    None,
+    V6e1Gone,
+    V6e1PodReplaced,
+    V6e1Reserved
+};
 
 // RayCluster tpu-team/ray: a CPU group at index 0, the v6e 2x4 group (2 hosts x 4 chips) at index
 // 1 with 3 slices v6e-0..2 (min 1, max 4); Ray knows all three and a placement group holds v6e-2.
@@ -38,16 +44,14 @@ Capture fleet(bool autoscaling, const QStringList &workersToDelete = {}, Edit ed
             continue;
         const QString name = QStringLiteral("v6e-%1").arg(r);
         const QString ipPrefix = QStringLiteral("10.1.%1.").arg(r);
-        const QStringList ids = b.addSlice({name, QStringLiteral("TPU-V6E"), QStringLiteral("v6e-8"), QStringLiteral("2x4"),
-                                            QStringLiteral("v6e"), 2, 4, {}, {}, name + u'-', ipPrefix});
+        const QStringList ids = b.addSlice({name, QStringLiteral("TPU-V6E"), QStringLiteral("v6e-8"), QStringLiteral("2x4"), QStringLiteral("v6e"), 2, 4, {}, {}, name + u'-', ipPrefix});
         if (r == 1)
             slice1 = ids;
         if (r == 2)
             slice2 = ids;
         for (int h = 0; h < 2; ++h)
             b.addTpuPod(QStringLiteral("tpu-team"),
-                        QStringLiteral("ray-v6e-worker-%1%2%3").arg(QChar(u'a' + r)).arg(h)
-                            .arg(r == 1 && h == 1 && edit == Edit::V6e1PodReplaced ? QStringLiteral("-new") : QString()),
+                        QStringLiteral("ray-v6e-worker-%1%2%3").arg(QChar(u'a' + r)).arg(h).arg(r == 1 && h == 1 && edit == Edit::V6e1PodReplaced ? QStringLiteral("-new") : QString()),
                         QStringLiteral("ray"),
                         QStringLiteral("v6e"), name, name, h, ipPrefix + QString::number(h + 1), QStringLiteral("node-%1-%2").arg(r).arg(h),
                         QStringLiteral("tpu-v6e-slice"), QStringLiteral("2x4"), 4);

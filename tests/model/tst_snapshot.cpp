@@ -51,14 +51,14 @@ Capture loadCapture(const QString &name, QString *error)
     return read.captures.first();
 }
 
-#define LOAD_SNAPSHOT(var, name)                                                                   \
-    SnapshotPtr var;                                                                               \
-    do {                                                                                           \
-        QString loadError_;                                                                        \
-        const Capture capture_ = loadCapture(name, &loadError_);                                   \
-        QVERIFY2(loadError_.isEmpty(), qPrintable(loadError_));                                    \
-        var = buildSnapshot(capture_);                                                             \
-        QVERIFY(var);                                                                              \
+#define LOAD_SNAPSHOT(var, name) \
+    SnapshotPtr var; \
+    do { \
+        QString loadError_; \
+        const Capture capture_ = loadCapture(name, &loadError_); \
+        QVERIFY2(loadError_.isEmpty(), qPrintable(loadError_)); \
+        var = buildSnapshot(capture_); \
+        QVERIFY(var); \
     } while (false)
 
 QStringList sliceNames(const ClusterSnapshot &s)
@@ -125,16 +125,26 @@ const Slice *findSlice(const ClusterSnapshot &s, const QString &name)
     return i >= 0 ? &s.slices[i] : nullptr;
 }
 
-#define FIND_SLICE(var, snap, name)                                                                \
-    const Slice *var = findSlice(*(snap), name);                                                   \
+#define FIND_SLICE(var, snap, name) \
+    const Slice *var = findSlice(*(snap), name); \
     QVERIFY2(var, qPrintable(QStringLiteral("no slice %1 in %2").arg(name, sliceNames(*(snap)).join(u' '))))
 
 const QStringList kFixtures = {
-    QStringLiteral("ray-v6e-two-slices"), QStringLiteral("ray-shared-ip"), QStringLiteral("ray-dead-hosts"),
-    QStringLiteral("ray-partial-host"), QStringLiteral("ray-string-numbers"), QStringLiteral("ray-incomplete-lists"),
-    QStringLiteral("bad-wrong-types"), QStringLiteral("ray-no-tpu-labels"), QStringLiteral("kube-kuberay"),
-    QStringLiteral("kube-legacy-env"), QStringLiteral("mixed-ray-kube"), QStringLiteral("ray-v4-2x2x2"),
-    QStringLiteral("ray-v5p-4x4x4"), QStringLiteral("ray-v7x"), QStringLiteral("ray-v5e-16"),
+    QStringLiteral("ray-v6e-two-slices"),
+    QStringLiteral("ray-shared-ip"),
+    QStringLiteral("ray-dead-hosts"),
+    QStringLiteral("ray-partial-host"),
+    QStringLiteral("ray-string-numbers"),
+    QStringLiteral("ray-incomplete-lists"),
+    QStringLiteral("bad-wrong-types"),
+    QStringLiteral("ray-no-tpu-labels"),
+    QStringLiteral("kube-kuberay"),
+    QStringLiteral("kube-legacy-env"),
+    QStringLiteral("mixed-ray-kube"),
+    QStringLiteral("ray-v4-2x2x2"),
+    QStringLiteral("ray-v5p-4x4x4"),
+    QStringLiteral("ray-v7x"),
+    QStringLiteral("ray-v5e-16"),
 };
 
 } // namespace
@@ -227,70 +237,70 @@ void TestSnapshot::sliceShape_data()
     const QString none;
     // Two v6e 4x4 slices, 4 hosts x 4 chips; tpu-v6e-0 wholly held by the slice PG (4 x TPU 4).
     QTest::newRow("v6e 4x4 reserved") << "ray-v6e-two-slices" << "tpu-v6e-0" << "v6e" << "4x4" << QList<int>{4, 4, 1}
-        << "v6e-16" << 16 << 4 << 4 << A4 << true << 16 << "reserved" << "ray" << none;
+                                      << "v6e-16" << 16 << 4 << 4 << A4 << true << 16 << "reserved" << "ray" << none;
     // The REMOVED group's bundles on tpu-v6e-1 must not count.
     QTest::newRow("v6e 4x4 ready") << "ray-v6e-two-slices" << "tpu-v6e-1" << "v6e" << "4x4" << QList<int>{4, 4, 1}
-        << "v6e-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "ray" << none;
+                                   << "v6e-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "ray" << none;
     QTest::newRow("shared ip 4x4") << "ray-shared-ip" << "local-0" << "v6e" << "4x4" << QList<int>{4, 4, 1}
-        << "v6e-16" << 16 << 4 << 4 << A4 << true << 16 << "reserved" << "ray" << none;
+                                   << "v6e-16" << 16 << 4 << 4 << A4 << true << 16 << "reserved" << "ray" << none;
     QTest::newRow("shared ip 2x2") << "ray-shared-ip" << "local-1" << "v6e" << "2x2" << QList<int>{2, 2, 1}
-        << "v6e-4" << 4 << 1 << 4 << "ALIVE" << true << 4 << "reserved" << "ray" << none;
+                                   << "v6e-4" << 4 << 1 << 4 << "ALIVE" << true << 4 << "reserved" << "ray" << none;
     // Worker 1 replaced (alive), worker 2 dead, worker 3 never reported. Only worker 0's bundle
     // holds chips: worker 1's bundle sits on the dead node the replacement took over from.
     QTest::newRow("dead hosts") << "ray-dead-hosts" << "tpu-v6e-0" << "v6e" << "4x4" << QList<int>{4, 4, 1}
-        << "v6e-16" << 16 << 4 << 4 << "ALIVE,ALIVE,DEAD,MISSING" << false << 4 << "degraded" << "ray" << none;
+                                << "v6e-16" << 16 << 4 << 4 << "ALIVE,ALIVE,DEAD,MISSING" << false << 4 << "degraded" << "ray" << none;
     // One 8-chip v6e host (2x4 block) with a TPU 2 bundle.
     QTest::newRow("partial host") << "ray-partial-host" << "tpu-v6e-8-0" << "v6e" << "2x4" << QList<int>{2, 4, 1}
-        << "v6e-8" << 8 << 1 << 8 << "ALIVE" << true << 2 << "reserved" << "ray" << none;
+                                  << "v6e-8" << 8 << 1 << 8 << "ALIVE" << true << 2 << "reserved" << "ray" << none;
     // v6e 2x4 on two 4-chip hosts; numbers as strings.
     QTest::newRow("string numbers") << "ray-string-numbers" << "pair-0" << "v6e" << "2x4" << QList<int>{2, 4, 1}
-        << "v6e-8" << 8 << 2 << 4 << A2 << true << 8 << "reserved" << "ray" << none;
+                                    << "v6e-8" << 8 << 2 << 4 << A2 << true << 8 << "reserved" << "ray" << none;
     QTest::newRow("wrong types: the good node") << "bad-wrong-types" << "tpu-v6e-4-0" << "v6e" << "2x2" << QList<int>{2, 2, 1}
-        << "v6e-4" << 4 << 1 << 4 << "ALIVE" << true << 0 << "ready" << "ray" << none;
+                                                << "v6e-4" << 4 << 1 << 4 << "ALIVE" << true << 0 << "ready" << "ray" << none;
     // Kubernetes alone: a running, ready pod is an ALIVE host; chips per host from google.com/tpu "4".
     QTest::newRow("kube replica 0") << "kube-kuberay" << "v6e-4x4-0" << "v6e" << "4x4" << QList<int>{4, 4, 1}
-        << "v6e-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "kubernetes" << "ml/tpu-cluster/v6e-4x4";
+                                    << "v6e-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "kubernetes" << "ml/tpu-cluster/v6e-4x4";
     // Host 2 running but not ready, host 3 Pending (unschedulable): still coming up.
     QTest::newRow("kube replica 1") << "kube-kuberay" << "v6e-4x4-1" << "v6e" << "4x4" << QList<int>{4, 4, 1}
-        << "v6e-16" << 16 << 4 << 4 << "ALIVE,ALIVE,PENDING,PENDING" << false << 0 << "provisioning" << "kubernetes"
-        << "ml/tpu-cluster/v6e-4x4";
+                                    << "v6e-16" << 16 << 4 << 4 << "ALIVE,ALIVE,PENDING,PENDING" << false << 0 << "provisioning" << "kubernetes"
+                                    << "ml/tpu-cluster/v6e-4x4";
     // Every pod terminating (the replica being removed): the hosts are going away, not coming up.
     QTest::newRow("kube replica 2 deleting") << "kube-kuberay" << "v6e-4x4-2" << "v6e" << "4x4" << QList<int>{4, 4, 1}
-        << "v6e-16" << 16 << 4 << 4 << "DEAD,DEAD,DEAD,DEAD" << false << 0 << "degraded" << "kubernetes"
-        << "ml/tpu-cluster/v6e-4x4";
+                                             << "v6e-16" << 16 << 4 << 4 << "DEAD,DEAD,DEAD,DEAD" << false << 0 << "degraded" << "kubernetes"
+                                             << "ml/tpu-cluster/v6e-4x4";
     // Legacy pods: slice from env TPU_NAME, host from env TPU_WORKER_ID, TPU from limits only.
     QTest::newRow("kube legacy v5e") << "kube-legacy-env" << "v5e-group-0" << "v5e" << "4x4" << QList<int>{4, 4, 1}
-        << "v5litepod-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "kubernetes"
-        << "research/legacy-cluster/v5e-group";
+                                     << "v5litepod-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "kubernetes"
+                                     << "research/legacy-cluster/v5e-group";
     // Ray and Kubernetes joined: head resource and both chips held.
     QTest::newRow("mixed 0") << "mixed-ray-kube" << "tpu-group-0" << "v6e" << "2x4" << QList<int>{2, 4, 1}
-        << "v6e-8" << 8 << 2 << 4 << A2 << true << 8 << "reserved" << "both" << "default/tpu-train/tpu-group";
+                             << "v6e-8" << 8 << 2 << 4 << A2 << true << 8 << "reserved" << "both" << "default/tpu-train/tpu-group";
     // Worker 1's Ray node has no slice labels; its pod finds it by IP.
     QTest::newRow("mixed 1 ip join") << "mixed-ray-kube" << "tpu-group-1" << "v6e" << "2x4" << QList<int>{2, 4, 1}
-        << "v6e-8" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "both" << "default/tpu-train/tpu-group";
+                                     << "v6e-8" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "both" << "default/tpu-train/tpu-group";
     // Worker 1's pod runs but its Ray node has not joined yet.
     QTest::newRow("mixed 2 not joined") << "mixed-ray-kube" << "tpu-group-2" << "v6e" << "2x4" << QList<int>{2, 4, 1}
-        << "v6e-8" << 8 << 2 << 4 << "ALIVE,PENDING" << false << 0 << "provisioning" << "both"
-        << "default/tpu-train/tpu-group";
+                                        << "v6e-8" << 8 << 2 << 4 << "ALIVE,PENDING" << false << 0 << "provisioning" << "both"
+                                        << "default/tpu-train/tpu-group";
     // Pods being deleted: both hosts are going (DEAD), though Ray still lists worker 0 alive
     // (issue 12: a pod with a deletionTimestamp is not a live host).
     QTest::newRow("mixed 3 deleting") << "mixed-ray-kube" << "tpu-group-3" << "v6e" << "2x4" << QList<int>{2, 4, 1}
-        << "v6e-8" << 8 << 2 << 4 << "DEAD,DEAD" << false << 0 << "degraded" << "both" << "default/tpu-train/tpu-group";
+                                      << "v6e-8" << 8 << 2 << 4 << "DEAD,DEAD" << false << 0 << "degraded" << "both" << "default/tpu-train/tpu-group";
     // v4: the pod type counts TensorCores, 2 per chip: 8 chips -> v4-16. 4-chip hosts -> 2 hosts.
     QTest::newRow("v4 2x2x2") << "ray-v4-2x2x2" << "tpu-v4-0" << "v4" << "2x2x2" << QList<int>{2, 2, 2}
-        << "v4-16" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "ray" << none;
+                              << "v4-16" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "ray" << none;
     // v5p 4x4x4: 64 chips, 128 TensorCores, 16 hosts; the head PG holds TPU-v5p-128-head only.
     QTest::newRow("v5p 4x4x4") << "ray-v5p-4x4x4" << "tpu-v5p-0" << "v5p" << "4x4x4" << QList<int>{4, 4, 4}
-        << "v5p-128" << 64 << 16 << 4 << QStringList(16, QStringLiteral("ALIVE")).join(u',') << true << 0 << "reserved"
-        << "ray" << none;
+                               << "v5p-128" << 64 << 16 << 4 << QStringList(16, QStringLiteral("ALIVE")).join(u',') << true << 0 << "reserved"
+                               << "ray" << none;
     // v7x 2x2x2 = 8 chips = 16 TensorCores; "tpu7x-16" (un-normalised) means the same as "v7x-16".
     QTest::newRow("v7x") << "ray-v7x" << "ironwood-0" << "v7x" << "2x2x2" << QList<int>{2, 2, 2}
-        << "v7x-16" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "ray" << none;
+                         << "v7x-16" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "ray" << none;
     QTest::newRow("tpu7x") << "ray-v7x" << "ironwood-legacy-0" << "v7x" << "2x2x2" << QList<int>{2, 2, 2}
-        << "v7x-16" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "ray" << none;
+                           << "v7x-16" << 8 << 2 << 4 << A2 << true << 0 << "ready" << "ray" << none;
     // v5e counts one TensorCore per chip: 16 chips -> v5litepod-16.
     QTest::newRow("v5e 4x4") << "ray-v5e-16" << "tpu-v5e-0" << "v5e" << "4x4" << QList<int>{4, 4, 1}
-        << "v5litepod-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "ray" << none;
+                             << "v5litepod-16" << 16 << 4 << 4 << A4 << true << 0 << "ready" << "ray" << none;
 }
 
 void TestSnapshot::sliceShape()
@@ -448,22 +458,24 @@ void TestSnapshot::chipOwners_data()
     QTest::addColumn<QString>("slice");
     QTest::addColumn<QStringList>("hosts");
 
-    auto all = [](const char *owner, int n) { return QStringList(n, QString::fromLatin1(owner)).join(u','); };
+    auto all = [](const char *owner, int n) {
+        return QStringList(n, QString::fromLatin1(owner)).join(u',');
+    };
     // The slice PG 2b put bundle 0 on worker 0, 1 on worker 2, 2 on worker 1, 3 on worker 3.
     QTest::newRow("v6e slice pg") << "ray-v6e-two-slices" << "tpu-v6e-0"
-        << QStringList{all("2b/0", 4), all("2b/2", 4), all("2b/1", 4), all("2b/3", 4)};
+                                  << QStringList{all("2b/0", 4), all("2b/2", 4), all("2b/1", 4), all("2b/3", 4)};
     QTest::newRow("v6e removed pg ignored") << "ray-v6e-two-slices" << "tpu-v6e-1"
-        << QStringList{all("-", 4), all("-", 4), all("-", 4), all("-", 4)};
+                                            << QStringList{all("-", 4), all("-", 4), all("-", 4), all("-", 4)};
     // Same IP everywhere: bundles are matched to hosts by node id (5b reversed them).
     QTest::newRow("shared ip") << "ray-shared-ip" << "local-0"
-        << QStringList{all("5b/3", 4), all("5b/2", 4), all("5b/1", 4), all("5b/0", 4)};
+                               << QStringList{all("5b/3", 4), all("5b/2", 4), all("5b/1", 4), all("5b/0", 4)};
     QTest::newRow("shared ip single host") << "ray-shared-ip" << "local-1" << QStringList{all("5c/0", 4)};
     // Bundle 1 sits on the dead node e9 that e1 replaced: it holds nothing on worker 1.
     QTest::newRow("dead hosts") << "ray-dead-hosts" << "tpu-v6e-0"
-        << QStringList{all("6a/0", 4), all("-", 4), all("-", 4), all("-", 4)};
+                                << QStringList{all("6a/0", 4), all("-", 4), all("-", 4), all("-", 4)};
     // TPU 2 of bundle 1 take the first two chips of the 8.
     QTest::newRow("partial host") << "ray-partial-host" << "tpu-v6e-8-0"
-        << QStringList{QStringLiteral("7a/1,7a/1,-,-,-,-,-,-")};
+                                  << QStringList{QStringLiteral("7a/1,7a/1,-,-,-,-,-,-")};
     // Bundle 0 ("TPU": "4") is on worker 1, bundle "1" on worker 0.
     QTest::newRow("string numbers") << "ray-string-numbers" << "pair-0" << QStringList{all("8a/1", 4), all("8a/0", 4)};
     QTest::newRow("mixed") << "mixed-ray-kube" << "tpu-group-0" << QStringList{all("ab/1", 4), all("ab/0", 4)};
@@ -494,14 +506,14 @@ void TestSnapshot::hostNodes_data()
 
     const QStringList noPods4(4, QString()), noPods2(2, QString());
     QTest::newRow("two slices a") << "ray-v6e-two-slices" << "tpu-v6e-0"
-        << QStringList{nodeId("a0"), nodeId("a1"), nodeId("a2"), nodeId("a3")} << noPods4;
+                                  << QStringList{nodeId("a0"), nodeId("a1"), nodeId("a2"), nodeId("a3")} << noPods4;
     QTest::newRow("two slices b") << "ray-v6e-two-slices" << "tpu-v6e-1"
-        << QStringList{nodeId("b0"), nodeId("b1"), nodeId("b2"), nodeId("b3")} << noPods4;
+                                  << QStringList{nodeId("b0"), nodeId("b1"), nodeId("b2"), nodeId("b3")} << noPods4;
     QTest::newRow("shared ip") << "ray-shared-ip" << "local-0"
-        << QStringList{nodeId("c0"), nodeId("c1"), nodeId("c2"), nodeId("c3")} << noPods4;
+                               << QStringList{nodeId("c0"), nodeId("c1"), nodeId("c2"), nodeId("c3")} << noPods4;
     // e1 (alive, newer) wins worker 1 over e9 (dead); e2 is dead with no replacement.
     QTest::newRow("dead hosts") << "ray-dead-hosts" << "tpu-v6e-0"
-        << QStringList{nodeId("e0"), nodeId("e1"), nodeId("e2"), QString()} << noPods4;
+                                << QStringList{nodeId("e0"), nodeId("e1"), nodeId("e2"), QString()} << noPods4;
     QTest::newRow("string numbers") << "ray-string-numbers" << "pair-0" << QStringList{nodeId("90"), nodeId("91")} << noPods2;
     // v5p node ids are 5 followed by the hex digit of 7*w mod 16: not in worker order.
     QStringList v5p;
@@ -509,26 +521,26 @@ void TestSnapshot::hostNodes_data()
         v5p << QStringLiteral("5%1").arg(7 * w % 16, 0, 16).leftJustified(56, u'0');
     QTest::newRow("v5p") << "ray-v5p-4x4x4" << "tpu-v5p-0" << v5p << QStringList(16, QString());
     QTest::newRow("kube replica 0") << "kube-kuberay" << "v6e-4x4-0" << QStringList(4, QString())
-        << QStringList{QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-q2w3e"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-r4t5y"),
-                       QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-u6i7o"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-p8a9s")};
+                                    << QStringList{QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-q2w3e"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-r4t5y"),
+                                                   QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-u6i7o"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-p8a9s")};
     QTest::newRow("kube replica 1") << "kube-kuberay" << "v6e-4x4-1" << QStringList(4, QString())
-        << QStringList{QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-d1f2g"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-h3j4k"),
-                       QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-l5z6x"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-c7v8b")};
+                                    << QStringList{QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-d1f2g"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-h3j4k"),
+                                                   QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-l5z6x"), QStringLiteral("ml/tpu-cluster-v6e-4x4-worker-c7v8b")};
     QTest::newRow("kube legacy") << "kube-legacy-env" << "v5e-group-0" << QStringList(4, QString())
-        << QStringList{QStringLiteral("research/legacy-cluster-v5e-group-worker-k2j3h"),
-                       QStringLiteral("research/legacy-cluster-v5e-group-worker-g4f5d"),
-                       QStringLiteral("research/legacy-cluster-v5e-group-worker-s6a7p"),
-                       QStringLiteral("research/legacy-cluster-v5e-group-worker-o8i9u")};
+                                 << QStringList{QStringLiteral("research/legacy-cluster-v5e-group-worker-k2j3h"),
+                                                QStringLiteral("research/legacy-cluster-v5e-group-worker-g4f5d"),
+                                                QStringLiteral("research/legacy-cluster-v5e-group-worker-s6a7p"),
+                                                QStringLiteral("research/legacy-cluster-v5e-group-worker-o8i9u")};
     const QString podPrefix = QStringLiteral("default/tpu-train-tpu-group-worker-");
     QTest::newRow("mixed 0") << "mixed-ray-kube" << "tpu-group-0" << QStringList{nodeId("a0"), nodeId("a1")}
-        << QStringList{podPrefix + QStringLiteral("0aaaa"), podPrefix + QStringLiteral("0bbbb")};
+                             << QStringList{podPrefix + QStringLiteral("0aaaa"), podPrefix + QStringLiteral("0bbbb")};
     // b1 carries no slice labels: joined by pod IP 10.4.1.11.
     QTest::newRow("mixed 1") << "mixed-ray-kube" << "tpu-group-1" << QStringList{nodeId("b0"), nodeId("b1")}
-        << QStringList{podPrefix + QStringLiteral("1aaaa"), podPrefix + QStringLiteral("1bbbb")};
+                             << QStringList{podPrefix + QStringLiteral("1aaaa"), podPrefix + QStringLiteral("1bbbb")};
     QTest::newRow("mixed 2") << "mixed-ray-kube" << "tpu-group-2" << QStringList{nodeId("c0"), QString()}
-        << QStringList{podPrefix + QStringLiteral("2aaaa"), podPrefix + QStringLiteral("2bbbb")};
+                             << QStringList{podPrefix + QStringLiteral("2aaaa"), podPrefix + QStringLiteral("2bbbb")};
     QTest::newRow("mixed 3") << "mixed-ray-kube" << "tpu-group-3" << QStringList{nodeId("d0"), nodeId("d1")}
-        << QStringList{podPrefix + QStringLiteral("3aaaa"), podPrefix + QStringLiteral("3bbbb")};
+                             << QStringList{podPrefix + QStringLiteral("3aaaa"), podPrefix + QStringLiteral("3bbbb")};
 }
 
 void TestSnapshot::hostNodes()
@@ -818,10 +830,10 @@ void TestSnapshot::truncatedBody()
     QString error;
     Capture capture = loadCapture(file, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    QByteArray *slot = body == QLatin1String("ray.nodes") ? &capture.rayNodes
-                     : body == QLatin1String("ray.placement_groups") ? &capture.rayPlacementGroups
-                     : body == QLatin1String("kubernetes.pods") ? &capture.kubePods
-                                                                : &capture.kubeRayClusters;
+    QByteArray *slot = body == QLatin1String("ray.nodes")              ? &capture.rayNodes
+                       : body == QLatin1String("ray.placement_groups") ? &capture.rayPlacementGroups
+                       : body == QLatin1String("kubernetes.pods")      ? &capture.kubePods
+                                                                       : &capture.kubeRayClusters;
     const qsizetype keep = cutPercent >= 100 ? slot->size() - 1 : slot->size() * cutPercent / 100;
     slot->truncate(keep);
 
@@ -986,7 +998,9 @@ void TestSnapshot::kubeLegacyReplicaIndexLabel()
             "containers": [{"name": "ray-worker", "env": [{"name": "TPU_WORKER_ID", "value": "%2"}],
               "resources": {"requests": {"google.com/tpu": "4"}}}]},
           "status": {"phase": "Running", "podIP": "%3", "conditions": [{"type": "Ready", "status": "True"}]}})")
-            .arg(host).arg(host).arg(QLatin1String(ip));
+            .arg(host)
+            .arg(host)
+            .arg(QLatin1String(ip));
     };
     Capture capture;
     capture.kubePods = (QStringLiteral(R"({"kind": "PodList", "apiVersion": "v1", "metadata": {}, "items": [)")
@@ -1072,7 +1086,17 @@ void TestSnapshot::inspectJsonSchema()
     QCOMPARE(parseError.error, QJsonParseError::NoError);
     const QJsonObject doc = parsed.object();
 
-    enum Kind { Str, Num, Int, Bool, Arr, Obj, StrOrNull, IntOrNull };
+    enum Kind
+    {
+        Str,
+        Num,
+        Int,
+        Bool,
+        Arr,
+        Obj,
+        StrOrNull,
+        IntOrNull
+    };
     auto check = [](const QJsonObject &o, const char *key, Kind kind, const QString &where) -> QString {
         const QString k = QString::fromLatin1(key);
         if (!o.contains(k))
@@ -1092,10 +1116,10 @@ void TestSnapshot::inspectJsonSchema()
         }
         return ok ? QString() : QStringLiteral("%1: \"%2\" has the wrong type").arg(where, k);
     };
-#define CHECK_KEY(obj, key, kind, where)                                                           \
-    do {                                                                                           \
-        const QString problem_ = check(obj, key, kind, where);                                     \
-        QVERIFY2(problem_.isEmpty(), qPrintable(problem_));                                        \
+#define CHECK_KEY(obj, key, kind, where) \
+    do { \
+        const QString problem_ = check(obj, key, kind, where); \
+        QVERIFY2(problem_.isEmpty(), qPrintable(problem_)); \
     } while (false)
 
     CHECK_KEY(doc, "slices", Arr, QStringLiteral("root"));

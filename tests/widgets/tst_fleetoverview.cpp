@@ -125,7 +125,7 @@ private Q_SLOTS:
         overview.resize(1280, 800);
         overview.setSnapshot(demoSnapshot());
         QCOMPARE(overview.groupTitles(), (QStringList{s("v4 \u00b7 ml/tpu-team/v4-2x2x2"), s("v5p \u00b7 ml/tpu-team/v5p-4x4x4"),
-                                                       s("v6e \u00b7 ml/tpu-team/v6e-2x4"), s("v6e \u00b7 ml/tpu-team/v6e-4x4")}));
+                                                      s("v6e \u00b7 ml/tpu-team/v6e-2x4"), s("v6e \u00b7 ml/tpu-team/v6e-4x4")}));
         QCOMPARE(overview.shownSlices(), kDisplayOrder);
         // Each group starts below the one before; inside a group tiles flow left to right.
         QVERIFY(overview.tileRect(s("v5p-4x4x4-0")).top() > overview.tileRect(s("v4-2x2x2-0")).bottom());
@@ -216,8 +216,7 @@ private Q_SLOTS:
         QTest::newRow("use word") << s("partly used") << QStringList{s("v6e-2x4-0")};
         QTest::newRow("ready") << s("ready") << QStringList{s("v5p-4x4x4-0"), s("v6e-4x4-1"), s("v6e-4x4-2")};
         QTest::newRow("every word must match") << s("v6e ready") << QStringList{s("v6e-4x4-1"), s("v6e-4x4-2")};
-        QTest::newRow("generation display name") << s("trillium") << QStringList{s("v6e-2x4-0"), s("v6e-4x4-0"), s("v6e-4x4-1"),
-                                                                                   s("v6e-4x4-2"), s("v6e-4x4-3")};
+        QTest::newRow("generation display name") << s("trillium") << QStringList{s("v6e-2x4-0"), s("v6e-4x4-0"), s("v6e-4x4-1"), s("v6e-4x4-2"), s("v6e-4x4-3")};
         QTest::newRow("nothing") << s("zzz") << QStringList{};
         QTest::newRow("blank is everything") << s("  ") << kDisplayOrder;
     }

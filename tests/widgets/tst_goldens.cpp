@@ -24,20 +24,15 @@ using namespace slicescope::testfixture;
 
 namespace {
 
-
-
 // A v6e 4x4 held by two groups and partly free (worker 2: 2 of 4 chips), a v5p 4x4x4 with a dead
 // host, and a v6e 4x4 with a missing host: the states the demo does not show at start.
 Capture goldenCluster()
 {
     CaptureBuilder b;
     b.addHeadNode(hexId(QStringLiteral("head"), 56), QStringLiteral("10.0.0.2"));
-    const QStringList a = b.addSlice({QStringLiteral("v6e-a-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"),
-                                      QStringLiteral("v6e-a"), 4, 4, {}, {}, {}, {}});
-    b.addSlice({QStringLiteral("v5p-b-0"), QStringLiteral("TPU-V5P"), QStringLiteral("v5p-128"), QStringLiteral("4x4x4"),
-                QStringLiteral("v5p-b"), 16, 4, {5}, {}, {}, {}});
-    b.addSlice({QStringLiteral("v6e-c-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"),
-                QStringLiteral("v6e-c"), 4, 4, {}, {3}, {}, {}});
+    const QStringList a = b.addSlice({QStringLiteral("v6e-a-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("v6e-a"), 4, 4, {}, {}, {}, {}});
+    b.addSlice({QStringLiteral("v5p-b-0"), QStringLiteral("TPU-V5P"), QStringLiteral("v5p-128"), QStringLiteral("4x4x4"), QStringLiteral("v5p-b"), 16, 4, {5}, {}, {}, {}});
+    b.addSlice({QStringLiteral("v6e-c-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("v6e-c"), 4, 4, {}, {3}, {}, {}});
     const QString train = hexId(QStringLiteral("pg/train"), 36), notebook = hexId(QStringLiteral("pg/notebook"), 36);
     QJsonArray trainBundles;
     for (int w = 0; w < 2; ++w)
@@ -47,7 +42,6 @@ Capture goldenCluster()
                         QJsonArray{CaptureBuilder::bundle(notebook, 0, QJsonObject{{QStringLiteral("CPU"), 1.0}, {QStringLiteral("TPU"), 2.0}}, a[2])});
     return b.capture(false);
 }
-
 
 } // namespace
 

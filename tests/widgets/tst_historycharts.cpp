@@ -38,7 +38,6 @@ const QSize kGoldenSize(1200, 760);
 const QString kV5pGroup = QStringLiteral("ml/tpu-team/v5p-4x4x4");
 const QString kV6eGroup = QStringLiteral("ml/tpu-team/v6e-4x4");
 
-
 // Three simulated minutes of the demo, one snapshot every 2 s, while an operator acts:
 //  t=20 s  asks for two v5p 4x4x4 slices (one exists: its second head group waits, PENDING);
 //  t=60 s  scales the v5p worker group to 2 (a slice provisions, then the request is served);
@@ -108,7 +107,6 @@ QStringList seriesNames(QChart *chart)
         names << s->objectName();
     return names;
 }
-
 
 struct Figures {
     double median = 0, min = 0, max = 0;

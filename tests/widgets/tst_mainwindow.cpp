@@ -29,7 +29,7 @@ class PushSource : public Source
 {
 public:
     QString description() const override { return QStringLiteral("test source"); }
-    void start() override {}
+    void start() override { }
     void push(const Capture &c) { Q_EMIT captureReceived(c); }
     void fail(const QString &m) { Q_EMIT failed(m); }
 };

@@ -48,7 +48,8 @@ struct Rig {
         dialog.setWorkerGroup(kGroup);
     }
     template<typename T>
-    T *find(const char *name) const { return dialog.findChild<T *>(QLatin1String(name)); }
+    T *find(const char *name) const
+    { return dialog.findChild<T *>(QLatin1String(name)); }
     QString planText() const { return find<QLabel>("plan")->text(); }
     QString reviewText() const { return find<QPlainTextEdit>("reviewText")->toPlainText(); }
     // Demo time moves in steps, letting queued signals run between them, as ticks would.
@@ -87,8 +88,8 @@ public:
     QString describeSubmission(const SlicePlacementRequest &) const override { return {}; }
     QString describeRelease(const ClusterSnapshot &, const PlacementGroup &) const override { return {}; }
     bool createdBySliceScope(const ClusterSnapshot &, const PlacementGroup &) const override { return false; }
-    void submitSlicePlacementGroup(const QString &, const SlicePlacementRequest &) override {}
-    void releasePlacementGroup(const QString &, const QString &, bool) override {}
+    void submitSlicePlacementGroup(const QString &, const SlicePlacementRequest &) override { }
+    void releasePlacementGroup(const QString &, const QString &, bool) override { }
     QString scaleUnavailableReason(const WorkerGroup &) const override { return reason; }
     void scaleWorkerGroup(const QString &actionId, const ScalePlan &plan) override { calls.append({actionId, plan}); }
     void setReason(const QString &why)
@@ -147,7 +148,8 @@ struct PickerRig {
         QTest::mouseClick(find<QRadioButton>("modeRemove"), Qt::LeftButton);
     }
     template<typename T>
-    T *find(const char *name) const { return dialog.findChild<T *>(QLatin1String(name)); }
+    T *find(const char *name) const
+    { return dialog.findChild<T *>(QLatin1String(name)); }
     QComboBox *picker() const { return find<QComboBox>("removeSlice"); }
     void choose(const QString &slice) const
     {

@@ -50,7 +50,8 @@ struct Rig {
         composer.show(); // laid out, so clicks land on the buttons people see
     }
     template<typename T>
-    T *find(const char *name) const { return composer.findChild<T *>(QLatin1String(name)); }
+    T *find(const char *name) const
+    { return composer.findChild<T *>(QLatin1String(name)); }
     void choose(const QString &accelerator, const QString &topology, int slices)
     {
         auto *acc = find<QComboBox>("accelerator");
@@ -364,7 +365,6 @@ private Q_SLOTS:
         rig.advance(250);
         rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 3); // v6e-4x4-0 is free now
         QVERIFY2(rig.composer.plan().feasible, qPrintable(rig.planText()));
-
     }
 
     void releasingOurOwnGroupNeedsOnlyTheClick()

@@ -222,7 +222,12 @@ void TestSliceProjection::depthOrderIsBackToFront()
             const double db = p.depth(p.worldPosition(order[j]));
             if (db < da - 1e-6)
                 QFAIL(qPrintable(QStringLiteral("chip (%1,%2,%3) is drawn after (%4,%5,%6) though it is behind it")
-                                     .arg(order[j].x).arg(order[j].y).arg(order[j].z).arg(order[i].x).arg(order[i].y).arg(order[i].z)));
+                                     .arg(order[j].x)
+                                     .arg(order[j].y)
+                                     .arg(order[j].z)
+                                     .arg(order[i].x)
+                                     .arg(order[i].y)
+                                     .arg(order[i].z)));
         }
     }
 }

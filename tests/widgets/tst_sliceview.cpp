@@ -72,8 +72,8 @@ SnapshotPtr withMissingHost(const QString &sliceName, int workerId)
         const QByteArray text = doc.toJson(QJsonDocument::Compact);
         // The pod of that host names the slice in TPU_NAME and its index in TPU_WORKER_ID.
         const bool same = text.contains("\"" + sliceName.toUtf8() + "\"")
-                       && (text.contains("\"TPU_WORKER_ID\",\"value\":\"" + QByteArray::number(workerId) + "\"")
-                           || text.contains("\"ray.io/replica-host-index\":\"" + QByteArray::number(workerId) + "\""));
+                          && (text.contains("\"TPU_WORKER_ID\",\"value\":\"" + QByteArray::number(workerId) + "\"")
+                              || text.contains("\"ray.io/replica-host-index\":\"" + QByteArray::number(workerId) + "\""));
         if (!same)
             keptPods.append(p);
     }
@@ -584,8 +584,7 @@ void TestSliceView::paintsChipsWhereTheProjectionSays()
         const QPoint at = topOf(view()->projection(), s.layout.chipPosition(0, chip));
         const QColor expected = chip < 2 ? alice : theme.freeChip; // a host with 2 of 8 chips reserved shows exactly 2
         QVERIFY2(similar(image.pixelColor(at), expected, 6),
-                 qPrintable(QStringLiteral("chip %1 at %2,%3 is %4, expected %5").arg(chip).arg(at.x()).arg(at.y())
-                                .arg(image.pixelColor(at).name(), expected.name())));
+                 qPrintable(QStringLiteral("chip %1 at %2,%3 is %4, expected %5").arg(chip).arg(at.x()).arg(at.y()).arg(image.pixelColor(at).name(), expected.name())));
     }
     // By worker id in a 4-host slice: each host's chips in its own colour.
     show(QStringLiteral("v6e-4x4-1"), ColorMode::WorkerId);

@@ -53,7 +53,7 @@ class PushSource : public Source
 {
 public:
     QString description() const override { return QStringLiteral("test source"); }
-    void start() override {}
+    void start() override { }
     void push(const Capture &c) { Q_EMIT captureReceived(c); }
 };
 
@@ -120,7 +120,6 @@ double median(QList<double> v)
 }
 
 // Golden comparison as tst_goldens does it.
-
 
 } // namespace
 
@@ -258,7 +257,9 @@ private Q_SLOTS:
         TimelineTrack *track = w.timeline()->track();
         QVERIFY(track->isVisible() && track->width() > 200);
         const TimelineGeometry g = track->geometry();
-        auto xOfEntry = [&](int i) { return QPoint(int(std::lround(g.xOf(w.history()->time(i).toMSecsSinceEpoch()))), g.plot.center().y()); };
+        auto xOfEntry = [&](int i) {
+            return QPoint(int(std::lround(g.xOf(w.history()->time(i).toMSecsSinceEpoch()))), g.plot.center().y());
+        };
         QTest::mousePress(track, Qt::LeftButton, {}, xOfEntry(3));
         QCOMPARE(w.timeline()->position(), 3);
         QVERIFY(!w.timeline()->isLive());
@@ -379,8 +380,7 @@ private Q_SLOTS:
         Fed f = feedWindow(demoStory(41, 7500), true);
         MainWindow &w = *f.window;
         QVERIFY(w.workspace()->showSlice(QStringLiteral("v6e-4x4-1")));
-        const QList<std::pair<Workspace::Page, const char *>> pages{{Workspace::Page::Overview, "overview"}, {Workspace::Page::Slice, "slice"},
-                                                                    {Workspace::Page::Tables, "tables"}};
+        const QList<std::pair<Workspace::Page, const char *>> pages{{Workspace::Page::Overview, "overview"}, {Workspace::Page::Slice, "slice"}, {Workspace::Page::Tables, "tables"}};
         for (const auto &[page, name] : pages) {
             w.workspace()->showPage(page);
             QList<double> total, rebuild;
