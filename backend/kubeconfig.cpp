@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+// Reading kubeconfig files (KUBECONFIG, merged as kubectl merges them) and the in-cluster
+// service account into one KubeConfig; the exec credential plugins are in kubeexec.cpp.
 #include "kubeconfig.h"
+#include "kubeconfig_p.h"
 
 #include "boundedfile.h"
 #include "kubenames.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QMap>
-#include <QProcess>
-#include <QProcessEnvironment>
-#include <QRegularExpression>
 #include <QSet>
-#include <QPointer>
-#include <QTimer>
 
 #include <yaml-cpp/yaml.h>
 
@@ -25,39 +20,20 @@
 
 namespace slicescope {
 
+using kubeconf::isUsableToken;
+using kubeconf::oneLine;
+using kubeconf::parseCertificates;
+using kubeconf::parsePrivateKey;
+using kubeconf::quoted;
+
 namespace {
 
 constexpr qint64 kMaxKubeconfigBytes = filelimits::kKubeconfigBytes;
 constexpr qint64 kMaxTokenFileBytes = filelimits::kTokenFileBytes;
 constexpr qint64 kMaxPemFileBytes = filelimits::kPemFileBytes;
-constexpr qint64 kMaxPluginOutputBytes = 1024 * 1024;
-// A cached exec credential counts as expired this long before it does, so a request never leaves
-// with a token that dies on the way.
-constexpr int kExpirySkewSeconds = 10;
 
 const QString kExecV1 = QStringLiteral("client.authentication.k8s.io/v1");
 const QString kExecV1beta1 = QStringLiteral("client.authentication.k8s.io/v1beta1");
-
-// A token goes into an HTTP header: anything but visible ASCII would corrupt the request (or
-// smuggle another header in), so such a token is refused rather than sent.
-bool isUsableToken(const QByteArray &token)
-{
-    return !token.isEmpty() && std::all_of(token.begin(), token.end(), [](char c) { return c > 0x20 && c < 0x7f; });
-}
-
-// A name from the file, in quotes, as a message shows it: control characters escaped, a very
-// long one cut (a kubeconfig is the user's, but it may be anyone's).
-QString quoted(const QString &s)
-{
-    return u'"' + sanitizeForMessage(s, 512) + u'"';
-}
-
-// Every message leaves on one line of printable text, whatever the files' bytes were (server
-// URLs, paths, yaml-cpp's words): the last guard, after the pieces were escaped where they arose.
-QString oneLine(const QString &message)
-{
-    return sanitizeForMessage(message, 4096);
-}
 
 // " (line N)" for a node yaml-cpp knows the position of; lines count from 1 as editors do.
 QString lineOf(const YAML::Node &node)
@@ -100,33 +76,6 @@ bool decodeBase64(const QByteArray &text, QByteArray &out)
         return false;
     out = std::move(*result);
     return true;
-}
-
-// PEM certificates, all of which must parse. Empty when there is none.
-QList<QSslCertificate> parseCertificates(const QByteArray &pem)
-{
-    const QList<QSslCertificate> certs = QSslCertificate::fromData(pem, QSsl::Pem);
-    if (std::any_of(certs.begin(), certs.end(), [](const QSslCertificate &c) { return c.isNull(); }))
-        return {};
-    return certs;
-}
-
-// A PEM private key: PKCS#1 RSA, SEC1 EC or PKCS#8 holding either. QSslKey wants the algorithm
-// up front, so each is tried in turn; a null key means it did not load.
-QString parsePrivateKey(const QByteArray &pem, QSslKey &key)
-{
-    if (!pem.contains("-----BEGIN"))
-        return QStringLiteral("is not a PEM private key");
-    if (pem.contains("BEGIN ENCRYPTED PRIVATE KEY") || pem.contains("Proc-Type: 4,ENCRYPTED"))
-        return QStringLiteral("is an encrypted private key; it must be unencrypted");
-    for (QSsl::KeyAlgorithm algorithm : {QSsl::Rsa, QSsl::Ec}) {
-        QSslKey candidate(pem, algorithm, QSsl::Pem, QSsl::PrivateKey);
-        if (!candidate.isNull()) {
-            key = candidate;
-            return {};
-        }
-    }
-    return QStringLiteral("is not an RSA or EC private key that loads (PKCS#1, SEC1 or PKCS#8 PEM)");
 }
 
 // Reads the fields of one kubeconfig map (a context, cluster, user or exec entry), keeping the
@@ -701,240 +650,31 @@ QString loadInClusterConfig(KubeConfig &out, const QString &root)
     return {};
 }
 
-namespace {
-
-// Plugins killed but not yet reaped (see done() in run()). A verb that exits on the error does
-// not wait for them; held here, they are tracked, not lost, until the process ends.
-QList<QPointer<QProcess>> &killedPlugins()
+// PEM certificates, all of which must parse. Empty when there is none.
+QList<QSslCertificate> kubeconf::parseCertificates(const QByteArray &pem)
 {
-    // Never destroyed: at exit the list still names what is being reaped (a static list would be
-    // gone before the leak checker looks, and the processes with it).
-    static auto *processes = new QList<QPointer<QProcess>>;
-    processes->removeAll(nullptr);
-    return *processes;
+    const QList<QSslCertificate> certs = QSslCertificate::fromData(pem, QSsl::Pem);
+    if (std::any_of(certs.begin(), certs.end(), [](const QSslCertificate &c) { return c.isNull(); }))
+        return {};
+    return certs;
 }
 
-bool stillValid(const KubeExecCredential &credential)
+// A PEM private key: PKCS#1 RSA, SEC1 EC or PKCS#8 holding either. QSslKey wants the algorithm
+// up front, so each is tried in turn; a null key means it did not load.
+QString kubeconf::parsePrivateKey(const QByteArray &pem, QSslKey &key)
 {
-    return !credential.expiresAt.isValid() || QDateTime::currentDateTimeUtc().addSecs(kExpirySkewSeconds) < credential.expiresAt;
-}
-
-// The line of a plugin's stderr worth quoting: its last line, except that plugins often end with
-// a bare ")" or ">" under a longer story (gke-gcloud-auth-plugin does), so the last line that
-// mentions an error wins, else the last one with any word in it; a klog header is dropped.
-QString stderrExcerpt(const QByteArray &text)
-{
-    static const QRegularExpression klogHeader(QStringLiteral("^[IWEF]\\d{4} [\\d:.]+\\s+\\d+ [^\\]]+\\] "));
-    static const QRegularExpression word(QStringLiteral("\\w"));
-    const QList<QByteArray> lines = text.split('\n');
-    QString fallback;
-    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
-        QString line = QString::fromUtf8(it->trimmed()).remove(klogHeader);
-        if (!line.contains(word))
-            continue;
-        if (line.size() > 400)
-            line = line.left(400) + QStringLiteral("...");
-        if (line.contains(QLatin1String("error"), Qt::CaseInsensitive))
-            return line;
-        if (fallback.isEmpty())
-            fallback = line;
-    }
-    return fallback;
-}
-
-// Reads an ExecCredential the plugin printed. Messages never quote the output: it holds the secret.
-QString parseExecCredential(const QByteArray &output, const QString &apiVersion, KubeExecCredential &credential)
-{
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(output, &parseError);
-    if (doc.isNull())
-        return QStringLiteral("printed no ExecCredential JSON (%1 at offset %2)").arg(parseError.errorString()).arg(parseError.offset);
-    if (!doc.isObject())
-        return QStringLiteral("printed JSON that is not an ExecCredential object");
-    const QJsonObject root = doc.object();
-    const QString kind = root.value(QLatin1String("kind")).toString();
-    if (kind != QLatin1String("ExecCredential"))
-        return QStringLiteral("printed a %1, not an ExecCredential")
-            .arg(kind.isEmpty() ? QStringLiteral("JSON object without kind") : quoted(kind.left(100)));
-    const QString version = root.value(QLatin1String("apiVersion")).toString();
-    if (version != apiVersion)
-        return QStringLiteral("answered with apiVersion %1, but the kubeconfig asks for %2").arg(quoted(version.left(100)), apiVersion);
-    const QJsonValue statusValue = root.value(QLatin1String("status"));
-    if (!statusValue.isObject())
-        return QStringLiteral("printed an ExecCredential without status");
-    const QJsonObject status = statusValue.toObject();
-
-    KubeExecCredential result;
-    result.token = status.value(QLatin1String("token")).toString().toUtf8();
-    if (!result.token.isEmpty() && !isUsableToken(result.token))
-        return QStringLiteral("returned a token with spaces or control characters");
-    const QByteArray certPem = status.value(QLatin1String("clientCertificateData")).toString().toUtf8();
-    const QByteArray keyPem = status.value(QLatin1String("clientKeyData")).toString().toUtf8();
-    if (certPem.isEmpty() != keyPem.isEmpty())
-        return QStringLiteral("returned only one of clientCertificateData and clientKeyData");
-    if (!certPem.isEmpty()) {
-        const QList<QSslCertificate> certs = parseCertificates(certPem);
-        if (certs.isEmpty())
-            return QStringLiteral("returned clientCertificateData that holds no PEM certificate that loads");
-        result.clientCertificate = certs.first();
-        const QString keyError = parsePrivateKey(keyPem, result.clientKey);
-        if (!keyError.isEmpty())
-            return QStringLiteral("returned clientKeyData that ") + keyError;
-    }
-    if (result.token.isEmpty() && certPem.isEmpty())
-        return QStringLiteral("returned neither a token nor a client certificate and key");
-    const QJsonValue expiry = status.value(QLatin1String("expirationTimestamp"));
-    if (!expiry.isUndefined() && !expiry.isNull()) {
-        result.expiresAt = QDateTime::fromString(expiry.toString(), Qt::ISODateWithMs);
-        if (!result.expiresAt.isValid())
-            return QStringLiteral("returned an expirationTimestamp that is not an RFC 3339 time");
-    }
-    credential = std::move(result);
-    return {};
-}
-
-} // namespace
-
-KubeExecCredentialProvider::KubeExecCredentialProvider(KubeExecConfig exec, QUrl server, QList<QSslCertificate> caCertificates,
-                                                       bool insecureSkipTlsVerify, QObject *parent)
-    : QObject(parent)
-    , m_exec(std::move(exec))
-    , m_server(std::move(server))
-    , m_ca(std::move(caCertificates))
-    , m_insecure(insecureSkipTlsVerify)
-{
-}
-
-KubeExecCredentialProvider::~KubeExecCredentialProvider()
-{
-    // Leave a running plugin to die on its own time: ~QProcess would wait for it.
-    if (m_process) {
-        m_process->disconnect(this);
-        m_process->setParent(nullptr);
-        QObject::connect(m_process, &QProcess::finished, m_process, &QObject::deleteLater);
-        m_process->kill();
-    }
-}
-
-void KubeExecCredentialProvider::get(Handler handler)
-{
-    if (m_cached && stillValid(*m_cached)) {
-        QTimer::singleShot(0, this, [handler = std::move(handler), credential = *m_cached] { handler(QString(), credential); });
-        return;
-    }
-    m_waiting.append(std::move(handler));
-    if (!m_process)
-        run();
-}
-
-void KubeExecCredentialProvider::invalidate()
-{
-    m_cached.reset();
-}
-
-void KubeExecCredentialProvider::run()
-{
-    ++m_runs;
-    auto *process = new QProcess(this);
-    m_process = process;
-    const QString name = quoted(m_exec.command);
-
-    QJsonObject spec{{QStringLiteral("interactive"), false}};
-    if (m_exec.provideClusterInfo) {
-        QJsonObject cluster{{QStringLiteral("server"), m_server.toString(QUrl::FullyEncoded)}};
-        if (!m_ca.isEmpty()) {
-            QByteArray pem;
-            for (const QSslCertificate &cert : std::as_const(m_ca))
-                pem += cert.toPem();
-            cluster.insert(QStringLiteral("certificate-authority-data"), QString::fromLatin1(pem.toBase64()));
+    if (!pem.contains("-----BEGIN"))
+        return QStringLiteral("is not a PEM private key");
+    if (pem.contains("BEGIN ENCRYPTED PRIVATE KEY") || pem.contains("Proc-Type: 4,ENCRYPTED"))
+        return QStringLiteral("is an encrypted private key; it must be unencrypted");
+    for (QSsl::KeyAlgorithm algorithm : {QSsl::Rsa, QSsl::Ec}) {
+        QSslKey candidate(pem, algorithm, QSsl::Pem, QSsl::PrivateKey);
+        if (!candidate.isNull()) {
+            key = candidate;
+            return {};
         }
-        if (m_insecure)
-            cluster.insert(QStringLiteral("insecure-skip-tls-verify"), true);
-        spec.insert(QStringLiteral("cluster"), cluster);
     }
-    const QJsonObject info{{QStringLiteral("apiVersion"), m_exec.apiVersion},
-                           {QStringLiteral("kind"), QStringLiteral("ExecCredential")},
-                           {QStringLiteral("spec"), spec}};
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const auto &[key, value] : std::as_const(m_exec.env))
-        env.insert(key, value);
-    env.insert(QStringLiteral("KUBERNETES_EXEC_INFO"), QString::fromUtf8(QJsonDocument(info).toJson(QJsonDocument::Compact)));
-    process->setProcessEnvironment(env);
-    process->setProgram(m_exec.command);
-    process->setArguments(m_exec.args);
-    if (!m_exec.workingDirectory.isEmpty() && QFileInfo(m_exec.workingDirectory).isDir())
-        process->setWorkingDirectory(m_exec.workingDirectory);
-    process->setStandardInputFile(QProcess::nullDevice()); // never interactive
-
-    // Ends this run once, whichever of exit, failure to start, timeout or overflow comes first.
-    const auto done = [this, process](const QString &error, const KubeExecCredential &credential) {
-        if (m_process != process)
-            return;
-        m_process = nullptr;
-        process->disconnect(this);
-        if (process->state() == QProcess::NotRunning) {
-            process->deleteLater();
-        } else {
-            // Killed but not yet reaped: no longer the provider's child, or a provider that goes
-            // first (a verb exiting on this very error) would destroy it still running, and
-            // ~QProcess would wait for it and warn "Destroyed while process ... is still running".
-            process->setParent(nullptr);
-            QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
-            process->kill();
-            process->readAllStandardOutput(); // what it printed is not needed: let it go now
-            process->readAllStandardError();
-            killedPlugins().append(process);  // reaped by the event loop, or still here at exit
-        }
-        if (error.isEmpty())
-            m_cached = credential;
-        finish(error, credential);
-    };
-
-    connect(process, &QProcess::errorOccurred, this, [done, process, name, hint = m_exec.installHint.simplified()](QProcess::ProcessError error) {
-        if (error != QProcess::FailedToStart)
-            return; // crashes and the like arrive as finished()
-        QString message = QStringLiteral("the exec plugin %1 could not be started (%2)").arg(name, process->errorString());
-        if (!hint.isEmpty())
-            message += QStringLiteral("; ") + hint;
-        done(message, KubeExecCredential());
-    });
-    connect(process, &QProcess::readyReadStandardOutput, this, [done, process, name] {
-        if (process->bytesAvailable() > kMaxPluginOutputBytes)
-            done(QStringLiteral("the exec plugin %1 printed more than %2 bytes; stopped").arg(name).arg(kMaxPluginOutputBytes), KubeExecCredential());
-    });
-    connect(process, &QProcess::finished, this, [this, done, process, name](int exitCode, QProcess::ExitStatus status) {
-        const QString stderrLine = stderrExcerpt(process->readAllStandardError());
-        const QString said = stderrLine.isEmpty() ? QString() : QStringLiteral(": ") + quoted(stderrLine);
-        if (status == QProcess::CrashExit) {
-            done(QStringLiteral("the exec plugin %1 crashed%2").arg(name, said), KubeExecCredential());
-            return;
-        }
-        if (exitCode != 0) {
-            done(QStringLiteral("the exec plugin %1 exited with code %2%3").arg(name).arg(exitCode).arg(said), KubeExecCredential());
-            return;
-        }
-        KubeExecCredential credential;
-        const QString error = parseExecCredential(process->readAllStandardOutput(), m_exec.apiVersion, credential);
-        done(error.isEmpty() ? QString() : QStringLiteral("the exec plugin %1 %2").arg(name, error), credential);
-    });
-    // The timer lives and dies with the process, its connection with this provider.
-    auto *timer = new QTimer(process);
-    timer->setSingleShot(true);
-    connect(timer, &QTimer::timeout, this, [done, name, timeout = m_timeout] {
-        const double seconds = double(timeout.count()) / 1000.0;
-        done(QStringLiteral("the exec plugin %1 gave no answer in %2 s; stopped").arg(name).arg(seconds), KubeExecCredential());
-    });
-    timer->start(m_timeout);
-    process->start();
-}
-
-void KubeExecCredentialProvider::finish(const QString &error, const KubeExecCredential &credential)
-{
-    // Always from the event loop: finish() may run inside get() when the plugin fails to start.
-    QTimer::singleShot(0, this, [handlers = std::exchange(m_waiting, {}), error, credential] {
-        for (const Handler &handler : handlers)
-            handler(error, credential);
-    });
+    return QStringLiteral("is not an RSA or EC private key that loads (PKCS#1, SEC1 or PKCS#8 PEM)");
 }
 
 } // namespace slicescope
