@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Reading and writing the capture file contract (ARCHITECTURE.md): one capture as a JSON object
-// (`*.slicescope.json`) or a recording as JSON Lines, one capture per line (`*.slicescope.jsonl`).
-// Bodies are stored verbatim, as JSON values.
+// Capture files on disk (ARCHITECTURE.md): one capture as a JSON object (`*.slicescope.json`) or
+// a recording as JSON Lines, one capture per line (`*.slicescope.jsonl`), read with a bound and
+// written atomically; the format itself (bytes to captures and back) is model/capturecodec.h.
 
-#include "capture.h"
+#include "capturecodec.h" // the format: parseCapture(), serializeCapture(), ...
 
 #include <QList>
 #include <QString>
@@ -18,25 +18,11 @@ class QFile;
 
 namespace slicescope {
 
-struct CaptureReadResult {
-    QList<Capture> captures;   // one for a capture file, one per line for a recording
-    QString error;             // "<file>: line L, column C: <what>: <problem>"; empty on success
-    bool ok() const { return error.isEmpty(); }
-};
-
-inline constexpr QLatin1StringView kCaptureFormat{"slicescope-capture/1"};
-
-// One capture object. `origin` names the input in error messages.
-CaptureReadResult parseCapture(const QByteArray &bytes, const QString &origin);
-// A JSON Lines recording; blank lines are skipped.
-CaptureReadResult parseRecording(const QByteArray &bytes, const QString &origin);
 // Reads a file: a recording when it holds more than one non-blank line, else a single capture.
 CaptureReadResult readCaptureFile(const QString &path);
 
-// The capture as one line of JSON (newlines inside bodies are whitespace and become spaces).
-QByteArray serializeCapture(const Capture &capture);
 // Writes one capture; returns an error sentence or empty. Written atomically (QSaveFile).
-QString writeCaptureFile(const QString &path, const Capture &capture);
+[[nodiscard]] QString writeCaptureFile(const QString &path, const Capture &capture);
 
 // Reads a capture file or a recording one capture at a time, so a long recording can feed a
 // history without the whole file (or all its captures) in memory. A `*.jsonl` file is read line
@@ -52,7 +38,7 @@ public:
     RecordingReader &operator=(const RecordingReader &) = delete;
 
     // Returns an error sentence or empty.
-    QString open();
+    [[nodiscard]] QString open();
     // The next capture, or false at the end of the file or on an error (then error() says it).
     bool next(Capture &capture);
     // No capture is left (the rest of the file is blank), or an error stopped the reading.
@@ -103,12 +89,12 @@ public:
 
     // Appends the capture of history serial `serial` (serials increase). Returns an error
     // sentence or empty; after an error the capture is simply not held.
-    QString append(qint64 serial, const Capture &capture);
+    [[nodiscard]] QString append(qint64 serial, const Capture &capture);
     bool contains(qint64 serial) const;
     // Reads a capture back. Returns an error sentence or empty.
-    QString read(qint64 serial, Capture &capture) const;
+    [[nodiscard]] QString read(qint64 serial, Capture &capture) const;
     // The record's bytes exactly as written (one JSON Lines record, newline included).
-    QString readLine(qint64 serial, QByteArray &line) const;
+    [[nodiscard]] QString readLine(qint64 serial, QByteArray &line) const;
     // Forgets the captures of serials before `serial` (the history evicted them).
     void dropBefore(qint64 serial);
     void clear();
@@ -126,7 +112,7 @@ public:
 
     // Writes the captures of `serials`, in that order, as a recording (atomically, QSaveFile).
     // Serials the spool no longer holds are skipped; *written says how many were written.
-    QString writeRecording(const QString &path, const QList<qint64> &serials, int *written = nullptr) const;
+    [[nodiscard]] QString writeRecording(const QString &path, const QList<qint64> &serials, int *written = nullptr) const;
 
 private:
     struct Segment;

@@ -4,11 +4,14 @@
 
 #include "capturefile.h"
 #include "democluster.h"
+#include "itemmodels.h"
 #include "planner.h"
 #include "snapshot.h"
 
 #include <QSignalSpy>
 #include <QTest>
+
+#include <memory>
 
 using namespace slicescope;
 
@@ -51,6 +54,40 @@ class TestDemoSimulator : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // A live poll where nothing moved must not reset the tables (selection, scroll and sort stay);
+    // a poll where something moved resets exactly the models whose rows changed.
+    void unchangedPollsDoNotReset()
+    {
+        DemoCluster demo;
+        SliceTableModel slices;
+        PlacementGroupTableModel groups;
+        WorkerGroupTableModel workers;
+        HostTableModel hosts;
+        QList<SnapshotTableModel *> models{&slices, &groups, &workers, &hosts};
+        for (SnapshotTableModel *m : models)
+            m->setSnapshot(buildSnapshot(demo.capture()));
+        QList<std::shared_ptr<QSignalSpy>> resets;
+        for (SnapshotTableModel *m : models)
+            resets << std::make_shared<QSignalSpy>(m, &QAbstractItemModel::modelReset);
+
+        demo.advance(2000); // time passes, nothing changes
+        const SnapshotPtr same = buildSnapshot(demo.capture());
+        for (SnapshotTableModel *m : models)
+            m->setSnapshot(same);
+        for (int i = 0; i < models.size(); ++i)
+            QCOMPARE(resets[i]->count(), 0);
+        QCOMPARE(slices.snapshot(), same); // but the models read the newest snapshot
+
+        QVERIFY(demo.scaleWorkerGroup(QStringLiteral("ml/tpu-team/v6e-2x4"), 2).ok);
+        const SnapshotPtr scaled = buildSnapshot(demo.capture());
+        for (SnapshotTableModel *m : models)
+            m->setSnapshot(scaled);
+        QCOMPARE(resets[0]->count(), 1); // a new slice
+        QCOMPARE(resets[1]->count(), 0); // no placement group changed
+        QCOMPARE(resets[2]->count(), 1); // replicas 1 -> 2
+        QCOMPARE(resets[3]->count(), 1); // new hosts
+    }
+
     void deterministic()
     {
         DemoCluster a(7), b(7), c(8);

@@ -6,9 +6,11 @@
 // test states a cluster in a few lines and still goes through buildSnapshot()'s real parser.
 
 #include "capture.h"
+#include "capturecodec.h"
 #include "snapshot.h"
 
 #include <QCryptographicHash>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -17,6 +19,19 @@
 #include <QStringList>
 
 namespace slicescope::testfixture {
+
+// A capture file of tests/data, read as readCaptureFile() reads it (the model tier does not link
+// the backend, whose reader adds only the file bounds, tested in tests/backend).
+inline CaptureReadResult readCaptureFixture(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        CaptureReadResult result;
+        result.error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return result;
+    }
+    return parseCaptureOrRecording(file.readAll(), path, path.endsWith(QLatin1String(".jsonl")));
+}
 
 inline QString hexId(const QString &seed, int length)
 {

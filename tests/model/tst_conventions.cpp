@@ -2,9 +2,8 @@
 // What real clusters do, read right (issue 12): captures shaped after Ray 2.60, KubeRay 1.5/1.6
 // and the GKE Ray TPU webhook (tests/data/captures/real-world/README.md says where each comes
 // from and what a correct tool shows), and small variations of them (../conventions/). Each goes
-// through readCaptureFile() and buildSnapshot(), exactly the path live data takes.
+// through readCaptureFixture() (readCaptureFile() without the file bounds) and buildSnapshot(), exactly the path live data takes.
 
-#include "capturefile.h"
 #include "capturefixture.h"
 #include "history.h"
 #include "inspectjson.h"
@@ -26,7 +25,7 @@ SnapshotPtr load(const char *relative, QString *error) { return load(QString::fr
 
 SnapshotPtr load(const QString &relative, QString *error)
 {
-    CaptureReadResult read = readCaptureFile(QStringLiteral(SLICESCOPE_TEST_DATA "/captures/") + relative + QStringLiteral(".slicescope.json"));
+    CaptureReadResult read = testfixture::readCaptureFixture(QStringLiteral(SLICESCOPE_TEST_DATA "/captures/") + relative + QStringLiteral(".slicescope.json"));
     if (!read.ok() || read.captures.size() != 1) {
         *error = read.ok() ? QStringLiteral("%1: not one capture").arg(relative) : read.error;
         return {};
@@ -332,7 +331,7 @@ void TestConventions::clampedReplicasAreSaid()
 // never as hosts dying; once the pods are gone the slice is gone, though Ray lists its dead nodes.
 void TestConventions::aRemovalReadsAsARemoval()
 {
-    CaptureReadResult read = readCaptureFile(QStringLiteral(SLICESCOPE_TEST_DATA "/captures/real-world/kube-terminating-workerstodelete.slicescope.json"));
+    CaptureReadResult read = testfixture::readCaptureFixture(QStringLiteral(SLICESCOPE_TEST_DATA "/captures/real-world/kube-terminating-workerstodelete.slicescope.json"));
     QVERIFY2(read.ok() && read.captures.size() == 1, qPrintable(read.error));
     const Capture deleting = read.captures.first();
     QJsonObject pods = QJsonDocument::fromJson(deleting.kubePods).object();

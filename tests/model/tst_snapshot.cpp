@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The model tier over fixture captures (tests/data/captures, described in its README.md): every
-// fixture goes through readCaptureFile() and buildSnapshot(), exactly the path live data takes.
+// fixture goes through readCaptureFixture() (readCaptureFile() without the file bounds) and buildSnapshot(), exactly the path live data takes.
 // Expected values are worked out by hand from docs/facts.md (labels, pod grouping, the canonical chip
 // layout of section 3, intactness of section 2.2) and the fixture text, never copied from output.
 
-#include "capturefile.h"
+#include "capturefixture.h"
 #include "inspectjson.h"
 #include "snapshot.h"
 
@@ -39,7 +39,7 @@ QString capturePath(const QString &name)
 // Reads one fixture; on failure returns an empty capture and says why in *error.
 Capture loadCapture(const QString &name, QString *error)
 {
-    CaptureReadResult read = readCaptureFile(capturePath(name));
+    CaptureReadResult read = testfixture::readCaptureFixture(capturePath(name));
     if (!read.ok()) {
         *error = read.error;
         return {};
