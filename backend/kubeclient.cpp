@@ -2,6 +2,7 @@
 #include "kubeclient.h"
 
 #include "boundedfile.h"
+#include "logging.h"
 #include "netguard.h"
 #include "rayclient.h" // slicescopeUserAgent()
 
@@ -270,6 +271,8 @@ void KubeClient::send(const QByteArray &method, const QString &path, const QByte
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         const QByteArray answer = reply->isOpen() ? reply->readAll() : QByteArray(); // an aborted reply is closed
         if (status == 401 && !retried && refreshCredential()) {
+            qCDebug(lcKube).noquote() << QStringLiteral("%1 %2%3: HTTP 401: getting a fresh credential from %4, then sending it once more")
+                                             .arg(QString::fromLatin1(method), displayServer(), path, credentialOrigin());
             QPointer<KubeClient> self(this);
             withCredential([self, method, path, body, contentType, handler = std::move(handler)](const QString &error) mutable {
                 if (!self)
@@ -391,6 +394,7 @@ KubeWatch::KubeWatch(KubeClient *client, QString collectionPath, QString query, 
     connect(&m_idle, &QTimer::timeout, this, [this] {
         if (!m_stream)
             return;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch went silent for %2 s after %3 events; dropping it").arg(describe()).arg(m_idleLimit.count() / 1000).arg(m_streamEvents);
         Q_EMIT failed(QStringLiteral("the watch of %1 went silent for %2 s; reconnecting").arg(describe()).arg(m_idleLimit.count() / 1000), 0);
         QNetworkReply *stream = m_stream;
         m_stream = nullptr;
@@ -445,7 +449,10 @@ void KubeWatch::list(const QString &continueToken)
     if (continueToken.isEmpty()) {
         m_listing.clear();
         ++m_lists;
+        m_listPages = 0;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: listing (list %2 of this watch, in pages of %3)").arg(describe()).arg(m_lists).arg(m_pageSize);
     }
+    ++m_listPages;
     QUrlQuery query(m_query);
     query.addQueryItem(QStringLiteral("limit"), QString::number(m_pageSize));
     if (!continueToken.isEmpty())
@@ -463,6 +470,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
 {
     if (!error.isEmpty()) {
         m_failing = true;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: the list failed at page %2: %3").arg(describe()).arg(m_listPages).arg(error);
         Q_EMIT failed(error, status);
         retryLater(true);
         return;
@@ -526,12 +534,14 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
         return;
     }
     if (!continueToken.isEmpty()) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: page %2 read, %3 objects so far; the list continues").arg(describe()).arg(m_listPages).arg(m_listing.size());
         list(continueToken);
         return;
     }
     m_objects = std::move(m_listing);
     m_listing.clear();
     m_resourceVersion = resourceVersion;
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: listed %2 objects in %3 page(s) at resourceVersion %4").arg(describe()).arg(m_objects.size()).arg(m_listPages).arg(m_resourceVersion);
     const bool first = !m_synced;
     m_synced = true;
     Q_EMIT changed();
@@ -551,6 +561,8 @@ void KubeWatch::watch()
     query.addQueryItem(QStringLiteral("timeoutSeconds"), QString::number(m_watchTimeout.count()));
     const quint64 generation = m_generation;
     ++m_watches;
+    m_streamEvents = 0;
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: watching from resourceVersion %2 (watch %3; the server ends it after %4 s)").arg(describe(), m_resourceVersion).arg(m_watches).arg(m_watchTimeout.count());
     m_client->openStream(m_path + u'?' + query.toString(QUrl::FullyEncoded),
                          [this, generation, self = QPointer<KubeWatch>(this)](const QString &error, QNetworkReply *reply) {
                              if (!self || generation != m_generation || !m_running) {
@@ -562,6 +574,7 @@ void KubeWatch::watch()
                              }
                              if (!reply) {
                                  m_failing = true;
+                                 qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch could not start: %2").arg(describe(), error);
                                  Q_EMIT failed(error, 0);
                                  retryLater(false);
                                  return;
@@ -576,6 +589,7 @@ void KubeWatch::watch()
                                  if (status == 200)
                                      m_refreshedAfter401 = false;
                                  if (status == 200 && m_failing) {
+                                     qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch is streaming again (HTTP 200); the retry delay is back to %2 ms").arg(describe()).arg(m_firstRetry.count());
                                      m_failing = false;
                                      m_nextRetry = m_firstRetry;
                                      Q_EMIT recovered();
@@ -607,6 +621,7 @@ void KubeWatch::onStreamData()
     }
     m_buffer.remove(0, start);
     if (m_buffer.size() > kMaxEventBytes) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: an event is over %2 MB; dropping the stream and relisting").arg(describe()).arg(kMaxEventBytes >> 20);
         Q_EMIT failed(QStringLiteral("the watch of %1 sent an event larger than %2 MB").arg(describe()).arg(kMaxEventBytes >> 20), 0);
         m_buffer.clear();
         relist();
@@ -620,6 +635,7 @@ void KubeWatch::handleEvent(const char *data, size_t size)
     od::document doc;
     od::object event;
     if (!isValidJson(padded.data(), padded.size()) || parser.iterate(padded).get(doc) || doc.get_object().get(event)) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: event %2 of the stream is not JSON; relisting").arg(describe()).arg(m_streamEvents + 1);
         Q_EMIT failed(QStringLiteral("the watch of %1 sent a line that is not JSON; relisting").arg(describe()), 0);
         relist();
         return;
@@ -642,9 +658,11 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         const QJsonObject status = QJsonDocument::fromJson(QByteArray(object.data(), qsizetype(object.size()))).object();
         const int code = status.value(QLatin1String("code")).toInt();
         if (code == 410) {
+            qCDebug(lcKube).noquote() << QStringLiteral("%1: resourceVersion %2 is too old (an ERROR 410 Gone event, after %3 events); relisting").arg(describe(), m_resourceVersion).arg(m_streamEvents);
             relist(); // our resourceVersion is too old: list afresh
             return;
         }
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch reported an ERROR event (code %2) after %3 events; dropping the stream").arg(describe()).arg(code).arg(m_streamEvents);
         Q_EMIT failed(QStringLiteral("the watch of %1 reported an error: %2").arg(describe(), status.value(QLatin1String("message")).toString()),
                       code);
         // At the end of a stream (onStreamFinished) the reply is already gone.
@@ -657,6 +675,7 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         retryLater(false);
         return;
     }
+    ++m_streamEvents;
     ObjectMeta meta;
     const bool named = readMeta(object, meta); // a bookmark's object has only a resourceVersion
     if (!meta.resourceVersion.isEmpty())
@@ -690,11 +709,14 @@ void KubeWatch::onStreamFinished()
         if (!m_buffer.isEmpty())
             handleEvent(m_buffer.constData(), size_t(m_buffer.size()));
         m_buffer.clear();
-        if (m_running && !m_stream && generation == m_generation)
+        if (m_running && !m_stream && generation == m_generation) {
+            qCDebug(lcKube).noquote() << QStringLiteral("%1: the server ended the watch after %2 events; resuming at once").arg(describe()).arg(m_streamEvents);
             watch();
+        }
         return;
     }
     if (status == 410) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: HTTP 410 Gone: resourceVersion %2 is too old; relisting").arg(describe(), m_resourceVersion);
         relist();
         return;
     }
@@ -704,6 +726,7 @@ void KubeWatch::onStreamFinished()
         // An expired token or exec credential: a plain request would refresh it and retry once;
         // so does the watch (without this it retried with the refused one forever).
         m_refreshedAfter401 = true;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: HTTP 401 on the watch: the credential was refreshed; watching again at once").arg(describe());
         Q_EMIT failed(QStringLiteral("GET %1%2 (watch): HTTP 401: the API server refused %3; retrying with a fresh one")
                           .arg(m_client->displayServer(), m_path, m_client->credentialOrigin()),
                       status);
@@ -719,6 +742,7 @@ void KubeWatch::onStreamFinished()
     else
         message = QStringLiteral("the watch of %1 (%2) was cut (%3); resuming from resourceVersion %4")
                       .arg(describe(), where, sanitizeForMessage(reply->errorString()), m_resourceVersion);
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch ended after %2 events and %3 bytes: %4").arg(describe()).arg(m_streamEvents).arg(bytesReceived(reply)).arg(message);
     Q_EMIT failed(message, status);
     retryLater(false);
 }
@@ -743,6 +767,10 @@ void KubeWatch::retryLater(bool relistAfter)
         return;
     m_retry.disconnect(this);
     const quint64 generation = ++m_generation;
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: retrying in %2 ms, %3 (the delay doubles, up to 30 s, while it fails)")
+                                     .arg(describe())
+                                     .arg(m_nextRetry.count())
+                                     .arg(relistAfter || !m_synced ? QStringLiteral("with a new list") : QStringLiteral("watching from resourceVersion ") + m_resourceVersion);
     connect(&m_retry, &QTimer::timeout, this, [this, relistAfter, generation] {
         if (generation != m_generation || !m_running)
             return;

@@ -198,6 +198,8 @@ private:
     bool m_refreshedAfter401 = false; // one fresh credential per run of 401s, then backoff
     int m_lists = 0;
     int m_watches = 0;
+    int m_listPages = 0;   // pages of the LIST in progress (debug log)
+    int m_streamEvents = 0; // events of the current watch stream (debug log)
     int m_pageSize = 500;
     quint64 m_generation = 0;                    // ignores callbacks from a stopped/replaced request
     QPointer<QNetworkReply> m_stream;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "livesource.h"
 
+#include "logging.h"
+
 #include <algorithm>
 
 namespace slicescope {
@@ -17,6 +19,8 @@ LiveRaySource::LiveRaySource(const QUrl &url, RayToken token, QObject *parent)
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &LiveRaySource::pollNow);
     connect(&m_client, &RayClient::captureReceived, this, [this](const Capture &capture) {
+        if (m_failures > 0)
+            qCDebug(lcRay).noquote() << QStringLiteral("%1: a poll succeeded again after %2 failed one(s); polling every %3 ms").arg(description()).arg(m_failures).arg(m_interval.count());
         m_failures = 0;
         scheduleNext();
         Q_EMIT captureReceived(capture);
@@ -66,7 +70,14 @@ void LiveRaySource::scheduleNext()
     if (m_failures > 0)
         wait = std::min<std::chrono::milliseconds>(kMaxBackoff, m_interval * (1 << std::min(m_failures - 1, 5)));
     const auto elapsed = std::chrono::milliseconds(m_sinceLastStart.isValid() ? m_sinceLastStart.elapsed() : 0);
-    m_timer.start(std::max(std::chrono::milliseconds(0), wait - elapsed));
+    const auto next = std::max(std::chrono::milliseconds(0), wait - elapsed);
+    if (m_failures > 0)
+        qCDebug(lcRay).noquote() << QStringLiteral("%1: %2 poll(s) failed in a row; backing off: the next poll in %3 ms (polls at most %4 s apart)")
+                                        .arg(description())
+                                        .arg(m_failures)
+                                        .arg(next.count())
+                                        .arg(kMaxBackoff.count() / 1000);
+    m_timer.start(next);
 }
 
 } // namespace slicescope

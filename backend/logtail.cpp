@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "logtail.h"
 
+#include "logging.h"
+
 #include "kubenames.h" // pathSegment()
 
 #include "rayclient.h"
@@ -207,11 +209,13 @@ void JobLogTail::scheduleReconnect(const QString &why)
     m_needsFill = true;
     m_lastError = why;
     if (++m_attempt > m_maxAttempts) {
+        qCDebug(lcRay).noquote() << QStringLiteral("job %1: the log tail dropped (%2) and %3 reconnects failed; giving up").arg(m_submissionId, why).arg(m_maxAttempts);
         giveUp(tr("job %1: the log tail dropped and %2 reconnects failed; last: %3").arg(m_submissionId).arg(m_maxAttempts).arg(why));
         return;
     }
     ++m_reconnects;
     const auto delay = std::min(kMaxReconnectDelay, m_firstReconnectDelay * (1 << std::min(m_attempt - 1, 5)));
+    qCDebug(lcRay).noquote() << QStringLiteral("job %1: the log tail dropped (%2); reconnect %3 of %4 in %5 ms").arg(m_submissionId, why).arg(m_attempt).arg(m_maxAttempts).arg(delay.count());
     m_reconnectTimer.start(delay);
 }
 

@@ -4,6 +4,7 @@
 #include "kubenames.h" // pathSegment()
 
 #include "boundedfile.h"
+#include "logging.h"
 #include "netguard.h"
 
 #include <QDir>
@@ -260,6 +261,13 @@ void RayClient::onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex)
         const int retryAfter = reply->rawHeader("Retry-After").trimmed().toInt(&ok);
         const qint64 backoff = m_firstRetryDelay.count() << (f.attempts - 1);
         const qint64 delay = ok && retryAfter >= 0 ? std::min<qint64>(qint64(retryAfter) * 1000, 10000) : std::min<qint64>(backoff, 10000);
+        qCDebug(lcRay).noquote() << QStringLiteral("GET %1: HTTP %2 (try %3 of %4); retrying in %5 ms, %6")
+                                        .arg(urlFor(f.path).toDisplayString(QUrl::RemoveUserInfo))
+                                        .arg(status)
+                                        .arg(f.attempts)
+                                        .arg(m_maxRetries + 1)
+                                        .arg(delay)
+                                        .arg(ok && retryAfter >= 0 ? QStringLiteral("as its Retry-After (%1 s) asked").arg(retryAfter) : QStringLiteral("backing off (no Retry-After)"));
         QTimer::singleShot(std::chrono::milliseconds(delay), this, [this, pollId, fetchIndex] {
             if (m_poll && m_poll->id == pollId)
                 send(fetchIndex);
@@ -273,6 +281,12 @@ void RayClient::onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex)
         } else {
             if (status == 401 || status == 403)
                 m_authMode.clear(); // read it again next time: the cluster may have changed
+            if (shedding)
+                qCDebug(lcRay).noquote() << QStringLiteral("GET %1: HTTP %2 on try %3 of %4; giving up on this poll")
+                                                .arg(urlFor(f.path).toDisplayString(QUrl::RemoveUserInfo))
+                                                .arg(status)
+                                                .arg(f.attempts)
+                                                .arg(m_maxRetries + 1);
             fail(describeFailure(reply, QByteArrayLiteral("GET"), f.path, status, f.attempts, f.target == &Capture::rayVersion));
             return;
         }

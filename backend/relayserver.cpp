@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "relayserver.h"
 
+#include "logging.h"
+
 #include "boundedfile.h"
 
 #include "clusteractions.h"
@@ -197,6 +199,7 @@ QUrl RelayServer::openUrl() const
 
 void RelayServer::log(const QString &line) const
 {
+    qCDebug(lcRelay).noquote() << line;
     if (m_log)
         m_log(line);
 }
@@ -454,6 +457,8 @@ void RelayServer::sendCaptureTo(Client &c)
     // A client still receiving the previous capture gets only the newest one once it is done:
     // a slow browser skips captures instead of queueing them without bound.
     if (c.socket->bytesToWrite() > 0) {
+        if (!c.capturePending)
+            qCDebug(lcRelay).noquote() << QStringLiteral("client %1 is still receiving a capture (%2 bytes to write); it gets only the newest one when done").arg(c.id).arg(c.socket->bytesToWrite());
         c.capturePending = true;
         return;
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "relaysource.h"
 
+#include "logging.h"
+
 #include "sliceactions.h"
 #include "websocketclient.h"
 
@@ -126,6 +128,7 @@ void RelaySource::connectNow()
     });
     connect(m_socket, &WebSocketClient::textReceived, this, &RelaySource::onText);
     connect(m_socket, &WebSocketClient::disconnected, this, &RelaySource::onDisconnected);
+    qCDebug(lcRelay).noquote() << QStringLiteral("connecting to the relay at %1").arg(m_display);
     m_socket->open(m_url);
 }
 
@@ -137,6 +140,8 @@ void RelaySource::onText(const QString &text)
         return;
     }
     if (m.type == relay::type::Capture) {
+        if (m_backoffMs != m_firstBackoffMs)
+            qCDebug(lcRelay).noquote() << QStringLiteral("relay at %1: a capture arrived; the reconnect delay is back to %2 ms").arg(m_display).arg(m_firstBackoffMs);
         m_backoffMs = m_firstBackoffMs;
         m_last = m.capture;
         Q_EMIT captureReceived(m_last);
@@ -168,6 +173,7 @@ void RelaySource::onDisconnected(int closeCode, const QString &reason)
         return;
     // 1008 is the relay refusing this client (token, Host/Origin, address): retrying cannot help.
     if (closeCode == relay::kClosePolicy) {
+        qCDebug(lcRelay).noquote() << QStringLiteral("relay at %1 closed the connection with 1008 (policy: %2); not reconnecting").arg(m_display, reason);
         m_stopped = true;
         const bool token = reason.contains(QLatin1String("token"));
         Q_EMIT failed(token ? tr("relay at %1 refused the access token: %2; open the URL `slicescope serve` printed, with its ?token=").arg(m_display, reason)
@@ -177,6 +183,7 @@ void RelaySource::onDisconnected(int closeCode, const QString &reason)
     Q_EMIT failed(tr("relay at %1 is gone: %2; retrying in %3 s, showing the last capture meanwhile")
                       .arg(m_display, reason)
                       .arg(double(m_backoffMs) / 1000.0, 0, 'f', 1));
+    qCDebug(lcRelay).noquote() << QStringLiteral("relay at %1: the connection closed (code %2: %3); reconnecting in %4 ms").arg(m_display).arg(closeCode).arg(reason).arg(m_backoffMs);
     m_retry->start(m_backoffMs);
     m_backoffMs = std::min(m_maxBackoffMs, m_backoffMs * 2);
 }
