@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 #include "source.h"
 #include "sourceoptions.h"
+#include "logging.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -31,6 +32,7 @@ int main(int argc, char **argv)
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
+    logging::applyEnvironment(); // SLICESCOPE_DEBUG=1: the debug log (model/logging.h)
 
     if (cli::needsWidgets(arguments)) {
         pinRenderingEnvironment(true); // draws without a display, identically everywhere
@@ -105,12 +107,14 @@ int main(int argc, char **argv)
     if (spec.usesKubernetes() && !spec.inCluster) {
         KubeConfig config;
         KubeConfigContexts contexts;
-        resolveKubeConfig(spec, config, &contexts);
-        window.setKubeContexts(contexts.contexts, config.contextName, [spec](const QString &context, QString *error) {
-            SourceSpec other = spec;
-            other.context = context;
-            return makeSource(other, error);
-        });
+        // The source above resolved the same kubeconfig already; this reads its context list for
+        // the switcher, which is left out if the files changed in between and no longer read.
+        if (resolveKubeConfig(spec, config, &contexts).isEmpty())
+            window.setKubeContexts(contexts.contexts, config.contextName, [spec](const QString &context, QString *error) {
+                SourceSpec other = spec;
+                other.context = context;
+                return makeSource(other, error);
+            });
     }
     window.show();
     return app.exec();

@@ -47,17 +47,17 @@ struct SourceSpec {
 void addSourceOptions(QCommandLineParser &parser);
 // Reads the options; returns an error sentence (bad usage) or empty. With no source option, an
 // http(s) RAY_ADDRESS names a live Ray dashboard; --ray accepts "host:port" for "http://host:port".
-QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec);
+[[nodiscard]] QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec);
 
 // Loads one capture for the headless verbs. Returns an error sentence or empty. The demo and files
 // are read at once; a live source runs the application's event loop (QCoreApplication::exec())
 // until its first capture or failure, so call it only where no event loop runs yet (main(), a
 // verb), never from inside one.
-QString loadCapture(const SourceSpec &spec, Capture &capture);
+[[nodiscard]] QString loadCapture(const SourceSpec &spec, Capture &capture);
 
 // Resolves the Kubernetes connection the options name (kubeconfig files, context, namespace, or
 // the in-cluster service account). Returns an error sentence or empty.
-QString resolveKubeConfig(const SourceSpec &spec, KubeConfig &config, KubeConfigContexts *contexts = nullptr);
+[[nodiscard]] QString resolveKubeConfig(const SourceSpec &spec, KubeConfig &config, KubeConfigContexts *contexts = nullptr);
 
 // A Source object for the window. Live: a LiveRaySource polling --ray with the resolved token.
 std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error);

@@ -30,7 +30,7 @@ inline constexpr qint64 kCaptureFileBytes = qint64(2) << 30;   // captures and r
 //   "cannot read WHAT (No such file or directory)"
 //   "WHAT is a FIFO (named pipe), not a regular file; not read"
 //   "WHAT is larger than 64 KiB (70000 bytes); not read"
-QString readBoundedFile(const QString &path, qint64 maxBytes, const QString &what, QByteArray &data);
+[[nodiscard]] QString readBoundedFile(const QString &path, qint64 maxBytes, const QString &what, QByteArray &data);
 
 // The same checks, for a file read in pieces (a recording): hands back the file open for reading.
 QString openBoundedFile(const QString &path, qint64 maxBytes, const QString &what, std::unique_ptr<QFile> &file);

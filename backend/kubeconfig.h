@@ -84,19 +84,19 @@ QStringList kubeconfigFiles(const QString &explicitPath);
 // at fault, or empty. A user with the legacy `auth-provider` gets "... uses the legacy
 // auth-provider \"gcp\", which SliceScope does not support; use the exec plugin
 // (gke-gcloud-auth-plugin) instead". `contexts`, when given, is filled even on most errors.
-QString loadKubeConfig(const QStringList &files, const QString &context, const QString &namespaceOverride, KubeConfig &out,
-                       KubeConfigContexts *contexts = nullptr);
+[[nodiscard]] QString loadKubeConfig(const QStringList &files, const QString &context, const QString &namespaceOverride, KubeConfig &out,
+                                     KubeConfigContexts *contexts = nullptr);
 
 // Reads a bearer token file (a kubeconfig `tokenFile`, or the service account's `token`): the
 // trimmed contents, which must be one word of visible ASCII. Call it again when the server refuses
 // the token, as rotated tokens are rewritten in place. `origin` names the entry for messages
 // ("kubeconfig /x/config, user admin"). Returns an error sentence or empty.
-QString readKubeTokenFile(const QString &path, const QString &origin, QByteArray &token);
+[[nodiscard]] QString readKubeTokenFile(const QString &path, const QString &origin, QByteArray &token);
 
 // The service-account config of a pod: KUBERNETES_SERVICE_HOST/PORT, and token, ca.crt and
 // namespace under `root`. Returns an error sentence or empty.
-QString loadInClusterConfig(KubeConfig &out,
-                            const QString &root = QStringLiteral("/var/run/secrets/kubernetes.io/serviceaccount"));
+[[nodiscard]] QString loadInClusterConfig(KubeConfig &out,
+                                          const QString &root = QStringLiteral("/var/run/secrets/kubernetes.io/serviceaccount"));
 
 // A credential an exec plugin produced (ExecCredential.status).
 struct KubeExecCredential {

@@ -45,7 +45,7 @@ struct RayToken {
 // --ray-token-file option), RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token. Finding none is
 // not an error (the cluster may not want one). Returns an error sentence when a file that was
 // named explicitly (the option or RAY_AUTH_TOKEN_PATH) cannot be read or holds no usable token.
-QString resolveRayToken(const QString &tokenFile, RayToken &token);
+[[nodiscard]] QString resolveRayToken(const QString &tokenFile, RayToken &token);
 
 // The User-Agent every request sends: "slicescope/<version>".
 QByteArray slicescopeUserAgent();

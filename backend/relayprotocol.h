@@ -57,6 +57,6 @@ Message parseMessage(const QByteArray &bytes);
 
 QJsonObject toJson(const SlicePlacementRequest &request);
 // Returns an error sentence or empty.
-QString fromJson(const QJsonObject &object, SlicePlacementRequest &request);
+[[nodiscard]] QString fromJson(const QJsonObject &object, SlicePlacementRequest &request);
 
 } // namespace slicescope::relay

@@ -58,7 +58,7 @@ public:
     static bool isLoopbackAddress(const QHostAddress &address);
 
     // Listens; returns an error sentence or empty. Starts the source.
-    QString start();
+    [[nodiscard]] QString start();
     quint16 port() const;
     // The URL to open, token included (print it once; never log it elsewhere).
     QUrl openUrl() const;

@@ -25,7 +25,7 @@ struct ReleaseTarget {
 
 // Finds the live group named or with id `wanted` in a capture (`where` names the cluster in
 // messages, e.g. "Ray at http://...") and who holds it. Returns an error sentence, or empty.
-QString findReleaseTarget(const Capture &capture, const QString &wanted, const QString &where, ReleaseTarget &target);
+[[nodiscard]] QString findReleaseTarget(const Capture &capture, const QString &wanted, const QString &where, ReleaseTarget &target);
 
 // The raw state of one group in a GET /api/v0/placement_groups body ("" when it is not listed:
 // Ray drops removed groups after a while).

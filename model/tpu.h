@@ -79,7 +79,7 @@ std::optional<Topology> parseTopology(QStringView text);
 
 // Empty when Ray 2.60 accepts `topology` for `gen` (docs/facts.md 3); otherwise a sentence saying
 // why not and what would do.
-QString topologyProblem(const Generation &gen, const Topology &topology);
+[[nodiscard]] QString topologyProblem(const Generation &gen, const Topology &topology);
 // For a valid topology GKE does not document as such (v6e 2x8, a 3D shape written in another
 // axis order): a sentence saying so, for tooltips and plan output. Empty otherwise.
 QString topologyNote(const Generation &gen, const Topology &topology);
