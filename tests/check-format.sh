@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 version=23.1.3
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/slicescope/clang-format-$version"
 if [[ ! -x "$venv/bin/clang-format" ]]; then
-    python3 -m venv "$venv"
+    "${SLICESCOPE_PYTHON:-python3}" -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "clang-format==$version"
 fi
 cf="$venv/bin/clang-format"

@@ -23,6 +23,11 @@ phase "Debian packages ready"
 ray_venv="$(tests/integration/ray-env.sh)"
 phase "Ray environment ready: $ray_venv"
 
+# Every C++ file as .clang-format says (clang-format from PyPI, pinned, in a venv cached outside
+# the clone; after the Ray environment, which makes sure Python's venv module is there).
+tests/check-format.sh
+phase "formatting checked"
+
 # kube-apiserver and etcd for the integration tier, built from Go modules once and cached outside the
 # clone (tens of minutes cold, instant warm).
 kube_env="$(tests/integration/kube-env.sh)"
