@@ -511,6 +511,7 @@ void MainWindow::setTheme(const Theme &theme)
     m_workspace->setTheme(theme);
     m_timeline->setTheme(theme);
     m_charts->setTheme(theme);
+    m_composer->setTheme(theme);
     if (m_scaleDialog)
         m_scaleDialog->setTheme(theme);
     for (QAction *a : m_themeGroup->actions())

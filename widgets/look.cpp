@@ -118,6 +118,12 @@ Theme Theme::light()
     t.reserved = QColor(0x3f6fd8);
     t.degraded = QColor(0xd03a3a);
     t.provisioning = QColor(0xe0a21a);
+    // Light boxes with dark text: readable on the light and the dark window alike, so the dark
+    // theme keeps them.
+    t.info = {QColor(0xe8eef7), QColor(0x1d2a3a), QColor(0x9fb3cf)};
+    t.warning = {QColor(0xfff6dc), QColor(0x3d3000), QColor(0xd9b74a)};
+    t.error = {QColor(0xfbe4e4), QColor(0x4a1010), QColor(0xd98080)};
+    t.success = {QColor(0xe3f4e6), QColor(0x12391b), QColor(0x7bbf88)};
     return t;
 }
 

@@ -26,6 +26,11 @@ enum class ColorMode
 QString toText(ColorMode mode);                               // "worker", "bundle", "state"
 std::optional<ColorMode> colorModeFromText(QStringView text);  // the inverse
 
+// The colours of one kind of message in a message bar (widgets/messagebar.h).
+struct MessageColors {
+    QColor background, text, border;
+};
+
 struct Theme {
     bool isDark = false;
     QColor window, panel, text, mutedText, border;
@@ -36,6 +41,7 @@ struct Theme {
     QColor selection, hover;
     QColor alive, dead, pending, missing;             // host states
     QColor ready, reserved, degraded, provisioning;   // slice status badges
+    MessageColors info, warning, error, success;      // message bars, by kind
 
     static Theme light();
     static Theme dark();

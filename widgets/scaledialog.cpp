@@ -1,22 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scaledialog.h"
 
+#include "reviewpanel.h"
+#include "scalewording.h"
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QFrame>
 #include <QHBoxLayout>
-#include <QHelpEvent>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
-#include <QPainter>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSpinBox>
 #include <QStackedWidget>
-#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -31,11 +27,6 @@ constexpr int kUnbounded = std::numeric_limits<int>::max();
 QString escaped(const QString &text)
 {
     return text.toHtmlEscaped();
-}
-
-QString bound(int value)
-{
-    return value == kUnbounded ? QStringLiteral("unbounded") : QString::number(value);
 }
 
 // maxReplicas may be absent from the spec (planScale says INT_MAX): show the word, not the number.
@@ -60,44 +51,6 @@ protected:
         return QSpinBox::validate(text, pos);
     }
 };
-
-// One JSON Patch op per line: the shape docs/facts.md writes them in, and easy to check by eye.
-QString prettyPatch(const QByteArray &patch)
-{
-    const QJsonArray ops = QJsonDocument::fromJson(patch).array();
-    QStringList lines;
-    for (const QJsonValue &op : ops)
-        lines << QStringLiteral("  ") + QString::fromUtf8(QJsonDocument(op.toObject()).toJson(QJsonDocument::Compact));
-    return QStringLiteral("[\n%1\n]").arg(lines.join(QStringLiteral(",\n")));
-}
-
-// What differs between the group a plan saw and the group now, in the words the backends use.
-QStringList groupChanges(const WorkerGroup &before, const WorkerGroup &now)
-{
-    QStringList changes;
-    if (before.replicas != now.replicas)
-        changes << QStringLiteral("replicas %1 -> %2").arg(before.replicas).arg(now.replicas);
-    if (before.minReplicas != now.minReplicas)
-        changes << QStringLiteral("minReplicas %1 -> %2").arg(before.minReplicas).arg(now.minReplicas);
-    if (before.maxReplicas != now.maxReplicas)
-        changes << QStringLiteral("maxReplicas %1 -> %2").arg(bound(before.maxReplicas), bound(now.maxReplicas));
-    if (before.autoscaling != now.autoscaling)
-        changes << QStringLiteral("in-tree autoscaling %1 -> %2").arg(before.autoscaling ? QStringLiteral("on") : QStringLiteral("off"), now.autoscaling ? QStringLiteral("on") : QStringLiteral("off"));
-    if (before.workersToDelete != now.workersToDelete)
-        changes << QStringLiteral("workersToDelete [%1] -> [%2]").arg(before.workersToDelete.join(QStringLiteral(", ")), now.workersToDelete.join(QStringLiteral(", ")));
-    QStringList added, gone;
-    for (const QString &name : now.slices)
-        if (!before.slices.contains(name))
-            added << name;
-    for (const QString &name : before.slices)
-        if (!now.slices.contains(name))
-            gone << name;
-    if (!added.isEmpty())
-        changes << QStringLiteral("new slice%1 %2").arg(added.size() == 1 ? QString() : QStringLiteral("s"), added.join(QStringLiteral(", ")));
-    if (!gone.isEmpty())
-        changes << QStringLiteral("%1 gone").arg(gone.join(QStringLiteral(", ")));
-    return changes;
-}
 
 struct ComboItem {
     QString text, data;
@@ -129,242 +82,7 @@ bool samePlan(const ScalePlan &a, const ScalePlan &b)
            && a.notes == b.notes && a.removedTargets == b.removedTargets;
 }
 
-QString confirmText(const ScalePlan &plan, ScaleRequest::Mode mode)
-{
-    switch (mode) {
-    case ScaleRequest::Mode::Replicas:
-        return ScaleDialog::tr("Scale to %1 slice%2").arg(plan.toReplicas).arg(plan.toReplicas == 1 ? QString() : QStringLiteral("s"));
-    case ScaleRequest::Mode::Bounds:
-        return ScaleDialog::tr("Set bounds to %1..%2").arg(plan.toMin).arg(bound(plan.toMax));
-    case ScaleRequest::Mode::RemoveSlice:
-        return ScaleDialog::tr("Remove slice %1").arg(plan.slicesRemoved.value(0));
-    }
-    Q_UNREACHABLE();
-}
-
-// planScale() words the displaced placement groups as a note; this is that note.
-bool isDisplacedNote(const ScalePlan &plan, const QString &note)
-{
-    return !plan.displacedGroups.isEmpty() && note.contains(plan.displacedGroups.join(QStringLiteral(", ")));
-}
-
-QString pluralSlices(int n)
-{
-    return n == 1 ? ScaleDialog::tr("1 slice") : ScaleDialog::tr("%1 slices").arg(n);
-}
-
 } // namespace
-
-// ---------------------------------------------------------------------------------------------
-// The strip
-
-int ScaleStripGeometry::columns() const
-{
-    const int usable = width - 2 * kMargin + kSpacing;
-    return std::max(1, usable / (kTileWidth + kSpacing));
-}
-
-int ScaleStripGeometry::rows() const
-{
-    return count == 0 ? 0 : (count + columns() - 1) / columns();
-}
-
-int ScaleStripGeometry::height() const
-{
-    const int r = std::max(1, rows()); // an empty strip keeps one row's room, so the dialog does not jump
-    return 2 * kMargin + r * kTileHeight + (r - 1) * kSpacing;
-}
-
-QRect ScaleStripGeometry::tileRect(int index) const
-{
-    if (index < 0 || index >= count)
-        return {};
-    const int c = columns();
-    return {kMargin + (index % c) * (kTileWidth + kSpacing), kMargin + (index / c) * (kTileHeight + kSpacing), kTileWidth, kTileHeight};
-}
-
-int ScaleStripGeometry::tileAt(QPoint pos) const
-{
-    if (pos.x() < kMargin || pos.y() < kMargin)
-        return -1;
-    const int col = (pos.x() - kMargin) / (kTileWidth + kSpacing);
-    const int row = (pos.y() - kMargin) / (kTileHeight + kSpacing);
-    if (col >= columns())
-        return -1;
-    const int index = row * columns() + col;
-    return tileRect(index).contains(pos) ? index : -1;
-}
-
-QList<ScaleTile> scaleTiles(const ClusterSnapshot &snapshot, const ScalePlan &plan)
-{
-    QList<ScaleTile> tiles;
-    const int gi = snapshot.workerGroupIndex(plan.group.qualifiedName());
-    if (plan.group.group.isEmpty() || gi < 0)
-        return tiles;
-    for (const QString &name : snapshot.workerGroups[gi].slices) {
-        ScaleTile t;
-        t.name = name;
-        t.kind = plan.slicesRemoved.contains(name) ? ScaleTile::Kind::Removed : ScaleTile::Kind::Existing;
-        if (const int si = snapshot.sliceIndex(name); si >= 0)
-            t.status = snapshot.slices[si].status();
-        for (const PlacementGroup &pg : snapshot.placementGroups)
-            if (pg.slices.contains(name))
-                t.placementGroups << (pg.name.isEmpty() ? pg.id : pg.name);
-        tiles << t;
-    }
-    for (int i = 0; i < plan.slicesAdded; ++i)
-        tiles << ScaleTile{ScaleTile::Kind::Added, {}, SliceStatus::Provisioning, {}};
-    return tiles;
-}
-
-ScalePreviewStrip::ScalePreviewStrip(QWidget *parent)
-    : QWidget(parent)
-{
-    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
-    policy.setHeightForWidth(true);
-    setSizePolicy(policy);
-    setMouseTracking(true);
-}
-
-void ScalePreviewStrip::setTiles(const QList<ScaleTile> &tiles)
-{
-    if (tiles == m_tiles)
-        return;
-    const bool rowsChanged = geometry().rows() != ScaleStripGeometry{width(), int(tiles.size())}.rows();
-    m_tiles = tiles;
-    if (rowsChanged)
-        updateGeometry();
-    update();
-}
-
-void ScalePreviewStrip::setTheme(const Theme &theme)
-{
-    m_theme = theme;
-    update();
-}
-
-int ScalePreviewStrip::heightForWidth(int width) const
-{
-    return ScaleStripGeometry{width, int(m_tiles.size())}.height();
-}
-
-QSize ScalePreviewStrip::sizeHint() const
-{
-    const int w = 2 * ScaleStripGeometry::kMargin + 4 * ScaleStripGeometry::kTileWidth + 3 * ScaleStripGeometry::kSpacing;
-    return {w, heightForWidth(w)};
-}
-
-QSize ScalePreviewStrip::minimumSizeHint() const
-{
-    return {2 * ScaleStripGeometry::kMargin + ScaleStripGeometry::kTileWidth, ScaleStripGeometry{0, 0}.height()};
-}
-
-void ScalePreviewStrip::paintEvent(QPaintEvent *)
-{
-    QPainter painter(this);
-    painter.setRenderHint(QPainter::Antialiasing);
-    const ScaleStripGeometry geo = geometry();
-    if (m_tiles.isEmpty()) {
-        painter.setPen(m_theme.mutedText);
-        painter.drawText(rect().adjusted(ScaleStripGeometry::kMargin, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, tr("No slices in this group."));
-        return;
-    }
-    for (int i = 0; i < m_tiles.size(); ++i)
-        drawTile(painter, geo.tileRect(i), m_tiles[i]);
-}
-
-void ScalePreviewStrip::drawTile(QPainter &painter, const QRect &rect, const ScaleTile &tile) const
-{
-    const QRectF box = QRectF(rect).adjusted(1, 1, -1, -1);
-    const QColor status = sliceStatusColor(tile.status, m_theme);
-    QString title = tile.name, subtitle = toText(tile.status);
-    QColor titleColor = m_theme.text, subtitleColor = m_theme.mutedText;
-    switch (tile.kind) {
-    case ScaleTile::Kind::Existing: {
-        painter.setPen(QPen(status.darker(125), 1));
-        painter.setBrush(status);
-        painter.drawRoundedRect(box, 4, 4);
-        titleColor = subtitleColor = status.lightnessF() > 0.62 ? QColor(0x1d232b) : QColor(Qt::white);
-        break;
-    }
-    case ScaleTile::Kind::Added: {
-        // A ghost: what the plan would create, not there yet.
-        QPen pen(m_theme.mutedText, 1.5, Qt::DashLine);
-        painter.setPen(pen);
-        QColor fill = m_theme.ready;
-        fill.setAlpha(28);
-        painter.setBrush(fill);
-        painter.drawRoundedRect(box, 4, 4);
-        title = tr("new");
-        subtitle = tr("to be added");
-        break;
-    }
-    case ScaleTile::Kind::Removed: {
-        QColor fill = status;
-        fill.setAlpha(60);
-        painter.setBrush(fill);
-        painter.setPen(QPen(m_theme.dead, 2));
-        painter.drawRoundedRect(box, 4, 4);
-        QColor cross = m_theme.dead;
-        cross.setAlpha(150);
-        painter.setPen(QPen(cross, 2));
-        painter.drawLine(box.topLeft() + QPointF(4, 4), box.bottomRight() - QPointF(4, 4));
-        painter.drawLine(box.bottomLeft() + QPointF(4, -4), box.topRight() + QPointF(-4, 4));
-        subtitle = tr("removed");
-        subtitleColor = m_theme.dead;
-        break;
-    }
-    }
-    // Text only where it fits: names are elided to the tile.
-    const QRect text = rect.adjusted(6, 4, -6, -4);
-    QFont bold = font();
-    bold.setBold(true);
-    painter.setFont(bold);
-    painter.setPen(titleColor);
-    const QFontMetrics fm(bold);
-    painter.drawText(QRect(text.left(), text.top(), text.width(), text.height() / 2), Qt::AlignLeft | Qt::AlignVCenter,
-                     fm.elidedText(title, Qt::ElideMiddle, text.width()));
-    painter.setFont(font());
-    painter.setPen(subtitleColor);
-    painter.drawText(QRect(text.left(), text.top() + text.height() / 2, text.width(), text.height() / 2), Qt::AlignLeft | Qt::AlignVCenter,
-                     QFontMetrics(font()).elidedText(subtitle, Qt::ElideRight, text.width()));
-}
-
-QString ScalePreviewStrip::toolTipFor(const ScaleTile &tile) const
-{
-    switch (tile.kind) {
-    case ScaleTile::Kind::Added:
-        return tr("A new slice: KubeRay creates its pods, GKE its TPU hosts, then they join Ray.");
-    case ScaleTile::Kind::Existing:
-    case ScaleTile::Kind::Removed: {
-        QString text = tr("%1: %2").arg(tile.name, toText(tile.status));
-        if (!tile.placementGroups.isEmpty())
-            text += tr("\nplacement groups: %1").arg(tile.placementGroups.join(QStringLiteral(", ")));
-        if (tile.kind == ScaleTile::Kind::Removed)
-            text += tile.placementGroups.isEmpty() ? tr("\nwill be removed") : tr("\nwill be removed: these placement groups lose their hosts");
-        return text;
-    }
-    }
-    Q_UNREACHABLE();
-}
-
-bool ScalePreviewStrip::event(QEvent *event)
-{
-    if (event->type() == QEvent::ToolTip) {
-        // Built at hover time, from the same geometry that painted the tile.
-        auto *help = static_cast<QHelpEvent *>(event);
-        const int index = geometry().tileAt(help->pos());
-        if (index >= 0)
-            QToolTip::showText(help->globalPos(), toolTipFor(m_tiles[index]), this, geometry().tileRect(index));
-        else
-            QToolTip::hideText();
-        return true;
-    }
-    return QWidget::event(event);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The dialog
 
 ScaleDialog::ScaleDialog(QWidget *parent)
     : QDialog(parent)
@@ -463,11 +181,8 @@ ScaleDialog::ScaleDialog(QWidget *parent)
     m_planLabel->setMargin(6);
     layout->addWidget(m_planLabel);
 
-    m_unavailable = new QLabel(this);
+    m_unavailable = new MessageBar(this);
     m_unavailable->setObjectName(QStringLiteral("unavailable"));
-    m_unavailable->setWordWrap(true);
-    m_unavailable->setMargin(6);
-    m_unavailable->setStyleSheet(QStringLiteral("background:#e8eef7;color:#1d2a3a;border:1px solid #9fb3cf"));
     m_unavailable->hide();
     layout->addWidget(m_unavailable);
 
@@ -485,48 +200,11 @@ ScaleDialog::ScaleDialog(QWidget *parent)
     buttons->addWidget(m_reviewButton);
     layout->addWidget(m_buttonRow);
 
-    // The review: exactly what will change and the patch that does it, then Confirm or Cancel.
-    m_review = new QFrame(this);
-    m_review->setObjectName(QStringLiteral("reviewArea"));
-    m_review->setFrameShape(QFrame::StyledPanel);
-    auto *reviewLayout = new QVBoxLayout(m_review);
-    m_reviewTitle = new QLabel(m_review);
-    m_reviewTitle->setObjectName(QStringLiteral("reviewTitle"));
-    m_reviewTitle->setWordWrap(true);
-    m_reviewTitle->setTextFormat(Qt::RichText);
-    m_reviewText = new QPlainTextEdit(m_review);
-    m_reviewText->setObjectName(QStringLiteral("reviewText"));
-    m_reviewText->setReadOnly(true);
-    m_reviewText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_reviewText->setMinimumHeight(150);
-    auto *reviewButtons = new QHBoxLayout;
-    m_cancelButton = new QPushButton(tr("Cancel"), m_review);
-    m_cancelButton->setObjectName(QStringLiteral("cancel"));
-    m_cancelButton->setAutoDefault(false);
-    m_confirmButton = new QPushButton(tr("Confirm"), m_review);
-    m_confirmButton->setObjectName(QStringLiteral("confirm"));
-    m_confirmButton->setAutoDefault(false);
-    reviewButtons->addStretch(1);
-    reviewButtons->addWidget(m_cancelButton);
-    reviewButtons->addWidget(m_confirmButton);
-    reviewLayout->addWidget(m_reviewTitle);
-    reviewLayout->addWidget(m_reviewText, 1);
-    reviewLayout->addLayout(reviewButtons);
-    m_review->hide();
-    layout->addWidget(m_review, 1);
-
-    m_message = new QLabel(this);
-    m_message->setObjectName(QStringLiteral("messageBar"));
-    m_message->setWordWrap(true);
-    m_message->setMargin(6);
-    m_message->hide();
-    layout->addWidget(m_message);
-    m_log = new QPlainTextEdit(this);
-    m_log->setObjectName(QStringLiteral("progressLog"));
-    m_log->setReadOnly(true);
-    m_log->setMaximumHeight(72);
-    m_log->hide();
-    layout->addWidget(m_log);
+    // The review: exactly what will change and the patch that does it, then Confirm or Cancel;
+    // the message bar and the progress log under it.
+    m_panel = new ReviewPanel(this);
+    m_panel->setTextMinimumHeight(150);
+    layout->addWidget(m_panel, 1);
     layout->addStretch(1); // the spare room, given to the review while it is open
 
     connect(m_group, &QComboBox::currentIndexChanged, this, &ScaleDialog::onGroupChanged);
@@ -547,8 +225,9 @@ ScaleDialog::ScaleDialog(QWidget *parent)
         connect(box, &QSpinBox::valueChanged, this, &ScaleDialog::updatePlan);
     connect(m_removeSlice, &QComboBox::currentIndexChanged, this, &ScaleDialog::onRemoveSliceChosen);
     connect(m_reviewButton, &QPushButton::clicked, this, [this] { openReview(); });
-    connect(m_confirmButton, &QPushButton::clicked, this, &ScaleDialog::confirmReview);
-    connect(m_cancelButton, &QPushButton::clicked, this, [this] {
+    connect(m_panel, &ReviewPanel::confirmed, this, &ScaleDialog::confirmReview);
+    connect(m_panel, &ReviewPanel::statusMessage, this, &ScaleDialog::actionStatusChanged);
+    connect(m_panel, &ReviewPanel::cancelled, this, [this] {
         cancelReview();
         syncControlsToGroup(); // the cluster may have moved while the review held the controls
         updatePlan();
@@ -612,7 +291,7 @@ void ScaleDialog::setActions(ClusterActions *actions, const QString &reason)
         cancelReview();
     if (isRunning()) {
         m_actionId.clear();
-        showMessage(MessageKind::Info, tr("The source changed: what became of \"%1\" is not followed here any more.").arg(m_sentPlan.summary));
+        m_panel->showMessage(MessageBar::Kind::Info, tr("The source changed: what became of \"%1\" is not followed here any more.").arg(m_sentPlan.summary));
         m_syncedGroup.clear();
         syncControlsToGroup();
         updatePlan();
@@ -630,6 +309,8 @@ void ScaleDialog::setTheme(const Theme &theme)
 {
     m_theme = theme;
     m_strip->setTheme(theme);
+    m_unavailable->setTheme(theme);
+    m_panel->setTheme(theme);
     updatePlan();
 }
 
@@ -660,9 +341,9 @@ bool ScaleDialog::preselectSlice(const QString &sliceName)
     // with the picker, not one a click elsewhere made for them.
     if (const SliceTarget target = sliceTarget(*m_snapshot, sliceName); !target.placementGroups.isEmpty()) {
         clearChosenSlice();
-        showPickerMessage(MessageKind::Info, tr("%1 is not preselected for removal: placement group %2 holds it. Choose it "
-                                                "below yourself if you mean to remove it.")
-                                                 .arg(sliceName, target.placementGroups.join(QStringLiteral(", "))));
+        showPickerMessage(MessageBar::Kind::Info, tr("%1 is not preselected for removal: placement group %2 holds it. Choose it "
+                                                     "below yourself if you mean to remove it.")
+                                                      .arg(sliceName, target.placementGroups.join(QStringLiteral(", "))));
         updatePlan();
         return true;
     }
@@ -676,7 +357,7 @@ void ScaleDialog::onRemoveSliceChosen()
     m_chosen = m_snapshot && !name.isEmpty() ? sliceTarget(*m_snapshot, name) : SliceTarget{};
     if (m_pickerMessage) {
         m_pickerMessage = false;
-        m_message->hide();
+        m_panel->hideMessage();
     }
     updatePlan();
 }
@@ -710,12 +391,12 @@ void ScaleDialog::checkChosenSlice()
     else
         text = reviewed ? tr("%1 changed while you reviewed its removal (%2); nothing was sent. Choose again").arg(name, changes.join(QStringLiteral("; ")))
                         : tr("%1 changed after it was chosen for removal (%2); choose again").arg(name, changes.join(QStringLiteral("; ")));
-    showPickerMessage(MessageKind::Error, text);
+    showPickerMessage(MessageBar::Kind::Error, text);
 }
 
-void ScaleDialog::showPickerMessage(MessageKind kind, const QString &text)
+void ScaleDialog::showPickerMessage(MessageBar::Kind kind, const QString &text)
 {
-    showMessage(kind, text);
+    m_panel->showMessage(kind, text);
     m_pickerMessage = true; // hidden again when the operator picks a slice
 }
 
@@ -776,7 +457,7 @@ void ScaleDialog::syncControlsToGroup()
                            .arg(escaped(describeReplicas(g->replicas, g->numOfHosts, g->chipsPerHost)))
                            .arg(g->replicas)
                            .arg(g->minReplicas)
-                           .arg(bound(g->maxReplicas))
+                           .arg(scaleBound(g->maxReplicas))
                            .arg(g->autoscaling ? tr("<b>on</b> (the Ray autoscaler sets replicas)") : tr("off")));
     // A review or a running action holds the request as it was confirmed: the controls move only
     // when neither is open (a tighter range would otherwise clamp the value under the operator).
@@ -790,7 +471,7 @@ void ScaleDialog::syncControlsToGroup()
     m_replicas->setRange(std::min(g->minReplicas, g->replicas), std::max(g->maxReplicas, g->replicas));
     m_replicas->setReadOnly(g->autoscaling);
     m_replicas->setToolTip(g->autoscaling ? tr("Read-only: the Ray autoscaler owns replicas (enableInTreeAutoscaling: true)")
-                                          : tr("Slices wanted, within minReplicas..maxReplicas (%1..%2)").arg(g->minReplicas).arg(bound(g->maxReplicas)));
+                                          : tr("Slices wanted, within minReplicas..maxReplicas (%1..%2)").arg(g->minReplicas).arg(scaleBound(g->maxReplicas)));
     m_autoscalerNote->setVisible(g->autoscaling);
     m_min->setReadOnly(!g->autoscaling);
     m_max->setReadOnly(!g->autoscaling);
@@ -865,20 +546,9 @@ void ScaleDialog::updatePlan()
         html = tr("<b>No change:</b> the group already is %1, within %2..%3. Pick another value.")
                    .arg(escaped(describeReplicas(m_plan.fromReplicas, m_plan.hostsPerSlice, m_plan.chipsPerHost)))
                    .arg(m_plan.fromMin)
-                   .arg(bound(m_plan.fromMax));
+                   .arg(scaleBound(m_plan.fromMax));
     } else {
-        QStringList lines;
-        lines << tr("<b>%1</b>").arg(escaped(m_plan.summary));
-        if (m_plan.slicesAdded > 0)
-            lines << tr("&bull; adds %1 (dashed): new pods, then new TPU hosts joining Ray").arg(pluralSlices(m_plan.slicesAdded));
-        if (!m_plan.slicesRemoved.isEmpty())
-            lines << tr("&bull; removes %1 (crossed out)").arg(escaped(m_plan.slicesRemoved.join(QStringLiteral(", "))));
-        for (const QString &note : m_plan.notes) {
-            // The displaced groups are the note that costs someone work: in the warning colour.
-            const bool displaced = isDisplacedNote(m_plan, note);
-            lines << (displaced ? tr("&bull; <span style='color:%1'><b>%2</b></span>").arg(amber, escaped(note)) : tr("&bull; %1").arg(escaped(note)));
-        }
-        html = lines.join(QStringLiteral("<br>"));
+        html = scalePlanHtml(m_plan, amber);
     }
     m_planLabel->setText(html);
 
@@ -894,11 +564,11 @@ void ScaleDialog::updatePlan()
                                 m_reviewPlan.slicesRemoved.join(QStringLiteral(", ")));
         if (!targets.isEmpty()) {
             cancelReview();
-            showMessage(MessageKind::Error, tr("Withdrawn, nothing was sent: %1 while you reviewed it. Review again.").arg(targets.join(QStringLiteral("; "))));
+            m_panel->showMessage(MessageBar::Kind::Error, tr("Withdrawn, nothing was sent: %1 while you reviewed it. Review again.").arg(targets.join(QStringLiteral("; "))));
             updateButtons();
             return;
         }
-        QStringList changes = groupChanges(m_reviewPlan.group, m_plan.group);
+        QStringList changes = scaleGroupChanges(m_reviewPlan.group, m_plan.group);
         if (changes.isEmpty())
             changes << tr("the slices' states changed");
         const QString what = changes.join(QStringLiteral("; "));
@@ -906,8 +576,8 @@ void ScaleDialog::updatePlan()
             openReview(tr("The group changed while you were reviewing (%1). This is the plan on the newest data.").arg(what));
         } else {
             cancelReview();
-            showMessage(MessageKind::Error, m_plan.allowed ? tr("The group changed while you were reviewing (%1); nothing would change now.").arg(what)
-                                                           : tr("The group changed while you were reviewing (%1): %2").arg(what, m_plan.refusal));
+            m_panel->showMessage(MessageBar::Kind::Error, m_plan.allowed ? tr("The group changed while you were reviewing (%1); nothing would change now.").arg(what)
+                                                                         : tr("The group changed while you were reviewing (%1): %2").arg(what, m_plan.refusal));
         }
     }
     updateButtons();
@@ -947,8 +617,7 @@ void ScaleDialog::updateButtons()
         reviewTip = tr("nothing would change");
     m_reviewButton->setEnabled(editable && reviewTip.isEmpty());
     m_reviewButton->setToolTip(reviewTip);
-    m_confirmButton->setEnabled(m_reviewing && !isRunning() && why.isEmpty());
-    m_confirmButton->setToolTip(why);
+    m_panel->setConfirmAllowed(!isRunning() && why.isEmpty(), why);
 }
 
 void ScaleDialog::openReview(const QString &notice)
@@ -961,31 +630,7 @@ void ScaleDialog::openReview(const QString &notice)
     QString title = tr("<b>Review:</b> %1").arg(escaped(p.summary));
     if (!notice.isEmpty())
         title = tr("<span style='color:%1'><b>%2</b></span><br>").arg(m_theme.dead.name(), escaped(notice)) + title;
-    m_reviewTitle->setText(title);
-
-    QStringList lines;
-    lines << tr("What will change:");
-    if (p.toMin != p.fromMin || p.toMax != p.fromMax)
-        lines << tr("  minReplicas..maxReplicas %1..%2 -> %3..%4").arg(p.fromMin).arg(bound(p.fromMax)).arg(p.toMin).arg(bound(p.toMax));
-    if (p.toReplicas != p.fromReplicas)
-        lines << tr("  replicas %1 -> %2").arg(p.fromReplicas).arg(p.toReplicas);
-    if (p.slicesAdded > 0)
-        lines << tr("  adds %1: KubeRay creates %2 pod(s), then they join Ray").arg(pluralSlices(p.slicesAdded)).arg(p.slicesAdded * p.hostsPerSlice);
-    if (!p.slicesRemoved.isEmpty())
-        lines << tr("  removes %1").arg(p.slicesRemoved.join(QStringLiteral(", ")));
-    if (!p.podsToDelete.isEmpty())
-        lines << tr("  pods named in workersToDelete: %1").arg(p.podsToDelete.join(QStringLiteral(", ")));
-    if (!p.displacedGroups.isEmpty())
-        lines << tr("  placement groups that lose their hosts: %1").arg(p.displacedGroups.join(QStringLiteral(", ")));
-    for (const QString &note : p.notes)
-        if (!isDisplacedNote(p, note))
-            lines << tr("  note: %1").arg(note);
-    lines << QString();
-    lines << tr("JSON Patch to RayCluster %1/%2 (the \"test\" ops refuse it if someone changed these values meanwhile):")
-                 .arg(p.group.ns, p.group.cluster);
-    lines << prettyPatch(p.jsonPatch());
-    m_reviewText->setPlainText(lines.join(u'\n'));
-    m_confirmButton->setText(confirmText(p, request().mode));
+    m_panel->openReview(title, scaleReviewText(p), scaleConfirmText(p, request().mode));
     showReviewArea(true);
     updateButtons();
 }
@@ -993,7 +638,8 @@ void ScaleDialog::openReview(const QString &notice)
 void ScaleDialog::showReviewArea(bool shown)
 {
     // The review repeats the preview's words and has its own buttons: it takes their room.
-    m_review->setVisible(shown);
+    if (!shown)
+        m_panel->closeReview();
     m_planLabel->setVisible(!shown);
     m_buttonRow->setVisible(!shown);
     m_layout->setStretch(m_layout->count() - 1, shown ? 0 : 1);
@@ -1008,7 +654,7 @@ void ScaleDialog::cancelReview()
 
 void ScaleDialog::confirmReview()
 {
-    if (!m_reviewing || !m_confirmButton->isEnabled() || !m_actions)
+    if (!m_panel->isConfirmEnabled() || !m_actions)
         return;
     const ScalePlan plan = m_reviewPlan; // exactly what the review showed
     // Right before sending: the slices it removes are still the ones reviewed, on the newest
@@ -1017,7 +663,7 @@ void ScaleDialog::confirmReview()
         if (plan.slicesRemoved.contains(m_chosen.name))
             clearChosenSlice();
         cancelReview();
-        showMessage(MessageKind::Error, tr("Not sent: %1 since you reviewed it. Choose again.").arg(targets.join(QStringLiteral("; "))));
+        m_panel->showMessage(MessageBar::Kind::Error, tr("Not sent: %1 since you reviewed it. Choose again.").arg(targets.join(QStringLiteral("; "))));
         updatePlan();
         return;
     }
@@ -1025,10 +671,8 @@ void ScaleDialog::confirmReview()
     showReviewArea(false);
     m_sentPlan = plan;
     m_actionId = QStringLiteral("scale-%1").arg(++m_actionCounter);
-    m_log->clear();
-    m_log->show();
-    appendLog(tr("sent: %1").arg(plan.summary));
-    showMessage(MessageKind::Progress, tr("Scaling %1...").arg(plan.group.qualifiedName()));
+    m_panel->startLog(tr("sent: %1").arg(plan.summary));
+    m_panel->showMessage(MessageBar::Kind::Warning, tr("Scaling %1...").arg(plan.group.qualifiedName()));
     updateButtons();
     m_actions->scaleWorkerGroup(m_actionId, plan);
 }
@@ -1037,8 +681,8 @@ void ScaleDialog::onActionProgress(const QString &actionId, const QString &text)
 {
     if (actionId != m_actionId)
         return;
-    appendLog(text);
-    showMessage(MessageKind::Progress, text);
+    m_panel->appendLog(text);
+    m_panel->showMessage(MessageBar::Kind::Warning, text);
 }
 
 void ScaleDialog::onActionFinished(const QString &actionId, bool ok, const QString &message)
@@ -1046,8 +690,8 @@ void ScaleDialog::onActionFinished(const QString &actionId, bool ok, const QStri
     if (actionId != m_actionId)
         return;
     m_actionId.clear();
-    appendLog(ok ? tr("done: %1").arg(message) : tr("failed: %1").arg(message));
-    showMessage(ok ? MessageKind::Success : MessageKind::Error, message);
+    m_panel->appendLog(ok ? tr("done: %1").arg(message) : tr("failed: %1").arg(message));
+    m_panel->showMessage(ok ? MessageBar::Kind::Success : MessageBar::Kind::Error, message);
     // The controls start again from the group as it is now (a removed slice is not offered again).
     if (ok)
         clearChosenSlice();
@@ -1066,51 +710,29 @@ void ScaleDialog::onActionConflict(const QString &actionId, const QStringList &c
     for (const QString &change : changes)
         shown << tr("%1 (someone else changed it)").arg(change);
     const QString what = shown.isEmpty() ? message : shown.join(QStringLiteral("; "));
-    appendLog(tr("not applied: %1").arg(message));
+    m_panel->appendLog(tr("not applied: %1").arg(message));
     // A removal whose slice changed is not offered again: the choice goes and the operator chooses.
     if (m_snapshot)
         if (const QStringList targets = removalTargetChanges(m_sentPlan, *m_snapshot); !targets.isEmpty()) {
             if (m_sentPlan.slicesRemoved.contains(m_chosen.name))
                 clearChosenSlice();
             updatePlan();
-            showMessage(MessageKind::Error, tr("Not applied, nothing was changed: %1; %2. Choose again.").arg(what, targets.join(QStringLiteral("; "))));
+            m_panel->showMessage(MessageBar::Kind::Error, tr("Not applied, nothing was changed: %1; %2. Choose again.").arg(what, targets.join(QStringLiteral("; "))));
             return;
         }
     // Re-plan the same request on the newest snapshot and ask again; never re-send by ourselves.
     updatePlan();
     if (m_plan.allowed && !m_plan.noChange) {
-        showMessage(MessageKind::Error, tr("Not applied, nothing was changed: %1.").arg(what));
+        m_panel->showMessage(MessageBar::Kind::Error, tr("Not applied, nothing was changed: %1.").arg(what));
         openReview(tr("Someone else changed the group. This is the plan on the newest data: confirm again if it is still what you want."));
     } else {
-        showMessage(MessageKind::Error, tr("Nothing was changed: %1. %2").arg(what, m_plan.allowed ? tr("Nothing would change now.") : m_plan.refusal));
+        m_panel->showMessage(MessageBar::Kind::Error, tr("Nothing was changed: %1. %2").arg(what, m_plan.allowed ? tr("Nothing would change now.") : m_plan.refusal));
     }
-}
-
-void ScaleDialog::appendLog(const QString &line)
-{
-    m_log->appendPlainText(line);
-}
-
-void ScaleDialog::showMessage(MessageKind kind, const QString &text)
-{
-    // The composer's message colours: readable on the light and dark themes alike.
-    QString style;
-    switch (kind) {
-    case MessageKind::Info: style = QStringLiteral("background:#e8eef7;color:#1d2a3a;border:1px solid #9fb3cf"); break;
-    case MessageKind::Progress: style = QStringLiteral("background:#fff6dc;color:#3d3000;border:1px solid #d9b74a"); break;
-    case MessageKind::Success: style = QStringLiteral("background:#e3f4e6;color:#12391b;border:1px solid #7bbf88"); break;
-    case MessageKind::Error: style = QStringLiteral("background:#fbe4e4;color:#4a1010;border:1px solid #d98080"); break;
-    }
-    m_message->setStyleSheet(style);
-    m_message->setText(text);
-    m_message->show();
-    if (kind != MessageKind::Info)
-        Q_EMIT actionStatusChanged(text);
 }
 
 QString ScaleDialog::messageText() const
 {
-    return m_message->isHidden() ? QString() : m_message->text();
+    return m_panel->messageText();
 }
 
 QString ScaleDialog::unavailableText() const

@@ -14,6 +14,8 @@
 
 #include "clusteractions.h"
 #include "look.h"
+#include "messagebar.h"
+#include "scalepreviewstrip.h"
 #include "scaleplan.h"
 #include "snapshot.h"
 
@@ -22,10 +24,8 @@
 #include <QWidget>
 
 class QComboBox;
-class QFrame;
 class QLabel;
 class QVBoxLayout;
-class QPlainTextEdit;
 class QPushButton;
 class QRadioButton;
 class QSpinBox;
@@ -33,69 +33,7 @@ class QStackedWidget;
 
 namespace slicescope {
 
-// One tile of the preview strip.
-struct ScaleTile {
-    enum class Kind
-    {
-        Existing, // stays: solid, in its status colour
-        Added,    // a slice the plan adds: a dashed ghost labelled "new"
-        Removed,  // a slice the plan removes: crossed out in red
-    };
-    Kind kind = Kind::Existing;
-    QString name;                          // empty for Added
-    SliceStatus status = SliceStatus::Ready;
-    QStringList placementGroups;           // on this slice (named in the tooltip)
-    friend bool operator==(const ScaleTile &, const ScaleTile &) = default;
-};
-
-// The strip's geometry, shared by painting, hit-testing (tooltips) and tests: tiles flow left to
-// right and wrap into rows.
-struct ScaleStripGeometry {
-    static constexpr int kTileWidth = 104;
-    static constexpr int kTileHeight = 44;
-    static constexpr int kSpacing = 6;
-    static constexpr int kMargin = 4;
-
-    int width = 0;   // of the widget
-    int count = 0;   // tiles
-
-    int columns() const;
-    int rows() const;
-    int height() const;
-    QRect tileRect(int index) const;
-    int tileAt(QPoint pos) const; // -1 when between tiles
-};
-
-// The tiles for `plan`: the group's slices in replica order, each Existing or Removed, then one
-// Added ghost per slice the plan adds.
-QList<ScaleTile> scaleTiles(const ClusterSnapshot &snapshot, const ScalePlan &plan);
-
-class ScalePreviewStrip : public QWidget
-{
-    Q_OBJECT
-public:
-    explicit ScalePreviewStrip(QWidget *parent = nullptr);
-    void setTiles(const QList<ScaleTile> &tiles);
-    const QList<ScaleTile> &tiles() const { return m_tiles; }
-    void setTheme(const Theme &theme);
-
-    bool hasHeightForWidth() const override { return true; }
-    int heightForWidth(int width) const override;
-    QSize sizeHint() const override;
-    QSize minimumSizeHint() const override;
-
-protected:
-    void paintEvent(QPaintEvent *event) override;
-    bool event(QEvent *event) override;
-
-private:
-    ScaleStripGeometry geometry() const { return {width(), int(m_tiles.size())}; }
-    void drawTile(QPainter &painter, const QRect &rect, const ScaleTile &tile) const;
-    QString toolTipFor(const ScaleTile &tile) const;
-
-    QList<ScaleTile> m_tiles;
-    Theme m_theme = Theme::light();
-};
+class ReviewPanel;
 
 class ScaleDialog : public QDialog
 {
@@ -140,14 +78,6 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-    enum class MessageKind
-    {
-        Info,
-        Progress,
-        Success,
-        Error
-    };
-
     void refresh();
     void fillGroups();
     void onGroupChanged();
@@ -166,9 +96,7 @@ private:
     void onActionProgress(const QString &actionId, const QString &text);
     void onActionFinished(const QString &actionId, bool ok, const QString &message);
     void onActionConflict(const QString &actionId, const QStringList &changes, const QString &message);
-    void showMessage(MessageKind kind, const QString &text);
-    void showPickerMessage(MessageKind kind, const QString &text);
-    void appendLog(const QString &line);
+    void showPickerMessage(MessageBar::Kind kind, const QString &text);
     const WorkerGroup *currentGroup() const;
 
     SnapshotPtr m_snapshot;
@@ -200,17 +128,11 @@ private:
     QComboBox *m_removeSlice = nullptr;
     ScalePreviewStrip *m_strip = nullptr;
     QLabel *m_planLabel = nullptr;
-    QLabel *m_unavailable = nullptr;
+    MessageBar *m_unavailable = nullptr;
     QWidget *m_buttonRow = nullptr;
     QPushButton *m_reviewButton = nullptr;
     QPushButton *m_closeButton = nullptr;
-    QFrame *m_review = nullptr;
-    QLabel *m_reviewTitle = nullptr;
-    QPlainTextEdit *m_reviewText = nullptr;
-    QPushButton *m_confirmButton = nullptr;
-    QPushButton *m_cancelButton = nullptr;
-    QLabel *m_message = nullptr;
-    QPlainTextEdit *m_log = nullptr;
+    ReviewPanel *m_panel = nullptr; // the review, the message bar, the progress log
 };
 
 } // namespace slicescope

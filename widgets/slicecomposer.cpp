@@ -2,9 +2,9 @@
 #include "slicecomposer.h"
 
 #include "fleetoverview.h"
+#include "reviewpanel.h"
 #include "sliceview.h"
 #include "tpu.h"
-#include "whypending.h"
 #include "workspace.h"
 
 #include <QCheckBox>
@@ -15,7 +15,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -131,43 +130,9 @@ SliceComposer::SliceComposer(QWidget *parent)
     release->addWidget(m_releaseButton);
     layout->addLayout(release);
 
-    // The review: exactly what will change, then Confirm or Cancel.
-    m_review = new QFrame(this);
-    m_review->setObjectName(QStringLiteral("reviewArea"));
-    m_review->setFrameShape(QFrame::StyledPanel);
-    auto *reviewLayout = new QVBoxLayout(m_review);
-    m_reviewTitle = new QLabel(m_review);
-    m_reviewTitle->setWordWrap(true);
-    m_reviewText = new QPlainTextEdit(m_review);
-    m_reviewText->setObjectName(QStringLiteral("reviewText"));
-    m_reviewText->setReadOnly(true);
-    m_reviewText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_typeNameLabel = new QLabel(m_review);
-    m_typeNameLabel->setWordWrap(true);
-    m_typeName = new QLineEdit(m_review);
-    m_typeName->setObjectName(QStringLiteral("typeName"));
-    auto *buttons = new QHBoxLayout;
-    m_confirmButton = new QPushButton(tr("Confirm"), m_review);
-    m_confirmButton->setObjectName(QStringLiteral("confirm"));
-    m_cancelButton = new QPushButton(tr("Cancel"), m_review);
-    m_cancelButton->setObjectName(QStringLiteral("cancel"));
-    buttons->addStretch(1);
-    buttons->addWidget(m_cancelButton);
-    buttons->addWidget(m_confirmButton);
-    reviewLayout->addWidget(m_reviewTitle);
-    reviewLayout->addWidget(m_reviewText, 1);
-    reviewLayout->addWidget(m_typeNameLabel);
-    reviewLayout->addWidget(m_typeName);
-    reviewLayout->addLayout(buttons);
-    m_review->hide();
-    layout->addWidget(m_review, 1);
-
-    m_message = new QLabel(this);
-    m_message->setObjectName(QStringLiteral("messageBar"));
-    m_message->setWordWrap(true);
-    m_message->setMargin(6);
-    m_message->hide();
-    layout->addWidget(m_message);
+    // The review: exactly what will change, then Confirm or Cancel; the message bar under it.
+    m_panel = new ReviewPanel(this);
+    layout->addWidget(m_panel, 1);
     layout->addStretch(0);
 
     connect(m_accelerator, &QComboBox::currentIndexChanged, this, [this] {
@@ -189,9 +154,9 @@ SliceComposer::SliceComposer(QWidget *parent)
         if (!m_releaseChoice.isEmpty())
             reviewRelease(m_releaseChoice);
     });
-    connect(m_confirmButton, &QPushButton::clicked, this, &SliceComposer::confirmReview);
-    connect(m_cancelButton, &QPushButton::clicked, this, &SliceComposer::cancelReview);
-    connect(m_typeName, &QLineEdit::textChanged, this, &SliceComposer::updateConfirmEnabled);
+    connect(m_panel, &ReviewPanel::confirmed, this, &SliceComposer::confirmReview);
+    connect(m_panel, &ReviewPanel::cancelled, this, &SliceComposer::cancelReview);
+    connect(m_panel, &ReviewPanel::statusMessage, this, &SliceComposer::actionStatusChanged);
 
     // v6e 4x4 is the shape most teams reserve; start there rather than at the table's first row.
     m_accelerator->setCurrentIndex(std::max(0, m_accelerator->findData(QStringLiteral("v6e"))));
@@ -269,7 +234,7 @@ void SliceComposer::onEdited()
     // A review shows one request exactly; an edited request is another one.
     if (m_reviewing == Pending::Submit && request() != m_reviewedRequest) {
         cancelReview();
-        showMessage(MessageKind::Info, tr("The request changed while it was under review: review it again."));
+        m_panel->showMessage(MessageBar::Kind::Info, tr("The request changed while it was under review: review it again."));
     }
     updatePlan();
 }
@@ -422,10 +387,15 @@ void SliceComposer::setActions(ClusterActions *actions, const QString &reason)
     m_releaseButton->setEnabled(why.isEmpty() && !m_releaseChoice.isEmpty());
     m_releaseButton->setToolTip(why);
     if (!why.isEmpty())
-        showMessage(MessageKind::Info, tr("Reserving and releasing are off: %1").arg(why));
+        m_panel->showMessage(MessageBar::Kind::Info, tr("Reserving and releasing are off: %1").arg(why));
     else
-        m_message->hide();
+        m_panel->hideMessage();
     updatePlan();
+}
+
+void SliceComposer::setTheme(const Theme &theme)
+{
+    m_panel->setTheme(theme);
 }
 
 void SliceComposer::fillReleaseGroups()
@@ -458,8 +428,8 @@ void SliceComposer::fillReleaseGroups()
         m_releaseChoiceSeen.clear();
         if (armed)
             cancelReview();
-        showMessage(MessageKind::Info, armed ? tr("%1: the release review was withdrawn and the choice cleared; choose again.").arg(change)
-                                             : tr("%1: the release choice was cleared; choose again.").arg(change));
+        m_panel->showMessage(MessageBar::Kind::Info, armed ? tr("%1: the release review was withdrawn and the choice cleared; choose again.").arg(change)
+                                                           : tr("%1: the release choice was cleared; choose again.").arg(change));
     }
     const QSignalBlocker blocker(m_releaseGroup);
     m_releaseGroup->setCurrentIndex(m_releaseChoice.isEmpty() ? -1 : m_releaseGroup->findData(m_releaseChoice));
@@ -497,7 +467,7 @@ QString SliceComposer::selectedReleaseGroup() const
 void SliceComposer::refuse(const QString &text)
 {
     cancelReview();
-    showMessage(MessageKind::Error, text);
+    m_panel->showMessage(MessageBar::Kind::Error, text);
     updatePlan();
 }
 
@@ -514,7 +484,7 @@ void SliceComposer::reviewSubmit()
     m_reviewing = Pending::Submit;
     m_reviewedRequest = r;
     m_reviewedTake = m_plan.wouldTake;
-    m_reviewTitle->setText(tr("<b>Reserve %1 × %2 %3 as \"%4\"</b>").arg(r.numSlices).arg(m_plan.generation->name, m_plan.topology.toString(), escaped(r.name)));
+    const QString title = tr("<b>Reserve %1 × %2 %3 as \"%4\"</b>").arg(r.numSlices).arg(m_plan.generation->name, m_plan.topology.toString(), escaped(r.name));
     QStringList lines;
     lines << tr("What will change:");
     lines << tr("  Ray will reserve %1").arg(describeBundles(m_plan));
@@ -530,12 +500,7 @@ void SliceComposer::reviewSubmit()
         lines << tr("  note: %1").arg(note);
     lines << tr("  other users cannot reserve these slices while the group exists");
     lines << QString() << tr("Exactly what is sent:") << m_actions->describeSubmission(r);
-    m_reviewText->setPlainText(lines.join(u'\n'));
-    m_typeNameLabel->hide();
-    m_typeName->hide();
-    m_releaseTypeName.clear();
-    m_confirmButton->setText(tr("Reserve"));
-    m_review->show();
+    m_panel->openReview(title, lines.join(u'\n'), tr("Reserve"));
     updateConfirmEnabled();
 }
 
@@ -545,7 +510,7 @@ void SliceComposer::reviewRelease(const QString &nameOrId)
         return;
     const int index = m_snapshot->placementGroupIndex(nameOrId);
     if (index < 0) {
-        showMessage(MessageKind::Error, tr("No live placement group named or with id \"%1\".").arg(nameOrId));
+        m_panel->showMessage(MessageBar::Kind::Error, tr("No live placement group named or with id \"%1\".").arg(nameOrId));
         return;
     }
     const PlacementGroup &g = m_snapshot->placementGroups[index];
@@ -554,48 +519,43 @@ void SliceComposer::reviewRelease(const QString &nameOrId)
     m_reviewing = Pending::Release;
     m_releaseTarget = g.id;
     const QString label = g.name.isEmpty() ? g.id : g.name;
-    m_reviewTitle->setText(tr("<b>Release placement group \"%1\"</b>").arg(escaped(label)));
+    const QString title = tr("<b>Release placement group \"%1\"</b>").arg(escaped(label));
     QStringList lines;
     lines << tr("What will change:");
     lines << tr("  %1 (%2, %3 bundles) is removed; its chips become free").arg(g.id, g.state).arg(g.bundles.size());
     lines << tr("  slices freed: %1").arg(g.slices.isEmpty() ? tr("none") : g.slices.join(QStringLiteral(", ")));
     lines << tr("  whoever uses it (creator job %1) loses its reservation").arg(g.creatorJobId.isEmpty() ? tr("unknown") : g.creatorJobId);
     lines << QString() << m_actions->describeRelease(*m_snapshot, g);
-    m_reviewText->setPlainText(lines.join(u'\n'));
+    m_panel->openReview(title, lines.join(u'\n'), tr("Release"));
     // Groups SliceScope did not create belong to someone else: make the operator type the name.
-    m_releaseTypeName = ours ? QString() : label;
-    m_typeNameLabel->setVisible(!ours);
-    m_typeName->setVisible(!ours);
-    m_typeName->clear();
-    m_typeNameLabel->setText(tr("SliceScope did not create this group. Type its name, <b>%1</b>, to release it.").arg(escaped(label)));
-    m_confirmButton->setText(tr("Release"));
-    m_review->show();
+    if (!ours)
+        m_panel->requireTypedName(label, tr("SliceScope did not create this group. Type its name, <b>%1</b>, to release it.").arg(escaped(label)));
     updateConfirmEnabled();
 }
 
 void SliceComposer::updateConfirmEnabled()
 {
-    bool enabled = m_pending == Pending::None && m_actions;
+    // The panel adds the typed name a release of someone else's group asks for.
+    bool allowed = m_pending == Pending::None && m_actions;
     if (m_reviewing == Pending::Submit)
-        enabled = enabled && composeProblem().isEmpty() && m_plan.feasible;
-    else if (m_reviewing == Pending::Release)
-        enabled = enabled && (m_releaseTypeName.isEmpty() || m_typeName->text() == m_releaseTypeName);
-    else
-        enabled = false;
-    m_confirmButton->setEnabled(enabled);
+        allowed = allowed && composeProblem().isEmpty() && m_plan.feasible;
+    else if (m_reviewing != Pending::Release)
+        allowed = false;
+    m_panel->setConfirmAllowed(allowed);
 }
 
 void SliceComposer::cancelReview()
 {
     m_reviewing = Pending::None;
-    m_review->hide();
+    m_panel->closeReview();
 }
 
 void SliceComposer::confirmReview()
 {
-    if (!m_confirmButton->isEnabled() || !m_actions)
+    if (!m_panel->isConfirmEnabled() || !m_actions)
         return;
     const Pending what = m_reviewing;
+    const bool force = !m_panel->requiredName().isEmpty(); // the name was typed: someone else's group
     // The last look before sending, against the newest snapshot this panel has.
     if (what == Pending::Submit) {
         const SlicePlacementRequest r = request();
@@ -624,11 +584,10 @@ void SliceComposer::confirmReview()
         const SlicePlacementRequest r = request();
         m_resultGroup = r.name; // highlighted from the snapshots once Ray shows it
         applyHighlights(m_plan.wouldTake);
-        showMessage(MessageKind::Progress, tr("Submitting the job that reserves \"%1\"...").arg(r.name));
+        m_panel->showMessage(MessageBar::Kind::Warning, tr("Submitting the job that reserves \"%1\"...").arg(r.name));
         m_actions->submitSlicePlacementGroup(m_actionId, r);
     } else {
-        const bool force = !m_releaseTypeName.isEmpty();
-        showMessage(MessageKind::Progress, tr("Releasing %1...").arg(m_releaseTarget));
+        m_panel->showMessage(MessageBar::Kind::Warning, tr("Releasing %1...").arg(m_releaseTarget));
         m_actions->releasePlacementGroup(m_actionId, m_releaseTarget, force);
     }
     updatePlan();
@@ -637,7 +596,7 @@ void SliceComposer::confirmReview()
 void SliceComposer::onActionProgress(const QString &actionId, const QString &text)
 {
     if (actionId == m_actionId)
-        showMessage(MessageKind::Progress, text);
+        m_panel->showMessage(MessageBar::Kind::Warning, text);
 }
 
 void SliceComposer::onActionFinished(const QString &actionId, bool ok, const QString &message)
@@ -646,7 +605,7 @@ void SliceComposer::onActionFinished(const QString &actionId, bool ok, const QSt
         return;
     const Pending what = m_pending;
     m_pending = Pending::None;
-    showMessage(ok ? MessageKind::Success : MessageKind::Error, message);
+    m_panel->showMessage(ok ? MessageBar::Kind::Success : MessageBar::Kind::Error, message);
     if (what == Pending::Release && ok && m_releaseChoice == m_releaseTarget) {
         m_releaseChoice.clear();
         m_releaseChoiceSeen.clear();
@@ -665,87 +624,9 @@ void SliceComposer::onActionFinished(const QString &actionId, bool ok, const QSt
     updatePlan();
 }
 
-void SliceComposer::showMessage(MessageKind kind, const QString &text)
-{
-    // Colours by kind, readable on the light and dark themes alike.
-    QString style;
-    switch (kind) {
-    case MessageKind::Info: style = QStringLiteral("background:#e8eef7;color:#1d2a3a;border:1px solid #9fb3cf"); break;
-    case MessageKind::Progress: style = QStringLiteral("background:#fff6dc;color:#3d3000;border:1px solid #d9b74a"); break;
-    case MessageKind::Success: style = QStringLiteral("background:#e3f4e6;color:#12391b;border:1px solid #7bbf88"); break;
-    case MessageKind::Error: style = QStringLiteral("background:#fbe4e4;color:#4a1010;border:1px solid #d98080"); break;
-    }
-    m_message->setStyleSheet(style);
-    m_message->setText(text);
-    m_message->show();
-    if (kind != MessageKind::Info) // the status bar tells of actions, not of the panel's state
-        Q_EMIT actionStatusChanged(text);
-}
-
 QString SliceComposer::messageText() const
 {
-    return m_message->isHidden() ? QString() : m_message->text();
-}
-
-// ---------------------------------------------------------------------------------------------
-
-WhyPendingPanel::WhyPendingPanel(QWidget *parent)
-    : QWidget(parent)
-{
-    setObjectName(QStringLiteral("whyPending"));
-    auto *layout = new QVBoxLayout(this);
-    m_group = new QComboBox(this);
-    m_text = new QPlainTextEdit(this);
-    m_text->setReadOnly(true);
-    layout->addWidget(m_group);
-    layout->addWidget(m_text, 1);
-    connect(m_group, &QComboBox::currentIndexChanged, this, &WhyPendingPanel::refresh);
-}
-
-void WhyPendingPanel::setSnapshot(const SnapshotPtr &snapshot)
-{
-    m_snapshot = snapshot;
-    const QString keep = m_group->currentData().toString();
-    {
-        const QSignalBlocker blocker(m_group);
-        m_group->clear();
-        if (m_snapshot)
-            for (const PlacementGroup &g : m_snapshot->placementGroups)
-                if (g.state == QLatin1String("PENDING"))
-                    m_group->addItem(tr("%1 (%2)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.schedulingState), g.id);
-        m_group->setCurrentIndex(std::max(0, m_group->findData(keep)));
-    }
-    refresh();
-}
-
-bool WhyPendingPanel::showGroup(const QString &nameOrId)
-{
-    if (!m_snapshot)
-        return false;
-    const int g = m_snapshot->placementGroupIndex(nameOrId);
-    const int row = g >= 0 ? m_group->findData(m_snapshot->placementGroups[g].id) : -1;
-    if (row < 0)
-        return false;
-    m_group->setCurrentIndex(row);
-    refresh();
-    return true;
-}
-
-void WhyPendingPanel::refresh()
-{
-    const int g = m_snapshot ? m_snapshot->placementGroupIndex(m_group->currentData().toString()) : -1;
-    if (g < 0) {
-        m_text->setPlainText(m_snapshot ? tr("No placement group is PENDING.") : QString());
-        return;
-    }
-    const PlacementGroup &group = m_snapshot->placementGroups[g];
-    m_text->setPlainText(tr("Placement group %1 (%2) is PENDING.\n").arg(group.name.isEmpty() ? tr("(unnamed)") : group.name, group.id)
-                         + explainPendingGroup(*m_snapshot, group).toText());
-}
-
-QString WhyPendingPanel::text() const
-{
-    return m_text->toPlainText();
+    return m_panel->messageText();
 }
 
 } // namespace slicescope

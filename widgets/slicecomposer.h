@@ -4,12 +4,14 @@
 // The "Reserve slices" panel: compose a slice placement group, see the planner's what-if answer
 // live (highlighted in the overview and the slice view), review exactly what will run, confirm,
 // and follow Ray's progress to the observed result. Also releases placement groups.
-// Confirmation is inline (a review area with Confirm/Cancel), never a modal box: no nested event
+// Confirmation is inline (the review panel, reviewpanel.h), never a modal box: no nested event
 // loop, and tests click the same buttons people do.
 
 #include "clusteractions.h"
+#include "look.h"
 #include "planner.h"
 #include "snapshot.h"
+#include "whypendingpanel.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -17,15 +19,14 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
-class QFrame;
 class QLabel;
 class QLineEdit;
-class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 
 namespace slicescope {
 
+class ReviewPanel;
 class Workspace;
 
 class SliceComposer : public QWidget
@@ -39,6 +40,8 @@ public:
     void setWorkspace(Workspace *workspace);
     // Who carries out the actions; null (or unavailable) disables submitting, with `reason` shown.
     void setActions(ClusterActions *actions, const QString &reason = {});
+    // The message bar's colours (look.h).
+    void setTheme(const Theme &theme);
 
     // The request as currently composed, and the planner's answer for it.
     SlicePlacementRequest request() const;
@@ -70,14 +73,6 @@ private:
         Submit,
         Release
     };
-    enum class MessageKind
-    {
-        Info,
-        Progress,
-        Success,
-        Error
-    };
-
     void fillTopologies();
     void onShapeChanged();
     void onEdited();
@@ -94,7 +89,6 @@ private:
     void onTpuOptionsChanged();
     void onActionProgress(const QString &actionId, const QString &text);
     void onActionFinished(const QString &actionId, bool ok, const QString &message);
-    void showMessage(MessageKind kind, const QString &text);
     QString composeProblem() const;
 
     SnapshotPtr m_snapshot;
@@ -109,7 +103,6 @@ private:
     Pending m_pending = Pending::None;
     Pending m_reviewing = Pending::None;
     QString m_releaseTarget;     // id of the group under release review
-    QString m_releaseTypeName;   // non-empty: the name the operator must type
     QString m_releaseChoice;     // id chosen in the release list
     QString m_releaseChoiceSeen; // that group as it was when chosen (name, state, slices, bundles)
     QString m_selectCreated;     // after a successful submit: the group to choose once listed
@@ -131,34 +124,7 @@ private:
     QPushButton *m_reviewButton = nullptr;
     QComboBox *m_releaseGroup = nullptr;
     QPushButton *m_releaseButton = nullptr;
-    QFrame *m_review = nullptr;
-    QLabel *m_reviewTitle = nullptr;
-    QPlainTextEdit *m_reviewText = nullptr;
-    QLabel *m_typeNameLabel = nullptr;
-    QLineEdit *m_typeName = nullptr;
-    QPushButton *m_confirmButton = nullptr;
-    QPushButton *m_cancelButton = nullptr;
-    QLabel *m_message = nullptr;
-};
-
-// The "Why pending" panel: pick a PENDING placement group, read Ray's scheduling state, the
-// planner's explanation for its shape and the autoscaler's status together.
-class WhyPendingPanel : public QWidget
-{
-    Q_OBJECT
-public:
-    explicit WhyPendingPanel(QWidget *parent = nullptr);
-    void setSnapshot(const SnapshotPtr &snapshot);
-    // Shows this group (by name or id); false when it is not PENDING or unknown.
-    bool showGroup(const QString &nameOrId);
-    QString text() const;
-
-private:
-    void refresh();
-
-    SnapshotPtr m_snapshot;
-    QComboBox *m_group = nullptr;
-    QPlainTextEdit *m_text = nullptr;
+    ReviewPanel *m_panel = nullptr; // the review, the message bar
 };
 
 } // namespace slicescope
