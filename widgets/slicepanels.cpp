@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "slicepanels.h"
+
+#include <QFontMetrics>
+#include <QPaintEngine>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace slicescope::slicepaint {
+
+using tpu::ChipCoord;
+
+namespace {
+
+QString legendHeading(ColorMode mode)
+{
+    return mode == ColorMode::WorkerId ? Tr::tr("Colour: worker id") : mode == ColorMode::Bundle ? Tr::tr("Colour: placement group")
+                                                                                                 : Tr::tr("Colour: host state");
+}
+
+QList<LegendEntry> legendEntries(const SliceScene &scene)
+{
+    if (scene.legendVersion == scene.dataVersion)
+        return scene.legendCache;
+    QList<LegendEntry> entries = legendFor(*scene.snapshot, *scene.slice, scene.mode, scene.theme);
+    // What the view adds on top of chip colours: tray colours and links.
+    if (scene.mode != ColorMode::State) {
+        bool dead = false, pending = false;
+        for (const Host &h : scene.slice->hosts) {
+            dead = dead || h.state == HostState::Dead;
+            pending = pending || h.state == HostState::Pending;
+        }
+        if (dead)
+            entries.append({scene.theme.dead, Tr::tr("red base: DEAD host")});
+        if (pending)
+            entries.append({scene.theme.pending, Tr::tr("amber base: PENDING host")});
+    }
+    scene.legendVersion = scene.dataVersion;
+    scene.legendCache = entries;
+    return entries;
+}
+
+} // namespace
+
+QRectF sceneArea(const SliceScene &scene, QSize size, const QFontMetrics &fm)
+{
+    const double top = 14 + fm.height() * 2.6;   // title and its detail line
+    const double bottom = 14 + fm.height() * 1.4; // the "logical layout" line
+    QRectF area(16, top, size.width() - 32, size.height() - top - bottom);
+    const QRectF legend = legendRect(scene, size, fm);
+    // Keep the slice clear of the legend when there is room beside it; otherwise share.
+    if (!legend.isEmpty() && area.width() - legend.width() - 16 > area.width() * 0.55)
+        area.setRight(legend.left() - 12);
+    return area;
+}
+
+QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm)
+{
+    if (!scene.legendVisible || !scene.slice || !scene.snapshot || !scene.slice->layout.isValid())
+        return {};
+    const QList<LegendEntry> entries = legendEntries(scene);
+    QFont bold = scene.font;
+    bold.setBold(true);
+    int textWidth = QFontMetrics(bold).horizontalAdvance(legendHeading(scene.mode)) - 20;
+    for (const LegendEntry &e : entries)
+        textWidth = std::max(textWidth, fm.horizontalAdvance(e.label));
+    textWidth = std::max(textWidth, fm.horizontalAdvance(Tr::tr("wraparound: none here")));
+    const double width = std::min(double(textWidth + 44), std::max(120.0, size.width() * 0.34));
+    const int lines = int(entries.size()) + 1 + (scene.linksVisible ? 2 : 0);
+    const double height = std::min(double(lines * (fm.height() + 5) + 16), size.height() - 60.0);
+    return QRectF(size.width() - width - 12, 12, width, height);
+}
+
+void legend(QPainter &painter, const SliceScene &scene, QSize size)
+{
+    const QFontMetrics fm(scene.font);
+    const QRectF box = legendRect(scene, size, fm);
+    if (box.isEmpty() || box.height() < fm.height() * 2)
+        return;
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setFont(scene.font);
+    QColor panel = scene.theme.panel;
+    panel.setAlpha(235);
+    painter.setBrush(panel);
+    painter.setPen(QPen(scene.theme.border, 1));
+    painter.drawRoundedRect(box, 6, 6);
+
+    const double line = fm.height() + 5;
+    const double textLeft = box.left() + 30;
+    const double textWidth = box.right() - 8 - textLeft;
+    double y = box.top() + 8;
+    QFont bold = scene.font;
+    bold.setBold(true);
+    painter.setFont(bold);
+    painter.setPen(scene.theme.text);
+    const QString heading = legendHeading(scene.mode);
+    painter.drawText(QRectF(box.left() + 10, y, box.width() - 20, line), Qt::AlignVCenter | Qt::AlignLeft,
+                     QFontMetrics(bold).elidedText(heading, Qt::ElideRight, int(box.width() - 20)));
+    painter.setFont(scene.font);
+    y += line;
+
+    const QList<LegendEntry> entries = legendEntries(scene);
+    const int extra = scene.linksVisible ? 2 : 0;
+    const int room = int((box.bottom() - 8 - y) / line);
+    const int shown = int(entries.size()) + extra <= room ? int(entries.size()) : std::max(0, room - extra - 1);
+    for (int i = 0; i < shown; ++i) {
+        const LegendEntry &e = entries[i];
+        const QRectF swatch(box.left() + 10, y + (line - 13) / 2, 13, 13);
+        if (e.ghost) {
+            QPen pen(e.color, 1.5, Qt::DashLine);
+            painter.setPen(pen);
+            painter.setBrush(Qt::NoBrush);
+        } else {
+            painter.setPen(QPen(e.color.darker(150), 1));
+            painter.setBrush(e.color);
+        }
+        painter.drawRoundedRect(swatch, 2, 2);
+        painter.setPen(scene.theme.text);
+        painter.drawText(QRectF(textLeft, y, textWidth, line), Qt::AlignVCenter | Qt::AlignLeft,
+                         fm.elidedText(e.label, Qt::ElideRight, int(textWidth)));
+        y += line;
+    }
+    if (shown < entries.size()) {
+        painter.setPen(scene.theme.mutedText);
+        painter.drawText(QRectF(textLeft, y, textWidth, line), Qt::AlignVCenter | Qt::AlignLeft,
+                         Tr::tr("… and %1 more").arg(entries.size() - shown));
+        y += line;
+    }
+    if (extra && y + 2 * line <= box.bottom()) {
+        const bool wraps = scene.slice->layout.axisWraps(0) || scene.slice->layout.axisWraps(1) || scene.slice->layout.axisWraps(2);
+        auto linkRow = [&](const QPen &pen, const QString &label) {
+            painter.setPen(pen);
+            painter.drawLine(QPointF(box.left() + 8, y + line / 2), QPointF(box.left() + 25, y + line / 2));
+            painter.setPen(scene.theme.text);
+            painter.drawText(QRectF(textLeft, y, textWidth, line), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(label, Qt::ElideRight, int(textWidth)));
+            y += line;
+        };
+        linkRow(QPen(scene.theme.iciLink, 2, Qt::SolidLine, Qt::FlatCap), Tr::tr("ICI link"));
+        QPen wrapPen(scene.theme.wrapLink, 2, Qt::SolidLine, Qt::FlatCap);
+        wrapPen.setDashPattern({2.5, 1.5});
+        linkRow(wrapPen, wraps ? Tr::tr("wraparound link") : Tr::tr("wraparound: none here"));
+    }
+}
+
+void title(QPainter &painter, const SliceScene &scene, const SliceProjection &p, QSize size)
+{
+    QFont bold = scene.font;
+    bold.setBold(true);
+    bold.setPixelSize(std::max(12, QFontInfo(scene.font).pixelSize() + 3));
+    const QFontMetrics bfm(bold), fm(scene.font);
+    const QRectF legend = legendRect(scene, size, fm);
+    const double right = (legend.isEmpty() ? size.width() : legend.left()) - 12;
+    const double width = std::max(40.0, right - 16);
+    painter.setFont(bold);
+    painter.setPen(scene.theme.text);
+    painter.drawText(QRectF(16, 12, width, bfm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                     bfm.elidedText(scene.slice->name, Qt::ElideMiddle, int(width)));
+
+    QStringList parts;
+    if (scene.slice->generation)
+        parts << scene.slice->generation->displayName;
+    if (scene.slice->topology.chips() > 0)
+        parts << Tr::tr("%1 (%2 chips)").arg(scene.slice->topology.toString()).arg(scene.slice->topology.chips());
+    const int hosts = int(scene.slice->hosts.size());
+    parts << (hosts == 1 ? Tr::tr("1 host") : Tr::tr("%1 hosts").arg(hosts))
+                 + (scene.slice->chipsPerHost > 0 ? Tr::tr(" × %1 chips").arg(scene.slice->chipsPerHost) : QString());
+    QString status = toText(scene.slice->status()).toUpper();
+    if (!scene.slice->problems.isEmpty() && !scene.slice->intact)
+        status += QStringLiteral(": ") + scene.slice->problems.first();
+    parts << status;
+    if (scene.slice->layout.isValid() && !p.isFullLayerRange())
+        parts << (p.layerFirst() == p.layerLast()
+                      ? Tr::tr("showing layer z=%1 of 0–%2").arg(p.layerFirst()).arg(p.dims().z - 1)
+                      : Tr::tr("showing layers z=%1–%2 of 0–%3").arg(p.layerFirst()).arg(p.layerLast()).arg(p.dims().z - 1));
+    painter.setFont(scene.font);
+    painter.setPen(scene.theme.mutedText);
+    painter.drawText(QRectF(16, 14 + bfm.height(), width, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                     fm.elidedText(parts.join(QStringLiteral(" · ")), Qt::ElideRight, int(width)));
+}
+
+void layoutLabel(QPainter &painter, const SliceScene &scene, QSize size)
+{
+    const QFontMetrics fm(scene.font);
+    const double baseline = size.height() - 12 - fm.height();
+    painter.setFont(scene.font);
+    const QString label = Tr::tr("Logical layout: chips placed by worker id (no API reports physical positions)");
+    const QString hints = Tr::tr("drag: turn · wheel: zoom · right-drag: pan · E: explode · PgUp/PgDn: layers · L: links · Home: reset");
+    const int labelWidth = fm.horizontalAdvance(label);
+    painter.setPen(scene.theme.mutedText);
+    painter.drawText(QRectF(16, baseline, size.width() - 32, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                     fm.elidedText(label, Qt::ElideRight, size.width() - 32));
+    if (labelWidth + fm.horizontalAdvance(hints) + 64 < size.width())
+        painter.drawText(QRectF(16, baseline, size.width() - 32, fm.height()), Qt::AlignRight | Qt::AlignVCenter, hints);
+}
+
+void panel(QPainter &painter, const SliceScene &scene, PanelImage &cache, const QByteArray &key, const QRect &rect,
+           const std::function<void(QPainter &)> &draw)
+{
+    if (rect.isEmpty())
+        return;
+    const bool raster = painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster;
+    if (!raster) { // vector output keeps its text as text
+        draw(painter);
+        return;
+    }
+    const QByteArray fullKey = key + ' ' + QByteArray::number(rect.x()) + ',' + QByteArray::number(rect.y()) + ' '
+                               + QByteArray::number(rect.width()) + 'x' + QByteArray::number(rect.height()) + ' '
+                               + scene.font.key().toUtf8() + ' ' + QByteArray::number(scene.dataVersion);
+    if (fullKey != cache.key) {
+        cache.key = fullKey;
+        cache.at = rect.topLeft();
+        cache.image = QImage(rect.size(), QImage::Format_ARGB32_Premultiplied);
+        cache.image.fill(Qt::transparent);
+        QPainter p(&cache.image);
+        p.translate(-rect.topLeft());
+        draw(p);
+    }
+    painter.drawImage(cache.at, cache.image);
+}
+
+QString chipTooltip(const SliceScene &scene, ChipCoord c)
+{
+    const SliceChips::Chip &info = scene.chips.chips[size_t(scene.chips.indexOf(c))];
+    QStringList lines;
+    lines << Tr::tr("%1 · chip (%2, %3, %4)").arg(scene.slice->name).arg(c.x).arg(c.y).arg(c.z);
+    if (info.host < 0) {
+        lines << Tr::tr("no host owns this position");
+        return lines.join(u'\n');
+    }
+    const Host &host = scene.slice->hosts[info.host];
+    lines << Tr::tr("worker %1 · chip %2 of %3 · %4").arg(host.workerId).arg(info.chipIndex).arg(scene.slice->layout.chipsPerHost()).arg(toText(host.state));
+    if (host.rayNode >= 0) {
+        const RayNode &n = scene.snapshot->rayNodes[host.rayNode];
+        lines << Tr::tr("Ray node %1%2").arg(n.id, n.ip.isEmpty() ? QString() : QStringLiteral(" · ") + n.ip);
+        if (!n.alive && !n.stateMessage.isEmpty())
+            lines << n.stateMessage;
+    } else {
+        lines << Tr::tr("Ray node: none reports worker %1").arg(host.workerId);
+    }
+    if (host.pod >= 0) {
+        const Pod &pod = scene.snapshot->pods[host.pod];
+        lines << Tr::tr("pod %1 (%2)").arg(pod.qualifiedName(), pod.phase.isEmpty() ? Tr::tr("phase unknown") : pod.phase);
+    } else {
+        lines << Tr::tr("pod: none known");
+    }
+    if (host.kubeNode >= 0) {
+        const KubeNode &k = scene.snapshot->kubeNodes[host.kubeNode];
+        lines << Tr::tr("Kubernetes node %1 · node pool %2").arg(k.name, k.nodePool.isEmpty() ? Tr::tr("unknown") : k.nodePool);
+    } else if (host.pod >= 0 && !scene.snapshot->pods[host.pod].nodeName.isEmpty()) {
+        lines << Tr::tr("Kubernetes node %1 · node pool unknown").arg(scene.snapshot->pods[host.pod].nodeName);
+    } else {
+        lines << Tr::tr("Kubernetes node: none known");
+    }
+    const ChipUse use = info.chipIndex < host.chips.size() ? host.chips[info.chipIndex] : ChipUse{};
+    if (use.placementGroup >= 0) {
+        const PlacementGroup &g = scene.snapshot->placementGroups[use.placementGroup];
+        lines << Tr::tr("bundle %1 of placement group %2 (%3)").arg(use.bundleIndex).arg(g.name.isEmpty() ? g.id : g.name, g.state);
+    } else {
+        lines << Tr::tr("free: no placement group holds this chip");
+    }
+    if (host.workerId == 0 && scene.slice->headHeldBy >= 0) {
+        const PlacementGroup &g = scene.snapshot->placementGroups[scene.slice->headHeldBy];
+        lines << Tr::tr("slice head resource held by %1 (%2)").arg(g.name.isEmpty() ? g.id : g.name, g.state);
+    }
+    return lines.join(u'\n');
+}
+
+} // namespace slicescope::slicepaint

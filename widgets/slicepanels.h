@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The text around the slice in the slice view (sliceview.h): the legend, the title and the
+// footer, each drawn into a panel image once and blitted while it stays the same, the tooltip of
+// a chip, and the rectangle all that leaves for the slice itself. Inputs are a SliceScene
+// (slicepaint.h); colours come from its theme (look.h).
+
+#include "slicepaint.h"
+
+#include <QRect>
+
+#include <functional>
+
+class QFontMetrics;
+
+namespace slicescope::slicepaint {
+
+// The rectangle the slice is framed in (clear of title, footer and, when there is room, legend).
+QRectF sceneArea(const SliceScene &scene, QSize size, const QFontMetrics &fm);
+QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm);
+
+void legend(QPainter &painter, const SliceScene &scene, QSize size);
+// The slice's name, shape, hosts, status and the layers shown.
+void title(QPainter &painter, const SliceScene &scene, const SliceProjection &p, QSize size);
+// The "logical layout" line and the key hints.
+void layoutLabel(QPainter &painter, const SliceScene &scene, QSize size);
+
+// Blits `draw`'s picture of `rect` from `cache`, redrawing it when `key` (with the rectangle,
+// font and data version) changed; vector devices get `draw` itself, so their text stays text.
+void panel(QPainter &painter, const SliceScene &scene, PanelImage &cache, const QByteArray &key, const QRect &rect,
+           const std::function<void(QPainter &)> &draw);
+
+// The text hover shows for chip `c` (a tooltip): its host, Ray node, pod, node and bundle.
+QString chipTooltip(const SliceScene &scene, tpu::ChipCoord c);
+
+} // namespace slicescope::slicepaint
