@@ -10,6 +10,7 @@
 #include "../common/golden.h"
 #include "democluster.h"
 #include "history.h"
+#include "historychartdata_p.h"
 #include "historycharts.h"
 #include "look.h"
 #include "snapshot.h"
@@ -143,6 +144,64 @@ private Q_SLOTS:
         QCOMPARE(QDateTime::fromMSecsSinceEpoch(qint64(x)).toString(QStringLiteral("HH:mm:ss")), QStringLiteral("09:01:30"));
         QCOMPARE(HistoryChartsPanel::timeOfAxisValue(x), t);
         QVERIFY2(QDateTime::currentDateTime().offsetFromUtc() == 5 * 3600 + 1800, "main() runs the test at UTC+5:30");
+    }
+
+    // The chart data's value functions (historychartdata_p.h), without a chart.
+    void niceRanges_data()
+    {
+        QTest::addColumn<double>("maxValue");
+        QTest::addColumn<double>("max");
+        QTest::addColumn<int>("ticks");
+        QTest::addColumn<double>("step");
+        QTest::newRow("nothing: 0..2 in ones") << 0.0 << 2.0 << 3 << 1.0;
+        QTest::newRow("5: headroom makes it 6") << 5.0 << 6.0 << 7 << 1.0;
+        QTest::newRow("10: in twos") << 10.0 << 12.0 << 7 << 2.0;
+        QTest::newRow("100: in twenties") << 100.0 << 120.0 << 7 << 20.0;
+    }
+
+    void niceRanges()
+    {
+        QFETCH(double, maxValue);
+        const historychart::NiceRange range = historychart::niceRange(maxValue);
+        QTEST(range.max, "max");
+        QTEST(range.ticks, "ticks");
+        QTEST(range.step, "step");
+    }
+
+    void timeAxes_data()
+    {
+        QTest::addColumn<QList<qint64>>("ms");
+        QTest::addColumn<qint64>("lo");
+        QTest::addColumn<qint64>("hi");
+        QTest::addColumn<qint64>("step");
+        QTest::addColumn<QString>("format");
+        QTest::newRow("no entries: the first minute") << QList<qint64>{} << qint64(0) << qint64(60000) << qint64(10000) << QStringLiteral("HH:mm:ss");
+        QTest::newRow("one entry: a minute around it") << QList<qint64>{90000} << qint64(60000) << qint64(120000) << qint64(10000) << QStringLiteral("HH:mm:ss");
+        QTest::newRow("an hour: 10 min steps") << QList<qint64>{0, 3600000} << qint64(0) << qint64(3600000) << qint64(600000) << QStringLiteral("HH:mm");
+        QTest::newRow("three days: 12 h steps, dated") << QList<qint64>{0, 259200000} << qint64(0) << qint64(259200000) << qint64(43200000) << QStringLiteral("MM-dd HH:mm");
+    }
+
+    void timeAxes()
+    {
+        QFETCH(QList<qint64>, ms);
+        const historychart::TimeAxis axis = historychart::timeAxis(int(ms.size()), ms);
+        QTEST(axis.loMs, "lo");
+        QTEST(axis.hiMs, "hi");
+        QTEST(axis.stepMs, "step");
+        QTEST(axis.format, "format");
+    }
+
+    void keptRowsAreExact()
+    {
+        QList<double> t;
+        for (int i = 0; i < 10; ++i)
+            t << i;
+        // A straight line needs its ends only; a spike keeps itself and its feet.
+        QCOMPARE(historychart::keptRows(t, {t}, 5), (QList<int>{0, 9}));
+        QList<double> spike(10, 0.0);
+        spike[5] = 10;
+        QCOMPARE(historychart::keptRows(t, {spike}, 5), (QList<int>{0, 4, 5, 6, 9}));
+        QCOMPARE(historychart::keptRows(t, {spike}, 10).size(), 10); // few enough: every row
     }
 
     void empty()

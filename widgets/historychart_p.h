@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// One of the history panel's four charts (historycharts.h), private to it: the QChart, its view,
+// axes, series and cursor line; how they are styled from the theme, filled from the chart data
+// (historychartdata_p.h, decimated), and read back under the mouse (the entry nearest in time,
+// the hover text). The panel owns four of these and decides when they are refreshed.
+
+#include "historychartdata_p.h"
+
+#include <QDateTime>
+#include <QLineF>
+#include <QtCharts/QChartView>
+
+#include <functional>
+
+QT_BEGIN_NAMESPACE
+class QAreaSeries;
+class QDateTimeAxis;
+class QGraphicsLineItem;
+class QLineSeries;
+class QValueAxis;
+class QXYSeries;
+QT_END_NAMESPACE
+
+namespace slicescope {
+
+class SnapshotHistory;
+
+namespace historychart {
+
+// The chart's view: forwards hover and clicks to the panel.
+class ChartView : public QChartView
+{
+public:
+    ChartView(QChart *chart, QWidget *parent);
+    std::function<void(QPoint)> hovered;
+    std::function<void(QPoint)> clicked;
+    std::function<void()> left;
+
+protected:
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+};
+
+// One of the four charts and what was last drawn in it.
+struct ChartState {
+    Chart kind = Chart::Chips;
+    QString unit;                 // "chips", "slices", "groups"
+    bool stacked = false;
+    QChart *chart = nullptr;
+    ChartView *view = nullptr;
+    QDateTimeAxis *axisX = nullptr;
+    QValueAxis *axisY = nullptr;
+    QValueAxis *axisY2 = nullptr; // placement groups: oldest pending age
+    QGraphicsLineItem *cursor = nullptr;
+    QList<Column> columns;
+    QStringList builtFor;         // column keys + labels the current series were made for
+    QList<QXYSeries *> lines;     // per column: the line, or the area's upper line
+    QList<QAreaSeries *> areas;   // stacked: per column
+    QList<QLineSeries *> lowers;  // stacked: per column (the first one is null: the baseline)
+    double xMin = 0, xMax = 1;    // axis values
+
+    // Makes the chart, its axes, cursor line and view (object name "chart<index>") in `parent`.
+    void build(Chart chartKind, const QString &chartUnit, int index, QWidget *parent);
+    // Colours and fonts from the theme; `base` is the panel's font.
+    void style(const Theme &theme, const QFont &base);
+    // Makes the series anew when the columns (or dots vs lines) changed since the last time.
+    void rebuildSeries(const Theme &theme, bool dots);
+    // The columns' values over the first `n` entries, decimated to `maxPoints`, and the y ranges.
+    void fill(const SnapshotHistory *history, int n, const EntryTimes &times, int maxPoints, const QString &ageUnitText);
+    void setTimeAxis(const TimeAxis &axis, int n);
+    // The cursor line at `time` (hidden when invalid, off the axis, or without data).
+    void updateCursor(const QDateTime &time, bool hasData);
+    // The entry nearest in time to a viewport position over the plot, or -1.
+    int entryAt(const SnapshotHistory *history, QPoint viewportPos) const;
+    // What hovering there shows (HTML), empty when entryAt() is -1.
+    QString hoverText(const SnapshotHistory *history, QPoint viewportPos) const;
+    // The cursor line in `panel`'s coordinates; a null line when it is hidden.
+    QLineF cursorLineIn(const QWidget *panel) const;
+};
+
+} // namespace historychart
+} // namespace slicescope
