@@ -56,7 +56,8 @@ def write(name, words, extra=()):
 
 JSON = ['{', '}', '[', ']', ':', ',', '"', 'null', 'true', 'false', '-1', '0', '1e308', '2147483647',
         '-2147483648', '9223372036854775807', '1e30', '-1e30', '0.5', '\\u0000', '\\n', '\\ud800']
-capture = literals(['model/snapshotbuilder.cpp', 'model/jsonread_p.h', 'backend/capturefile.cpp',
+capture = literals(['model/snapshotbuilder.cpp', 'model/snapshotread_p.h', 'model/snapshotreaders.cpp',
+                    'model/snapshotjoin.cpp', 'model/jsonread_p.h', 'backend/capturefile.cpp',
                     'model/tpu.cpp']) | capture_data_words()
 write('capture', capture, JSON + ['{"format":"slicescope-capture/1"'])
 write('recording', capture, JSON + ['{"format":"slicescope-capture/1"', '\n'])

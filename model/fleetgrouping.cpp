@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// groupFleet(): what each tile of the fleet overview says, and the groups in display order.
+#include "fleetgrouping.h"
+
+#include "fleetfilter.h"
+#include "naturalsort_p.h" // the model's locale-free order, so groups sort as the tables do
+
+#include <QHash>
+
+#include <algorithm>
+#include <numeric>
+
+namespace slicescope {
+
+namespace {
+
+// Operators know placement groups by name; unnamed ones (a slice placement group's head groups)
+// by the job that made them.
+QString placementGroupLabel(const ClusterSnapshot &snap, int index)
+{
+    const PlacementGroup &pg = snap.placementGroups[index];
+    if (!pg.name.isEmpty())
+        return pg.name;
+    if (!pg.creatorJobId.isEmpty())
+        return QStringLiteral("job %1").arg(pg.creatorJobId);
+    return QStringLiteral("group %1").arg(pg.id.left(8));
+}
+
+const QString kDot = QStringLiteral(" \u00b7 ");
+
+} // namespace
+
+QString fleetGenerationName(const Slice &slice)
+{
+    return slice.generation ? slice.generation->name : QStringLiteral("unknown generation");
+}
+
+QString fleetTopologyText(const Slice &slice)
+{
+    return slice.topology.chips() > 0 ? slice.topology.toString() : QStringLiteral("topology unknown");
+}
+
+QString fleetWorkerGroupText(const Slice &slice)
+{
+    return slice.workerGroup.isEmpty() ? QStringLiteral("no worker group") : slice.workerGroup;
+}
+
+FleetGrouping groupFleet(const ClusterSnapshot &snap)
+{
+    FleetGrouping fleet;
+    QList<FleetEntry> &entries = fleet.entries;
+    QList<FleetGroup> &groups = fleet.groups;
+    QHash<QString, int> groupIndex;
+    entries.reserve(snap.slices.size());
+    for (int i = 0; i < snap.slices.size(); ++i) {
+        const Slice &s = snap.slices[i];
+        FleetEntry e;
+        e.slice = i;
+        e.status = s.status();
+        e.use = sliceUse(s);
+        e.chips = sliceChips(s);
+        e.reserved = std::clamp(s.reservedChips, 0, e.chips);
+        e.stranded = strandedChips(s);
+        for (const Host &h : s.hosts)
+            if (h.state != HostState::Alive)
+                e.down += std::max(0, int(h.chips.size()) - h.reservedChips());
+        e.down = std::min(e.down, e.chips - e.reserved);
+
+        const QString topo = fleetTopologyText(s);
+        const int hostCount = s.layout.isValid() ? s.layout.hostCount() : s.hostCount();
+        e.shapeText = topo + kDot + (hostCount == 1 ? QStringLiteral("1 host") : QStringLiteral("%1 hosts").arg(hostCount));
+        if (s.chipsPerHost > 0)
+            e.shapeText += QStringLiteral(" \u00d7 %1 chips").arg(s.chipsPerHost);
+
+        // Who holds the slice: placement groups in the order their chips come, then the head.
+        QList<int> pgs;
+        QList<int> chipCounts;
+        for (const Host &h : s.hosts)
+            for (const ChipUse &c : h.chips)
+                if (c.placementGroup >= 0 && c.placementGroup < snap.placementGroups.size()) {
+                    const qsizetype at = pgs.indexOf(c.placementGroup);
+                    if (at < 0) {
+                        pgs << c.placementGroup;
+                        chipCounts << 1;
+                    } else {
+                        ++chipCounts[at];
+                    }
+                }
+        QStringList holderNames, holderLines;
+        for (int k = 0; k < pgs.size(); ++k) {
+            holderNames << placementGroupLabel(snap, pgs[k]);
+            holderLines << QStringLiteral("%1 (%2 chips)").arg(holderNames.last()).arg(chipCounts[k]);
+        }
+        // The head resource is named only when no chip is held: otherwise it is the same
+        // reservation's step 1 and naming it again (usually unnamed) would only add noise.
+        if (s.headHeldBy >= 0 && s.headHeldBy < snap.placementGroups.size() && !pgs.contains(s.headHeldBy)) {
+            const QString head = placementGroupLabel(snap, s.headHeldBy);
+            if (pgs.isEmpty())
+                holderNames << head;
+            holderLines << QStringLiteral("%1 (the head resource)").arg(head);
+        }
+        e.holders = holderLines.join(QStringLiteral(", "));
+
+        switch (e.use) {
+        case SliceUse::Ready:
+            e.note = QStringLiteral("free for a slice placement group");
+            break;
+        case SliceUse::FullyReserved:
+        case SliceUse::Claimed:
+            e.note = (e.use == SliceUse::Claimed ? QStringLiteral("claimed by ") : QStringLiteral("held by "))
+                     + (holderNames.isEmpty() ? QStringLiteral("?") : holderNames.join(QStringLiteral(", ")));
+            break;
+        case SliceUse::PartlyUsed:
+            // Stranded first: it is the news, and the holder's name may be long.
+            e.note = QStringLiteral("%1 chips stranded").arg(e.stranded) + kDot
+                     + QStringLiteral("held by %1").arg(holderNames.join(QStringLiteral(", ")));
+            break;
+        case SliceUse::Provisioning: {
+            // Every problem is a pending host here; the count says more than worker 0's pod phase.
+            int pending = 0;
+            for (const Host &h : s.hosts)
+                pending += h.state == HostState::Pending;
+            e.note = QStringLiteral("%1 of %2 hosts still starting").arg(pending).arg(s.hosts.size());
+            break;
+        }
+        case SliceUse::Degraded:
+            e.note = s.problems.isEmpty() ? toText(e.status) : s.problems.first();
+            if (s.problems.size() > 1)
+                e.noteSuffix = QStringLiteral(" (+%1 more)").arg(s.problems.size() - 1);
+            break;
+        }
+
+        const QString title = fleetGenerationName(s) + kDot + fleetWorkerGroupText(s);
+        int g = groupIndex.value(title, -1);
+        if (g < 0) {
+            g = int(groups.size());
+            groupIndex.insert(title, g);
+            FleetGroup group;
+            group.title = title;
+            group.rank = tpu::generationOrder(s.generation);
+            group.workerGroup = s.workerGroup;
+            groups << group;
+        }
+        e.group = g;
+        groups[g].entries << i;
+        groups[g].chips += e.chips;
+        groups[g].reserved += e.reserved;
+        groups[g].ready += e.status == SliceStatus::Ready;
+
+        e.haystack = fleetSearchText(s, holderNames);
+        entries << e;
+    }
+    // Generation display order, then worker group by name (slices without one last); the entries of
+    // a group keep the snapshot's natural name order.
+    QList<int> order(groups.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        const FleetGroup &ga = groups[a], &gb = groups[b];
+        if (ga.rank != gb.rank)
+            return ga.rank < gb.rank;
+        if (ga.workerGroup.isEmpty() != gb.workerGroup.isEmpty())
+            return gb.workerGroup.isEmpty();
+        return naturalLess(ga.workerGroup, gb.workerGroup);
+    });
+    QList<FleetGroup> sorted;
+    QList<int> newIndex(groups.size());
+    for (int k = 0; k < order.size(); ++k) {
+        newIndex[order[k]] = k;
+        sorted << groups[order[k]];
+    }
+    groups = sorted;
+    for (FleetEntry &e : entries)
+        e.group = newIndex[e.group];
+    return fleet;
+}
+
+} // namespace slicescope

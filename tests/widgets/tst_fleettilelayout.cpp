@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// FleetTileLayout (widgets/fleettilelayout.h): headers and tiles from sizes and counts, as rows.
+// Sizes: tiles at least 200 wide and 100 high, 8 apart, 13 under a group, headers 26 high (and
+// half a gap, 4, under them), the message box 52 high; the grid starts at x 13, y 50.
+
+#include "fleettilelayout.h"
+
+#include <QTest>
+
+using namespace slicescope;
+
+using Runs = QList<FleetTileLayout::Run>;
+using Headers = QList<FleetTileLayout::Header>;
+Q_DECLARE_METATYPE(FleetTileLayout::Run)
+Q_DECLARE_METATYPE(FleetTileLayout::Header)
+
+namespace {
+
+const FleetTileSizes kSizes{200, 100, 8, 13, 26, 52};
+
+} // namespace
+
+class TestFleetTileLayout : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void place_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<Runs>("runs");
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<Headers>("headers");
+        QTest::addColumn<QList<QRect>>("tiles");
+        QTest::addColumn<QRect>("message");
+        QTest::addColumn<int>("bottom");
+
+        // (420 + 8) / (200 + 8) = 2 columns of (420 - 8) / 2 = 206.
+        QTest::newRow("3 tiles in 2 columns: 2 rows") << 420 << Runs{{0, 3}} << 2 << Headers{{0, QRect(13, 50, 420, 26), 3}}
+                                                      << QList<QRect>{QRect(13, 80, 206, 100), QRect(227, 80, 206, 100), QRect(13, 188, 206, 100)}
+                                                      << QRect() << 188 + 100 + 13;
+        QTest::newRow("exactly one tile wide: 1 column") << 200 << Runs{{5, 2}} << 1 << Headers{{5, QRect(13, 50, 200, 26), 2}}
+                                                         << QList<QRect>{QRect(13, 80, 200, 100), QRect(13, 188, 200, 100)} << QRect() << 301;
+        QTest::newRow("narrower than a tile: 1 column, the tile shrinks")
+            << 150 << Runs{{0, 1}} << 1 << Headers{{0, QRect(13, 50, 150, 26), 1}} << QList<QRect>{QRect(13, 80, 150, 100)} << QRect() << 193;
+        // (1040 + 8) / 208 = 5 columns of (1040 - 32) / 5 = 201, 209 apart.
+        QTest::newRow("6 tiles in 5 columns") << 1040 << Runs{{0, 6}} << 5 << Headers{{0, QRect(13, 50, 1040, 26), 6}}
+                                              << QList<QRect>{QRect(13, 80, 201, 100), QRect(222, 80, 201, 100), QRect(431, 80, 201, 100),
+                                                              QRect(640, 80, 201, 100), QRect(849, 80, 201, 100), QRect(13, 188, 201, 100)}
+                                              << QRect() << 301;
+        // A group starts below the previous group's last row (tile height + margin), in column 0.
+        QTest::newRow("2 groups") << 420 << Runs{{0, 1}, {3, 2}} << 2
+                                  << Headers{{0, QRect(13, 50, 420, 26), 1}, {3, QRect(13, 193, 420, 26), 2}}
+                                  << QList<QRect>{QRect(13, 80, 206, 100), QRect(13, 223, 206, 100), QRect(227, 223, 206, 100)} << QRect()
+                                  << 223 + 100 + 13;
+        QTest::newRow("a run of no tiles gets no header") << 420 << Runs{{0, 0}, {1, 1}, {2, 0}} << 2 << Headers{{1, QRect(13, 50, 420, 26), 1}}
+                                                          << QList<QRect>{QRect(13, 80, 206, 100)} << QRect() << 193;
+        QTest::newRow("no tiles: the message") << 420 << Runs{} << 2 << Headers{} << QList<QRect>{} << QRect(13, 50, 420, 52) << 50 + 52 + 13;
+        QTest::newRow("only empty runs: the message") << 420 << Runs{{0, 0}} << 2 << Headers{} << QList<QRect>{} << QRect(13, 50, 420, 52) << 115;
+    }
+    void place()
+    {
+        QFETCH(int, width);
+        QFETCH(Runs, runs);
+        QFETCH(int, columns);
+        QFETCH(Headers, headers);
+        QFETCH(QList<QRect>, tiles);
+        QFETCH(QRect, message);
+        QFETCH(int, bottom);
+        const FleetTileLayout l = FleetTileLayout::place(kSizes, 13, width, 50, runs);
+        QCOMPARE(l.columns, columns);
+        QCOMPARE(l.headers.size(), headers.size());
+        for (int i = 0; i < headers.size(); ++i) {
+            QCOMPARE(l.headers[i].group, headers[i].group);
+            QCOMPARE(l.headers[i].rect, headers[i].rect);
+            QCOMPARE(l.headers[i].shown, headers[i].shown);
+        }
+        QCOMPARE(l.tiles, tiles);
+        QCOMPARE(l.message, message);
+        QCOMPARE(l.bottom, bottom);
+        // Whatever the row: tiles never overlap, stay in the columns and never go up.
+        for (int i = 0; i < l.tiles.size(); ++i) {
+            QVERIFY(l.tiles[i].left() >= 13 && l.tiles[i].right() < 13 + width);
+            if (i > 0)
+                QVERIFY(l.tiles[i].top() >= l.tiles[i - 1].top());
+            for (int j = 0; j < i; ++j)
+                QVERIFY(!l.tiles[i].intersects(l.tiles[j]));
+        }
+    }
+
+    void narrowerIsNeverShorter()
+    {
+        const Runs runs{{0, 7}, {1, 3}, {2, 12}};
+        int previous = 0;
+        for (int width = 2000; width >= 100; width -= 50) {
+            const int bottom = FleetTileLayout::place(kSizes, 13, width, 50, runs).bottom;
+            QVERIFY2(bottom >= previous, qPrintable(QStringLiteral("%1 px wide: %2").arg(width).arg(bottom)));
+            previous = bottom;
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFleetTileLayout)
+#include "tst_fleettilelayout.moc"
