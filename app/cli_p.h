@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// What the verbs share (app/cli.cpp and the verbs in their own files, cli_scale.cpp...). Internal.
+// What the verbs share (app/cli.cpp) and the verbs, each family in a file of its own. Internal.
 
 #include "cli.h"
 #include "snapshot.h"
 
+#include <QCommandLineOption>
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 
 #include <functional>
@@ -14,8 +16,9 @@
 class QCommandLineParser;
 
 namespace slicescope {
+struct PlanRequest;
 struct SourceSpec;
-}
+} // namespace slicescope
 
 namespace slicescope::cli {
 
@@ -36,7 +39,21 @@ int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot);
 // QCoreApplication::exit(). Called from a verb, where no loop runs yet: never nested.
 int runLoop(const std::function<void()> &begin);
 
-int scale(const QStringList &arguments);
-int serve(const QStringList &arguments); // cli_serve.cpp, native only
+// The bundle options plan and submit-slice-pg share, so a what-if asks what a submit sends
+// (cli_plan.cpp). readBundleOptions() returns -1 to continue, or an exit code.
+QList<QCommandLineOption> bundleOptions();
+int readBundleOptions(const QCommandLineParser &parser, PlanRequest &request);
+// "500ms", "2s", "1m" (and a bare number of seconds) -> milliseconds; -1 when unreadable (cli_record.cpp).
+qint64 parseDurationMs(const QString &text);
+
+// The verbs, each `slicescope VERB ...` with argv as given.
+int inspect(const QStringList &arguments);       // cli_inspect.cpp
+int plan(const QStringList &arguments);          // cli_plan.cpp
+int screenshot(const QStringList &arguments);    // cli_screenshot.cpp
+int submitSlicePg(const QStringList &arguments); // cli_pg.cpp
+int releasePg(const QStringList &arguments);     // cli_pg.cpp
+int record(const QStringList &arguments);        // cli_record.cpp
+int scale(const QStringList &arguments);         // cli_scale.cpp
+int serve(const QStringList &arguments);         // cli_serve.cpp, native only
 
 } // namespace slicescope::cli

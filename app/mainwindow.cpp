@@ -2,98 +2,47 @@
 #include "mainwindow.h"
 
 #include "capturefile.h"
-#include "democluster.h"
+#include "eventnavigation.h"
+#include "filedialogs.h"
 #include "fleetoverview.h"
-#include "fleettables.h"
 #include "historycharts.h"
-#include "itemmodels.h"
-#include "joblogview.h"
-#ifndef Q_OS_WASM // the browser cannot reach Ray or Kubernetes itself (backend/CMakeLists.txt)
-#include "kubesource.h"
-#include "livesource.h"
-#endif
-#include "logtail.h"
-#include "relaysource.h"
+#include "historysettingsdialog.h"
+#include "joblogdock.h"
+#include "joblogs.h"
+#include "kubecontextmenu.h"
+#include "problemslist.h"
 #include "scaledialog.h"
 #include "slicecomposer.h"
 #include "source.h"
-#include "sourceoptions.h"
 #include "sliceview.h"
 #include "timeline.h"
+#include "windowsettings.h"
 #include "workspace.h"
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
-#include <QFile>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QFormLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QListWidget>
-#include <QLocale>
-#include <QPushButton>
-#include <QRegularExpression>
-#include <QSortFilterProxyModel>
-#include <QSpinBox>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
-#include <QSettings>
-#include <QSplitter>
-#include <QStackedWidget>
 #include <QStatusBar>
-#ifndef Q_OS_WASM
-#include <QSvgGenerator>
-#endif
-#include <QTabWidget>
-#include <QTableView>
 #include <QToolButton>
-#include <QTreeWidget>
-#include <QVBoxLayout>
-
-#include <algorithm>
+#include <QTreeView>
 
 namespace slicescope {
-
-namespace {
-
-const QString kMaxAgeKey = QStringLiteral("history/maxAgeSeconds");
-const QString kMaxBytesKey = QStringLiteral("history/maxBytes");
-
-QString utcTime(const QDateTime &time)
-{
-    return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-}
-
-QString megabytes(qint64 bytes)
-{
-    return QLocale::c().toString(double(bytes) / (1 << 20), 'f', bytes < (10 << 20) ? 1 : 0);
-}
-
-} // namespace
 
 MainWindow::MainWindow(Mode mode, QWidget *parent)
     : QMainWindow(parent)
     , m_mode(mode)
     , m_workspace(new Workspace(this))
-    , m_problems(new QListWidget(this))
+    , m_problems(new ProblemsList(this))
     , m_status(new QLabel(this))
 {
     // The history first: the docks built below follow it. A screenshot keeps the default bounds.
-    HistoryPolicy policy;
-    if (m_mode == Mode::Interactive) {
-        QSettings settings;
-        policy.maxAgeSeconds = settings.value(kMaxAgeKey, policy.maxAgeSeconds).toLongLong();
-        policy.maxBytes = settings.value(kMaxBytesKey, policy.maxBytes).toLongLong();
-    }
-    m_history = new SnapshotHistory(policy, this);
+    m_history = new SnapshotHistory(m_mode == Mode::Interactive ? readHistoryPolicy() : HistoryPolicy(), this);
     m_spool = std::make_unique<CaptureSpool>();
     // The spool forgets what the history forgets (the oldest entries, never the newest).
     connect(m_history, &SnapshotHistory::entriesEvicted, this, [this] {
@@ -106,7 +55,6 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     statusBar()->addWidget(m_status, 1);
     statusBar()->setSizeGripEnabled(false);
 
-    m_problems->setObjectName(QStringLiteral("problems"));
     auto *dock = makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     dock->hide(); // opened from View, or when a source fails
@@ -123,21 +71,15 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     auto *whyDock = makeDock(tr("Why pending"), QStringLiteral("whyPendingDock"), m_whyPending);
     addDockWidget(Qt::RightDockWidgetArea, whyDock);
     whyDock->hide();
-    buildJobLogDock();
+    m_jobLogDock = new JobLogDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_jobLogDock);
+    m_jobLogDock->hide(); // opened from View, or when a submit starts a job
+    chooseJobLog();
     buildHistoryDocks();
     buildMenus();
 
-    if (m_mode == Mode::Interactive) {
-        QSettings settings;
-        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-        restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-        m_workspace->splitter()->restoreState(settings.value(QStringLiteral("window/splitter")).toByteArray());
-        if (const auto mode = colorModeFromText(settings.value(QStringLiteral("view/color")).toString()))
-            m_workspace->setColorMode(*mode);
-        setTheme(Theme::named(settings.value(QStringLiteral("view/theme"), QStringLiteral("light")).toString()));
-        if (!settings.contains(QStringLiteral("window/geometry")))
-            resize(1280, 800);
-    }
+    if (m_mode == Mode::Interactive)
+        restoreWindowSettings(*this);
     updateStatus();
 }
 
@@ -201,9 +143,8 @@ void MainWindow::buildMenus()
     file->addAction(tr("Save &history as recording..."), this, &MainWindow::saveHistoryRecording)->setObjectName(QStringLiteral("saveHistoryAction"));
     file->addSeparator();
     file->addAction(tr("Export slice view as &PNG..."), this, [this] { exportSliceView(false); });
-#ifndef Q_OS_WASM // no Qt Svg in the browser build
-    file->addAction(tr("Export slice view as S&VG..."), this, [this] { exportSliceView(true); });
-#endif
+    if (filedialogs::canWriteSvg()) // no Qt Svg in the browser build
+        file->addAction(tr("Export slice view as S&VG..."), this, [this] { exportSliceView(true); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -250,10 +191,9 @@ void MainWindow::buildMenus()
     cluster->addAction(findChild<QDockWidget *>(QStringLiteral("whyPendingDock"))->toggleViewAction());
     cluster->addSeparator();
     // The kubeconfig's contexts, when the source is Kubernetes (setKubeContexts()).
-    m_contextMenu = cluster->addMenu(tr("Kubernetes &context"));
-    m_contextMenu->setObjectName(QStringLiteral("kubeContextMenu"));
-    m_contextMenu->setEnabled(false);
-    m_contextMenu->setToolTip(tr("Start with --kubeconfig to switch between its contexts"));
+    m_contextMenu = new KubeContextMenu(tr("Kubernetes &context"), cluster);
+    cluster->addMenu(m_contextMenu);
+    connect(m_contextMenu, &KubeContextMenu::contextTriggered, this, &MainWindow::switchKubeContext);
     m_scaleAction = cluster->addAction(tr("&Scale worker group..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
                                        [this] { openScaleDialog(); });
     m_scaleAction->setObjectName(QStringLiteral("scaleWorkerGroupAction"));
@@ -339,10 +279,10 @@ void MainWindow::chooseClusterActions()
     if (m_actions) {
         // The job a submit or release starts is the one worth reading while Ray works on it.
         connect(m_actions.get(), &ClusterActions::actionJobSubmitted, this, [this](const QString &, const QString &submissionId) {
-            if (!m_logTail)
+            if (!m_logSource)
                 return;
             followJob(submissionId);
-            findChild<QDockWidget *>(QStringLiteral("jobLogDock"))->show();
+            m_jobLogDock->show();
         });
     }
     for (QAction *a : {m_reserveAction, m_releaseAction}) {
@@ -353,155 +293,39 @@ void MainWindow::chooseClusterActions()
     m_releaseAction->setEnabled(m_actions != nullptr);
 }
 
-void MainWindow::buildJobLogDock()
-{
-    // Picking a job and reading its log sit together: the snapshot's jobs on top, refreshed with
-    // every poll, and the log of the one picked below. Only a live Ray has logs to tail; for the
-    // others the dock says why it is empty instead of showing an empty list.
-    auto *panel = new QSplitter(Qt::Vertical, this);
-    m_jobList = new QTreeWidget(panel);
-    m_jobList->setObjectName(QStringLiteral("jobList"));
-    m_jobList->setHeaderLabels({tr("Submission id"), tr("Status"), tr("Entrypoint")});
-    m_jobList->setRootIsDecorated(false);
-    m_jobList->setUniformRowHeights(true);
-    m_jobList->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_jobList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_jobList->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_jobList->header()->setStretchLastSection(true);
-    m_jobLog = new JobLogView(panel);
-    m_jobLog->setObjectName(QStringLiteral("jobLogView"));
-    panel->addWidget(m_jobList);
-    panel->addWidget(m_jobLog);
-    panel->setStretchFactor(1, 3);
-    m_jobLogEmpty = new QLabel(this);
-    m_jobLogEmpty->setObjectName(QStringLiteral("jobLogEmpty"));
-    m_jobLogEmpty->setWordWrap(true);
-    m_jobLogEmpty->setAlignment(Qt::AlignCenter);
-    m_jobLogStack = new QStackedWidget(this);
-    m_jobLogStack->addWidget(panel);
-    m_jobLogStack->addWidget(m_jobLogEmpty);
-
-    auto *dock = makeDock(tr("Job log"), QStringLiteral("jobLogDock"), m_jobLogStack);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    dock->hide(); // opened from View, or when a submit starts a job
-
-    connect(m_jobList, &QTreeWidget::itemSelectionChanged, this, [this] {
-        if (m_fillingJobList) // the poll refreshed the rows: the reader picked nothing
-            return;
-        if (const QList<QTreeWidgetItem *> picked = m_jobList->selectedItems(); !picked.isEmpty())
-            followJob(picked.first()->text(0));
-    });
-    // The view only asks; the tail of the moment (if any) answers.
-#ifndef Q_OS_WASM // the browser build has no log tail (m_logTail stays null)
-    connect(m_jobLog, &JobLogView::pauseRequested, this, [this](bool paused) {
-        if (m_logTail)
-            m_logTail->setPaused(paused);
-    });
-    connect(m_jobLog, &JobLogView::fullLogRequested, this, [this] {
-        if (m_logTail)
-            m_logTail->fetchFullLog();
-    });
-#endif
-    chooseJobLog();
-}
-
 void MainWindow::chooseJobLog()
 {
-    m_logTail.reset();
-    m_followedJob.clear();
-    m_jobLog->clear();
-    m_jobLogUnavailable.clear();
-#ifndef Q_OS_WASM // live Ray and Kubernetes sources are desktop-only
-    if (auto *live = qobject_cast<LiveRaySource *>(m_source.get())) {
-        m_logTail = std::make_unique<JobLogTail>(live->client());
-        JobLogTail *tail = m_logTail.get();
-        connect(tail, &JobLogTail::linesReceived, m_jobLog, &JobLogView::appendLines);
-        connect(tail, &JobLogTail::linesDropped, m_jobLog, &JobLogView::noteDroppedLines);
-        connect(tail, &JobLogTail::fullLogReceived, m_jobLog, &JobLogView::showFullLog);
-        connect(tail, &JobLogTail::fullLogFailed, this, [this](const QString &message) { m_jobLog->setStatus(tr("Full log: %1").arg(message)); });
-        connect(tail, &JobLogTail::connectedChanged, this, [this, tail](bool connected) {
-            m_jobLog->setStatus(connected ? tr("Following job %1").arg(tail->submissionId())
-                                          : tr("Job %1: the connection dropped; reconnecting...").arg(tail->submissionId()));
-        });
-        connect(tail, &JobLogTail::finished, this, [this, tail] { m_jobLog->setStatus(tr("Job %1 finished").arg(tail->submissionId())); });
-        connect(tail, &JobLogTail::failed, m_jobLog, &JobLogView::setStatus);
-    } else if (qobject_cast<KubeSource *>(m_source.get())) {
-        m_jobLogUnavailable = tr("Job logs are not followed through the Kubernetes service proxy yet. "
-                                 "Add --ray URL (a port-forward to the head's dashboard) to follow a job's log.");
-    } else
-#endif
-        if (qobject_cast<RelaySource *>(m_source.get())) {
-        m_jobLogUnavailable = tr("Job logs are not carried by the relay yet: follow them where the relay runs (--ray URL).");
-    } else if (qobject_cast<DemoSource *>(m_source.get())) {
-        m_jobLogUnavailable = tr("The demo cluster runs no Ray jobs, so there are no logs to follow. "
-                                 "Connect to a live Ray (--ray URL) to follow a job's log.");
-    } else if (m_source) {
-        m_jobLogUnavailable = tr("%1 is a recording: it lists jobs but holds none of their logs. "
-                                 "Connect to the live Ray (--ray URL) to follow a job's log.")
-                                  .arg(m_source->description());
-    } else {
-        m_jobLogUnavailable = tr("No source. Connect to a live Ray (--ray URL) to follow a job's log.");
-    }
-    m_jobLogEmpty->setText(m_jobLogUnavailable);
-    m_jobLogStack->setCurrentIndex(m_jobLogUnavailable.isEmpty() ? 0 : 1);
-    updateJobList();
+    // Only a live Ray has logs to tail; for the others the dock says why it is empty.
+    m_jobLogDock->setLogSource(nullptr, {});
+    m_jobLogDock->setSnapshot(m_snapshot);
+    QString reason;
+    m_logSource = makeJobLogSource(m_source.get(), &reason);
+    m_jobLogDock->setLogSource(m_logSource.get(), reason);
 }
 
 void MainWindow::followJob(const QString &submissionId)
 {
-#ifndef Q_OS_WASM
-    if (!m_logTail || submissionId.isEmpty())
-        return;
-    // Picking the job already followed again keeps its log; picking it after its tail stopped
-    // (finished, failed) reads it again from the start, which is what a retry wants.
-    if (submissionId != m_followedJob || !m_logTail->isRunning()) {
-        m_followedJob = submissionId;
-        m_jobLog->clear();
-        m_jobLog->setStatus(tr("Job %1: connecting...").arg(submissionId));
-        m_logTail->setPaused(m_jobLog->isPaused());
-        m_logTail->start(submissionId);
-    }
-#else
-    Q_UNUSED(submissionId);
-#endif
-    updateJobList(); // selects its row when the snapshot lists it
+    m_jobLogDock->followJob(submissionId);
 }
 
-void MainWindow::updateJobList()
+QTreeView *MainWindow::jobList() const
 {
-    QList<Job> jobs;
-    if (m_logTail && m_snapshot)
-        jobs = m_snapshot->jobs;
-    // Newest first: the job just submitted is on top, where the reader looks.
-    std::stable_sort(jobs.begin(), jobs.end(), [](const Job &a, const Job &b) { return a.startTimeMs > b.startTimeMs; });
-    auto idOf = [](const Job &j) {
-        return j.submissionId.isEmpty() ? j.jobId : j.submissionId;
-    };
+    return m_jobLogDock->jobList();
+}
 
-    m_fillingJobList = true;
-    // Every poll refreshes the list: rows are rebuilt only when the set of jobs changed, so the
-    // selection and the scroll position survive a poll that only changed a status.
-    bool sameRows = m_jobList->topLevelItemCount() == jobs.size();
-    for (int i = 0; sameRows && i < jobs.size(); ++i)
-        sameRows = m_jobList->topLevelItem(i)->text(0) == idOf(jobs[i]);
-    if (!sameRows) {
-        m_jobList->clear();
-        for (const Job &j : std::as_const(jobs))
-            m_jobList->addTopLevelItem(new QTreeWidgetItem(QStringList{idOf(j)}));
-    }
-    for (int i = 0; i < jobs.size(); ++i) {
-        QTreeWidgetItem *item = m_jobList->topLevelItem(i);
-        const Job &j = jobs[i];
-        item->setText(1, j.status);
-        item->setText(2, j.entrypoint);
-        item->setToolTip(1, j.message);
-        item->setToolTip(2, j.entrypoint);
-        if (item->text(0) == m_followedJob && !item->isSelected()) {
-            m_jobList->setCurrentItem(item);
-            m_jobList->scrollToItem(item);
-        }
-    }
-    m_fillingJobList = false;
+JobLogView *MainWindow::jobLog() const
+{
+    return m_jobLogDock->logView();
+}
+
+QString MainWindow::jobLogUnavailableReason() const
+{
+    return m_jobLogDock->unavailableReason();
+}
+
+QString MainWindow::followedJob() const
+{
+    return m_jobLogDock->followedJob();
 }
 
 void MainWindow::setTheme(const Theme &theme)
@@ -525,7 +349,8 @@ void MainWindow::setSource(std::unique_ptr<Source> source)
     if (m_scaleDialog)
         m_scaleDialog->setActions(nullptr);
     m_actions.reset();
-    m_logTail.reset();
+    m_jobLogDock->setLogSource(nullptr, {});
+    m_logSource.reset();
     m_source = std::move(source);
     m_lastError.clear();
     // A new source is another cluster (or another recording): its past starts now.
@@ -573,7 +398,7 @@ void MainWindow::onCapture(const Capture &capture)
     const qint64 serial = m_history->add(m_snapshot);
     if (const QString error = m_spool->append(serial, capture); !error.isEmpty() && m_spoolError.isEmpty()) {
         m_spoolError = error; // said once: the history goes on, saving it will lack these captures
-        m_problems->insertItem(0, tr("History spool: %1").arg(error));
+        m_problems->addSpoolError(error);
     }
     auto *file = qobject_cast<CaptureFileSource *>(m_source.get());
     if (file && file->isLoading())
@@ -593,14 +418,8 @@ void MainWindow::applyLiveSnapshot()
     if (m_scaleDialog)
         m_scaleDialog->setSnapshot(m_snapshot);
     updateScaleAction();
-    m_problems->clear();
-    for (const Slice &s : m_snapshot->slices)
-        if (!s.problems.isEmpty())
-            m_problems->addItem(tr("%1: %2").arg(s.name, s.problems.join(QStringLiteral(", "))));
-    m_problems->addItems(m_snapshot->warnings);
-    if (!m_spoolError.isEmpty())
-        m_problems->insertItem(0, tr("History spool: %1").arg(m_spoolError));
-    updateJobList();
+    m_problems->showSnapshot(*m_snapshot, m_spoolError);
+    m_jobLogDock->setSnapshot(m_snapshot);
     updateStatus();
 }
 
@@ -635,61 +454,8 @@ void MainWindow::onLiveChanged(bool live)
 void MainWindow::onEventActivated(const HistoryEvent &event)
 {
     // The timeline has moved the views to the event's moment: select what changed there.
-    const SnapshotPtr shown = m_workspace->snapshot();
-    auto absent = [this](const QString &what) {
-        statusBar()->showMessage(tr("%1 is not in the cluster at this moment (the event removed it)").arg(what), 10000);
-    };
-    if (!event.selectPlacementGroup.isEmpty()) {
-        if (!event.selectSlice.isEmpty() && shown && shown->sliceIndex(event.selectSlice) >= 0)
-            m_workspace->showSlice(event.selectSlice);
-        if (!selectPlacementGroupInTables(event.selectPlacementGroup))
-            absent(event.subject);
-        return;
-    }
-    if (event.selectSlice.isEmpty())
-        return;
-    if (!m_workspace->showSlice(event.selectSlice)) {
-        absent(event.selectSlice);
-        return;
-    }
-    m_workspace->showPage(Workspace::Page::Slice);
-    // A host's event names its worker ("tpu-v6e-3 worker 2"): select that host too.
-    switch (event.kind) {
-    case HistoryEventKind::HostDied:
-    case HistoryEventKind::HostRemoved:
-    case HistoryEventKind::HostUp:
-    case HistoryEventKind::HostMissing:
-    case HistoryEventKind::HostPending: {
-        static const QRegularExpression worker(QStringLiteral("\\bworker (\\d+)\\b"));
-        if (const QRegularExpressionMatch m = worker.match(event.subject); m.hasMatch())
-            m_workspace->selectHost(m.captured(1).toInt());
-        break;
-    }
-    default:
-        break;
-    }
-}
-
-bool MainWindow::selectPlacementGroupInTables(const QString &id)
-{
-    QTabWidget *tabs = m_workspace->tables()->tabs();
-    for (int t = 0; t < tabs->count(); ++t) {
-        auto *view = qobject_cast<QTableView *>(tabs->widget(t));
-        auto *proxy = view ? qobject_cast<QSortFilterProxyModel *>(view->model()) : nullptr;
-        if (!proxy || !qobject_cast<PlacementGroupTableModel *>(proxy->sourceModel()))
-            continue;
-        m_workspace->showPage(Workspace::Page::Tables);
-        tabs->setCurrentIndex(t);
-        const QModelIndexList found = proxy->match(proxy->index(0, 0), SnapshotTableModel::KeyRole, id, 1, Qt::MatchExactly);
-        if (found.isEmpty()) {
-            view->clearSelection();
-            return false;
-        }
-        view->selectionModel()->setCurrentIndex(found.first(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        view->scrollTo(found.first(), QAbstractItemView::PositionAtCenter);
-        return true;
-    }
-    return false;
+    if (const QString absent = showEventSubject(*m_workspace, event); !absent.isEmpty())
+        statusBar()->showMessage(tr("%1 is not in the cluster at this moment (the event removed it)").arg(absent), 10000);
 }
 
 HistoryPolicy MainWindow::historyPolicy() const
@@ -700,74 +466,17 @@ HistoryPolicy MainWindow::historyPolicy() const
 void MainWindow::setHistoryPolicy(const HistoryPolicy &policy)
 {
     m_history->setPolicy(policy);
-    if (m_mode == Mode::Interactive) {
-        QSettings settings;
-        settings.setValue(kMaxAgeKey, policy.maxAgeSeconds);
-        settings.setValue(kMaxBytesKey, policy.maxBytes);
-    }
+    if (m_mode == Mode::Interactive)
+        writeHistoryPolicy(policy);
     updateStatus();
 }
 
 void MainWindow::openHistorySettings()
 {
-    auto *dialog = new QDialog(this);
-    dialog->setObjectName(QStringLiteral("historySettingsDialog"));
+    auto *dialog = new HistorySettingsDialog(*m_history, *m_spool, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("History settings"));
-    const HistoryPolicy policy = m_history->policy();
-
-    auto *age = new QSpinBox(dialog);
-    age->setObjectName(QStringLiteral("maxAgeMinutes"));
-    age->setRange(0, 30 * 24 * 60);
-    age->setSuffix(tr(" min"));
-    age->setSpecialValueText(tr("no limit"));
-    age->setValue(policy.maxAgeSeconds > 0 ? int(std::min<qint64>(age->maximum(), (policy.maxAgeSeconds + 59) / 60)) : 0);
-    age->setToolTip(tr("Snapshots older than this, counted back from the newest, are dropped"));
-    auto *memory = new QSpinBox(dialog);
-    memory->setObjectName(QStringLiteral("maxMegabytes"));
-    memory->setRange(0, 1 << 20);
-    memory->setSingleStep(64);
-    memory->setSuffix(tr(" MB"));
-    memory->setSpecialValueText(tr("no limit"));
-    memory->setValue(policy.maxBytes > 0 ? int(std::min<qint64>(memory->maximum(), (policy.maxBytes + (1 << 20) - 1) >> 20)) : 0);
-    memory->setToolTip(tr("The oldest snapshots are dropped when the history would hold more than this"));
-
-    QString held;
-    if (m_history->isEmpty()) {
-        held = tr("The history is empty.");
-    } else {
-        held = tr("Now holding %n snapshot(s), %1 to %2 UTC, in about %3 MB of memory.", nullptr, m_history->size())
-                   .arg(utcTime(m_history->time(0)), utcTime(m_history->time(m_history->size() - 1)), megabytes(m_history->bytesHeld()));
-    }
-    held += u' ' + tr("Their raw captures are kept on disk for File > Save history as recording: %n capture(s), %1 MB in %2.", nullptr, m_spool->count()).arg(megabytes(m_spool->bytes()), m_spool->directory());
-    auto *info = new QLabel(held, dialog);
-    info->setObjectName(QStringLiteral("historyHeld"));
-    info->setWordWrap(true);
-    info->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
-    auto *form = new QFormLayout;
-    form->addRow(tr("Keep snapshots for"), age);
-    form->addRow(tr("Use at most"), memory);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, dialog);
-    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, dialog, [age, memory] {
-        const HistoryPolicy defaults;
-        age->setValue(int(defaults.maxAgeSeconds / 60));
-        memory->setValue(int(defaults.maxBytes >> 20));
-    });
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, age, memory] {
-        HistoryPolicy chosen;
-        chosen.maxAgeSeconds = qint64(age->value()) * 60;
-        chosen.maxBytes = qint64(memory->value()) << 20;
-        setHistoryPolicy(chosen);
-        dialog->accept();
-    });
-    auto *layout = new QVBoxLayout(dialog);
-    layout->addLayout(form);
-    layout->addWidget(info);
-    layout->addWidget(buttons);
-    dialog->resize(460, dialog->sizeHint().height());
-    dialog->open();
+    connect(dialog, &HistorySettingsDialog::policyChosen, this, &MainWindow::setHistoryPolicy);
+    dialog->open(); // window-modal, no nested event loop
 }
 
 QString MainWindow::saveHistoryAsRecording(const QString &path, int *written) const
@@ -779,72 +488,28 @@ QString MainWindow::saveHistoryAsRecording(const QString &path, int *written) co
     return m_spool->writeRecording(path, serials, written);
 }
 
-void MainWindow::chooseSaveFile(const QString &title, const QString &suggestedName, const QString &filter,
-                                std::function<void(const QString &path)> save)
-{
-#ifdef Q_OS_WASM
-    // The page has no file system to save to: write into its memory, then the browser offers the
-    // file as a download.
-    Q_UNUSED(title);
-    Q_UNUSED(filter);
-    const QString path = QDir::tempPath() + u'/' + suggestedName;
-    QFile::remove(path);
-    save(path);
-    QFile file(path);
-    if (file.open(QIODevice::ReadOnly))
-        QFileDialog::saveFileContent(file.readAll(), suggestedName);
-#else
-    // open(), not exec(): no nested event loop.
-    auto *dialog = new QFileDialog(this, title, suggestedName, filter);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptSave);
-    connect(dialog, &QFileDialog::fileSelected, this, std::move(save));
-    dialog->open();
-#endif
-}
-
 void MainWindow::saveHistoryRecording()
 {
     if (m_history->isEmpty())
         return;
-    chooseSaveFile(tr("Save history as recording"), QStringLiteral("history.slicescope.jsonl"),
-                   tr("SliceScope recordings (*.slicescope.jsonl)"), [this](const QString &path) {
-                       int written = 0;
-                       if (const QString error = saveHistoryAsRecording(path, &written); !error.isEmpty()) {
-                           onSourceFailed(error);
-                           return;
-                       }
-                       const int missing = m_history->size() - written;
-                       statusBar()->showMessage(missing > 0 ? tr("Saved %n capture(s) to %1; the oldest %2 had left the disk spool", nullptr, written).arg(path).arg(missing)
-                                                            : tr("Saved %n capture(s) to %1", nullptr, written).arg(path),
-                                                15000);
-                   });
+    filedialogs::chooseSaveFile(this, tr("Save history as recording"), QStringLiteral("history.slicescope.jsonl"),
+                                tr("SliceScope recordings (*.slicescope.jsonl)"), [this](const QString &path) {
+                                    int written = 0;
+                                    if (const QString error = saveHistoryAsRecording(path, &written); !error.isEmpty()) {
+                                        onSourceFailed(error);
+                                        return;
+                                    }
+                                    const int missing = m_history->size() - written;
+                                    statusBar()->showMessage(missing > 0 ? tr("Saved %n capture(s) to %1; the oldest %2 had left the disk spool", nullptr, written).arg(path).arg(missing)
+                                                                         : tr("Saved %n capture(s) to %1", nullptr, written).arg(path),
+                                                             15000);
+                                });
 }
 
 void MainWindow::onSourceFailed(const QString &message)
 {
     m_lastError = message;
-    // A source fails again at every retry through a long outage: each distinct error keeps one
-    // row, the newest on top, and only the last few are kept (the next good snapshot clears them).
-    constexpr int kMaxErrorRows = 8;
-    constexpr int kErrorRole = Qt::UserRole + 1;
-    const QString text = tr("Error: %1").arg(message);
-    for (int row = 0; row < m_problems->count(); ++row) {
-        if (m_problems->item(row)->data(kErrorRole).toBool() && m_problems->item(row)->text() == text) {
-            delete m_problems->takeItem(row);
-            break;
-        }
-    }
-    auto *item = new QListWidgetItem(text);
-    item->setData(kErrorRole, true);
-    m_problems->insertItem(0, item);
-    int errors = 0;
-    for (int row = 0; row < m_problems->count();) {
-        if (m_problems->item(row)->data(kErrorRole).toBool() && ++errors > kMaxErrorRows)
-            delete m_problems->takeItem(row);
-        else
-            ++row;
-    }
+    m_problems->addSourceError(message);
     updateStatus();
 }
 
@@ -856,65 +521,30 @@ QString MainWindow::statusText() const
 void MainWindow::setKubeContexts(const QStringList &contexts, const QString &current,
                                  std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeSource)
 {
-    // Called again when the kubeconfig is read anew: the context in use stays in use, whatever
-    // the file now calls current. One that vanished from the file is not swapped for another; it
-    // stays listed, marked, until the operator chooses one.
-    const bool refresh = m_makeKubeSource && !m_kubeContext.isEmpty();
-    const QString inUse = refresh ? m_kubeContext : current;
-    m_contextMenu->clear();
-    m_makeKubeSource = std::move(makeSource);
-    m_kubeContexts = contexts;
-    auto *group = new QActionGroup(m_contextMenu);
-    auto addContext = [&](const QString &name, const QString &text) {
-        QAction *a = m_contextMenu->addAction(text);
-        a->setData(name);
-        a->setCheckable(true);
-        a->setChecked(name == inUse);
-        group->addAction(a);
-        return a;
-    };
-    for (const QString &name : contexts) {
-        QAction *a = addContext(name, name);
-        connect(a, &QAction::triggered, this, [this, name] { switchKubeContext(name); });
-    }
-    if (!inUse.isEmpty() && !contexts.contains(inUse)) {
-        addContext(inUse, tr("%1 (in use; no longer in the kubeconfig)").arg(inUse))->setEnabled(false);
-        if (refresh)
-            statusBar()->showMessage(tr("Kubernetes context %1 is no longer in the kubeconfig; still showing it until you choose another")
-                                         .arg(inUse),
-                                     10000);
-    }
-    m_contextMenu->setEnabled(!contexts.isEmpty() && m_makeKubeSource);
-    m_kubeContext = inUse;
+    if (m_contextMenu->setContexts(contexts, current, std::move(makeSource)))
+        statusBar()->showMessage(tr("Kubernetes context %1 is no longer in the kubeconfig; still showing it until you choose another")
+                                     .arg(m_contextMenu->inUse()),
+                                 10000);
 }
 
 void MainWindow::switchKubeContext(const QString &context)
 {
-    if (!m_makeKubeSource || context == m_kubeContext)
-        return;
-    auto keepChecks = [this] {
-        // The check mark stays on the context still in use.
-        for (QAction *a : m_contextMenu->actions())
-            a->setChecked(a->data().toString() == m_kubeContext);
-    };
-    if (!m_kubeContexts.contains(context)) {
-        // Asked for by name, and that name is gone: refused, never replaced by a neighbour.
-        onSourceFailed(tr("context %1 is no longer in the kubeconfig; still on %2").arg(context, m_kubeContext));
-        keepChecks();
-        return;
-    }
     QString error;
-    std::unique_ptr<Source> source = m_makeKubeSource(context, &error);
+    std::unique_ptr<Source> source = m_contextMenu->switchTo(context, &error);
     if (!source) {
-        onSourceFailed(tr("context %1: %2").arg(context, error));
-        keepChecks();
+        if (!error.isEmpty())
+            onSourceFailed(error);
         return;
     }
-    m_kubeContext = context;
     // The view belongs to the old cluster: do not show it under the new name.
     m_snapshot.reset();
     m_workspace->setSnapshot(std::make_shared<const ClusterSnapshot>());
     setSource(std::move(source));
+}
+
+QString MainWindow::kubeContext() const
+{
+    return m_contextMenu->inUse();
 }
 
 void MainWindow::updateStatus()
@@ -923,14 +553,17 @@ void MainWindow::updateStatus()
     parts << (m_source ? tr("Source: %1").arg(m_source->description()) : tr("No source"));
     if (!m_loadingText.isEmpty())
         parts << m_loadingText;
+    auto utc = [](const QDateTime &time) {
+        return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    };
     if (!m_timeline->isLive() && m_timeline->position() >= 0) {
         const QDateTime viewed = m_timeline->positionTime();
-        parts << tr("viewing %1 UTC (%2) — press Live to return").arg(utcTime(viewed), agoText(viewed, m_history->time(m_history->size() - 1)));
+        parts << tr("viewing %1 UTC (%2) — press Live to return").arg(utc(viewed), agoText(viewed, m_history->time(m_history->size() - 1)));
     }
     if (m_snapshot) {
         parts << tr("%1 slices, %2 placement groups").arg(m_snapshot->slices.size()).arg(m_snapshot->placementGroups.size());
         if (m_snapshot->capturedAt.isValid()) // UTC: the same text on every machine and in screenshots
-            parts << tr("last refresh %1 UTC").arg(m_snapshot->capturedAt.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+            parts << tr("last refresh %1 UTC").arg(utc(m_snapshot->capturedAt));
     }
     if (!m_lastError.isEmpty())
         parts << tr("Error: %1 (showing the last good data)").arg(m_lastError);
@@ -939,48 +572,30 @@ void MainWindow::updateStatus()
 
 void MainWindow::openCapture()
 {
-    const QString filter = tr("SliceScope captures (*.slicescope.json *.slicescope.jsonl *.json *.jsonl)");
-#ifdef Q_OS_WASM
-    // The browser's own file picker; the file is copied into the page's memory and read from there
-    // like any capture file, entirely in the page.
-    QFileDialog::getOpenFileContent(filter, [this](const QString &name, const QByteArray &bytes) {
-        if (name.isEmpty())
-            return; // cancelled
-        const QString path = QDir::tempPath() + u'/' + QFileInfo(name).fileName();
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size()) {
-            onSourceFailed(tr("%1: could not be read into the page").arg(name));
-            return;
-        }
-        file.close();
-        setSource(std::make_unique<CaptureFileSource>(path));
-    });
-#else
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), QString(), filter);
-    if (!path.isEmpty())
-        setSource(std::make_unique<CaptureFileSource>(path));
-#endif
+    filedialogs::chooseOpenFile(
+        this, tr("Open capture"), tr("SliceScope captures (*.slicescope.json *.slicescope.jsonl *.json *.jsonl)"),
+        [this](const QString &path) { setSource(std::make_unique<CaptureFileSource>(path)); }, [this](const QString &error) { onSourceFailed(error); });
 }
 
 void MainWindow::saveCapture()
 {
     if (!m_snapshot)
         return;
-    chooseSaveFile(tr("Save capture"), QStringLiteral("cluster.slicescope.json"), tr("SliceScope captures (*.slicescope.json)"),
-                   [this, capture = m_lastCapture](const QString &path) {
-                       if (const QString error = writeCaptureFile(path, capture); !error.isEmpty())
-                           onSourceFailed(error);
-                   });
+    filedialogs::chooseSaveFile(this, tr("Save capture"), QStringLiteral("cluster.slicescope.json"), tr("SliceScope captures (*.slicescope.json)"),
+                                [this, capture = m_lastCapture](const QString &path) {
+                                    if (const QString error = writeCaptureFile(path, capture); !error.isEmpty())
+                                        onSourceFailed(error);
+                                });
 }
 
 void MainWindow::exportSliceView(bool svg)
 {
     const QString base = (m_workspace->currentSlice().isEmpty() ? QStringLiteral("slice") : m_workspace->currentSlice());
-    chooseSaveFile(svg ? tr("Export as SVG") : tr("Export as PNG"), base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")),
-                   svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"), [this](const QString &path) {
-                       if (const QString error = exportSliceViewTo(path); !error.isEmpty())
-                           onSourceFailed(error);
-                   });
+    filedialogs::chooseSaveFile(this, svg ? tr("Export as SVG") : tr("Export as PNG"), base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")),
+                                svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"), [this](const QString &path) {
+                                    if (const QString error = exportSliceViewTo(path); !error.isEmpty())
+                                        onSourceFailed(error);
+                                });
 }
 
 QString MainWindow::exportSliceViewTo(const QString &path, QSize size)
@@ -991,20 +606,10 @@ QString MainWindow::exportSliceViewTo(const QString &path, QSize size)
     if (size.isEmpty())
         size = view->size().isEmpty() ? QSize(1280, 800) : view->size();
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
-#ifdef Q_OS_WASM
-        return tr("SVG export is not in the browser build; export a PNG");
-#else
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(tr("SliceScope: %1 (logical layout)").arg(m_workspace->currentSlice()));
-        QPainter painter;
-        if (!painter.begin(&generator))
-            return tr("%1: could not write the SVG").arg(path);
-        view->render(painter, size);
-        return {};
-#endif
+        if (!filedialogs::canWriteSvg())
+            return tr("SVG export is not in the browser build; export a PNG");
+        return filedialogs::writeSvg(path, size, tr("SliceScope: %1 (logical layout)").arg(m_workspace->currentSlice()),
+                                     [view, size](QPainter &painter) { view->render(painter, size); });
     }
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     {
@@ -1016,14 +621,8 @@ QString MainWindow::exportSliceViewTo(const QString &path, QSize size)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (m_mode == Mode::Interactive) {
-        QSettings settings;
-        settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-        settings.setValue(QStringLiteral("window/state"), saveState());
-        settings.setValue(QStringLiteral("window/splitter"), m_workspace->splitter()->saveState());
-        settings.setValue(QStringLiteral("view/color"), toText(m_workspace->colorMode()));
-        settings.setValue(QStringLiteral("view/theme"), m_workspace->theme().isDark ? QStringLiteral("dark") : QStringLiteral("light"));
-    }
+    if (m_mode == Mode::Interactive)
+        saveWindowSettings(*this);
     event->accept();
 }
 

@@ -14,17 +14,18 @@ class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QMenu;
-class QListWidget;
-class QStackedWidget;
-class QTreeWidget;
+class QTreeView;
 
 namespace slicescope {
 
 class CaptureSpool;
 class ClusterActions;
 class HistoryChartsPanel;
-class JobLogTail;
+class JobLogDock;
+class JobLogSource;
 class JobLogView;
+class KubeContextMenu;
+class ProblemsList;
 class ScaleDialog;
 class SliceComposer;
 class Source;
@@ -61,19 +62,20 @@ public:
                          std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeSource);
     // Refused (with a line in the status bar) for a context no longer in the list.
     void switchKubeContext(const QString &context);
-    QString kubeContext() const { return m_kubeContext; }
+    QString kubeContext() const;
     void setTheme(const Theme &theme);
     Workspace *workspace() const { return m_workspace; }
     SliceComposer *composer() const { return m_composer; }
     WhyPendingPanel *whyPending() const { return m_whyPending; }
-    // The "Job log" dock: the snapshot's jobs (column 0 the submission id) and the log of the one followed.
-    QTreeWidget *jobList() const { return m_jobList; }
-    JobLogView *jobLog() const { return m_jobLog; }
+    // The "Job log" dock (JobLogDock): the snapshot's jobs (a JobTableModel, column 0 the
+    // submission id) and the log of the one followed.
+    QTreeView *jobList() const;
+    JobLogView *jobLog() const;
     // Why the dock is empty ("no source", "the demo runs no Ray jobs"...), or empty when it can tail.
-    QString jobLogUnavailableReason() const { return m_jobLogUnavailable; }
+    QString jobLogUnavailableReason() const;
     // Tails job `submissionId` into the log pane (live Ray only); the list selects it when listed.
     void followJob(const QString &submissionId);
-    QString followedJob() const { return m_followedJob; }
+    QString followedJob() const;
     // The "Scale worker group" dialog, once opened (null before); it follows every new snapshot.
     ScaleDialog *scaleDialog() const { return m_scaleDialog; }
     // Opens it on the worker group of `sliceName` (preselected for removal), else on the group of
@@ -120,12 +122,7 @@ private:
     void showHistoryEntry(int index);
     void onLiveChanged(bool live);
     void onEventActivated(const HistoryEvent &event);
-    bool selectPlacementGroupInTables(const QString &id);
     void saveHistoryRecording();
-    // Asks where to save (without a nested event loop) and calls `save` with the path chosen; in
-    // the browser, saves into the page's memory and offers the file as a download.
-    void chooseSaveFile(const QString &title, const QString &suggestedName, const QString &filter,
-                        std::function<void(const QString &path)> save);
     void onSourceFailed(const QString &message);
     void openCapture();
     void saveCapture();
@@ -134,9 +131,7 @@ private:
     void chooseClusterActions();
     void openComposer();
     QString placementGroupToRelease() const;
-    void buildJobLogDock();
     void chooseJobLog();
-    void updateJobList();
     void updateScaleAction();
 
     Mode m_mode;
@@ -145,22 +140,13 @@ private:
     Capture m_lastCapture;
     QString m_lastError;
     Workspace *m_workspace = nullptr;
-    QListWidget *m_problems = nullptr;
+    ProblemsList *m_problems = nullptr;
     SliceComposer *m_composer = nullptr;
     WhyPendingPanel *m_whyPending = nullptr;
     std::unique_ptr<ClusterActions> m_actions; // declared after m_source: destroyed first
-    std::unique_ptr<JobLogTail> m_logTail;     // uses the live source's client: also destroyed first
-    QTreeWidget *m_jobList = nullptr;
-    JobLogView *m_jobLog = nullptr;
-    QLabel *m_jobLogEmpty = nullptr;
-    QStackedWidget *m_jobLogStack = nullptr;
-    QString m_jobLogUnavailable;
-    QString m_followedJob;
-    bool m_fillingJobList = false;
-    QMenu *m_contextMenu = nullptr;
-    QString m_kubeContext;        // in use
-    QStringList m_kubeContexts;   // as the kubeconfig last listed them
-    std::function<std::unique_ptr<Source>(const QString &, QString *)> m_makeKubeSource;
+    std::unique_ptr<JobLogSource> m_logSource; // uses the live source's client: also destroyed first
+    JobLogDock *m_jobLogDock = nullptr;
+    KubeContextMenu *m_contextMenu = nullptr;
     QAction *m_reserveAction = nullptr;
     QAction *m_releaseAction = nullptr;
     QAction *m_scaleAction = nullptr;

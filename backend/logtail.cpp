@@ -36,7 +36,7 @@ QString jobPath(const QString &submissionId, const char *suffix)
 } // namespace
 
 JobLogTail::JobLogTail(RayClient *client, QObject *parent)
-    : QObject(parent)
+    : JobLogSource(parent)
     , m_client(client)
 {
     m_reconnectTimer.setSingleShot(true);

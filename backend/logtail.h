@@ -15,9 +15,11 @@
 // Before opening the socket the job is read once through RayClient, so a missing or refused token
 // and an unknown job fail with RayClient's clear one-line messages (Qt 6.4's QWebSocket only says
 // "unhandled status code"). The upgrade request carries RayClient's User-Agent and token.
-// Everything runs on the event loop: no nested loops, no waiting.
+// Everything runs on the event loop: no nested loops, no waiting. It is the window's JobLogSource
+// (model/joblogsource.h) for a live Ray; its signals are that interface's.
 
-#include <QObject>
+#include "joblogsource.h"
+
 #include <QPointer>
 #include <QString>
 #include <QStringList>
@@ -31,7 +33,7 @@ namespace slicescope {
 
 class RayClient;
 
-class JobLogTail : public QObject
+class JobLogTail : public JobLogSource
 {
     Q_OBJECT
 public:
@@ -40,21 +42,21 @@ public:
     ~JobLogTail() override;
 
     // Starts following job `submissionId` (a submission id or job id). A running tail is stopped first.
-    void start(const QString &submissionId);
+    void start(const QString &submissionId) override;
     // Closes the socket; no further signals.
     void stop();
-    QString submissionId() const { return m_submissionId; }
-    bool isRunning() const { return m_running; }
+    QString submissionId() const override { return m_submissionId; }
+    bool isRunning() const override { return m_running; }
 
     // While paused, lines are kept (the newest maxBufferedLines(), the older ones counted as
     // dropped) instead of emitted; resuming emits them as one chunk.
-    void setPaused(bool paused);
+    void setPaused(bool paused) override;
     bool isPaused() const { return m_paused; }
     void setMaxBufferedLines(int lines) { m_maxBufferedLines = qMax(1, lines); }
     int maxBufferedLines() const { return m_maxBufferedLines; }
 
     // Reads the whole log so far (GET /api/jobs/{id}/logs); ends in fullLogReceived or fullLogFailed.
-    void fetchFullLog();
+    void fetchFullLog() override;
 
     // Reconnects after an unexpected drop wait `first`, doubling up to 10 s; after `maxAttempts`
     // failed ones in a row the tail gives up with failed() (defaults: 500 ms, 8).
@@ -65,21 +67,6 @@ public:
     // Characters of log delivered so far (lines emitted, buffered while paused, or held as the
     // unfinished last line).
     qint64 deliveredChars() const { return m_delivered; }
-
-Q_SIGNALS:
-    // One or more complete log lines, in order, without the final newline.
-    void linesReceived(const QString &lines);
-    // While paused the buffer overflowed: `count` older lines were not kept (the full log has them).
-    void linesDropped(int count);
-    // The socket opened (true) or dropped before the job finished (false): a status line shows it.
-    void connectedChanged(bool connected);
-    // The job finished and every line of it was delivered (the last one even without a newline).
-    void finished();
-    // One line: why the tail stopped (token refused, no such job, reconnects exhausted).
-    void failed(const QString &message);
-    // The whole log so far, on request.
-    void fullLogReceived(const QString &log);
-    void fullLogFailed(const QString &message);
 
 private:
     friend struct JobLogTailFuzzAccess; // tests/fuzz/fuzz_logtail.cpp feeds onText() chunks

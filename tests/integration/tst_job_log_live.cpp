@@ -21,7 +21,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
-#include <QTreeWidget>
+#include <QTreeView>
 
 #include <algorithm>
 
@@ -150,24 +150,27 @@ private Q_SLOTS:
         client.setToken({m_token, QStringLiteral("test")});
         const QString id = submitCountingJob(client);
         QVERIFY(!id.isEmpty());
-        QTreeWidget *list = window.jobList();
-        auto rowOf = [&]() -> QTreeWidgetItem * {
-            for (int i = 0; i < list->topLevelItemCount(); ++i)
-                if (list->topLevelItem(i)->text(0) == id)
-                    return list->topLevelItem(i);
-            return nullptr;
+        QTreeView *list = window.jobList();
+        auto rowOf = [&]() -> int {
+            for (int i = 0; i < list->model()->rowCount(); ++i)
+                if (list->model()->index(i, 0).data().toString() == id)
+                    return i;
+            return -1;
         };
-        QTRY_VERIFY_WITH_TIMEOUT(rowOf() != nullptr, 30000);
-        QVERIFY(rowOf()->text(2).contains(QLatin1String("python -u -c")));
-        list->setCurrentItem(rowOf()); // as a click does
+        auto cell = [&](int column) {
+            return list->model()->index(rowOf(), column).data().toString();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(rowOf() >= 0, 30000);
+        QVERIFY(cell(2).contains(QLatin1String("python -u -c")));
+        list->setCurrentIndex(list->model()->index(rowOf(), 0)); // as a click does
         QCOMPARE(window.followedJob(), id);
         QTRY_VERIFY_WITH_TIMEOUT(window.jobLog()->text().contains(QStringLiteral("line %1 ").arg(kLines)), 60000);
         QTRY_VERIFY_WITH_TIMEOUT(window.jobLog()->status().contains(QLatin1String("finished")), 30000);
         for (int i = 1; i <= kLines; ++i)
             QVERIFY2(window.jobLog()->text().contains(QStringLiteral("line %1 ").arg(i)), qPrintable(QString::number(i)));
         // Later polls (the status turning SUCCEEDED) keep the row picked and the log as it is.
-        QTRY_COMPARE_WITH_TIMEOUT(rowOf()->text(1), QStringLiteral("SUCCEEDED"), 30000);
-        QVERIFY(rowOf()->isSelected());
+        QTRY_COMPARE_WITH_TIMEOUT(cell(1), QStringLiteral("SUCCEEDED"), 30000);
+        QVERIFY(list->selectionModel()->isRowSelected(rowOf()));
         QVERIFY(window.jobLog()->text().contains(QStringLiteral("line %1 ").arg(kLines)));
     }
 

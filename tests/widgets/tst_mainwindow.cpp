@@ -16,7 +16,7 @@
 #include <QMenu>
 #include <QStatusBar>
 #include <QStackedWidget>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -117,7 +117,7 @@ private Q_SLOTS:
         source->push(DemoCluster().capture());
         QVERIFY2(window.jobLogUnavailableReason().contains(QLatin1String("test source is a recording")), qPrintable(window.jobLogUnavailableReason()));
         QCOMPARE(stack->currentWidget(), empty);
-        QCOMPARE(window.jobList()->topLevelItemCount(), 0); // nothing to pick that could not be followed
+        QCOMPARE(window.jobList()->model()->rowCount(), 0); // nothing to pick that could not be followed
         window.followJob(QStringLiteral("raysubmit_x")); // and asking does nothing
         QVERIFY(window.followedJob().isEmpty());
         QVERIFY(window.jobLog()->text().isEmpty());

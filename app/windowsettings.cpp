@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "windowsettings.h"
+
+#include "mainwindow.h"
+#include "workspace.h"
+
+#include <QSettings>
+#include <QSplitter>
+
+namespace slicescope {
+
+namespace {
+
+const QString kMaxAgeKey = QStringLiteral("history/maxAgeSeconds");
+const QString kMaxBytesKey = QStringLiteral("history/maxBytes");
+
+} // namespace
+
+HistoryPolicy readHistoryPolicy()
+{
+    HistoryPolicy policy;
+    QSettings settings;
+    policy.maxAgeSeconds = settings.value(kMaxAgeKey, policy.maxAgeSeconds).toLongLong();
+    policy.maxBytes = settings.value(kMaxBytesKey, policy.maxBytes).toLongLong();
+    return policy;
+}
+
+void writeHistoryPolicy(const HistoryPolicy &policy)
+{
+    QSettings settings;
+    settings.setValue(kMaxAgeKey, policy.maxAgeSeconds);
+    settings.setValue(kMaxBytesKey, policy.maxBytes);
+}
+
+void restoreWindowSettings(MainWindow &window)
+{
+    QSettings settings;
+    window.restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    window.restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    window.workspace()->splitter()->restoreState(settings.value(QStringLiteral("window/splitter")).toByteArray());
+    if (const auto mode = colorModeFromText(settings.value(QStringLiteral("view/color")).toString()))
+        window.workspace()->setColorMode(*mode);
+    window.setTheme(Theme::named(settings.value(QStringLiteral("view/theme"), QStringLiteral("light")).toString()));
+    if (!settings.contains(QStringLiteral("window/geometry")))
+        window.resize(1280, 800);
+}
+
+void saveWindowSettings(const MainWindow &window)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), window.saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), window.saveState());
+    settings.setValue(QStringLiteral("window/splitter"), window.workspace()->splitter()->saveState());
+    settings.setValue(QStringLiteral("view/color"), toText(window.workspace()->colorMode()));
+    settings.setValue(QStringLiteral("view/theme"), window.workspace()->theme().isDark ? QStringLiteral("dark") : QStringLiteral("light"));
+}
+
+} // namespace slicescope
