@@ -16,7 +16,6 @@ using demo::s;
 
 namespace {
 
-
 QJsonObject toJson(const QMap<QString, double> &m)
 {
     QJsonObject o;

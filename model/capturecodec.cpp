@@ -20,7 +20,6 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-
 // `firstLine` is the line `bytes` starts on in its file (a record of a recording), so the place
 // named is a place in the file.
 QString lineColumn(const QByteArray &bytes, qint64 offset, int firstLine = 1)
