@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// KubeWatch: a collection kept current the way client-go's reflector does (docs/facts.md 4.2):
+// a paged LIST, then a WATCH from its resourceVersion, resumed after the server ends it, relisted
+// after 410 Gone or a bad line, retried with a doubling delay after a failure.
+#include "kubeclient.h"
+#include "kubeclient_p.h"
+
+#include "logging.h"
+#include "netguard.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkReply>
+#include <QUrlQuery>
+
+#include <simdjson.h>
+
+#include <utility>
+
+namespace slicescope {
+
+using kube::statusMessage;
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr qint64 kMaxEventBytes = qint64(64) << 20;
+
+
+struct ObjectMeta {
+    QString ns, name, resourceVersion;
+};
+
+// Reads metadata.namespace/name/resourceVersion of one object's JSON.
+bool readMeta(std::string_view json, ObjectMeta &meta)
+{
+    static thread_local od::parser parser;
+    const simdjson::padded_string padded(json);
+    od::document doc;
+    if (parser.iterate(padded).get(doc))
+        return false;
+    od::object metadata;
+    if (doc.find_field_unordered("metadata").get_object().get(metadata))
+        return false;
+    for (auto field : metadata) {
+        std::string_view key;
+        if (field.unescaped_key().get(key))
+            return false;
+        std::string_view value;
+        if (key == "namespace" && !field.value().get_string().get(value))
+            meta.ns = QString::fromUtf8(value.data(), qsizetype(value.size()));
+        else if (key == "name" && !field.value().get_string().get(value))
+            meta.name = QString::fromUtf8(value.data(), qsizetype(value.size()));
+        else if (key == "resourceVersion" && !field.value().get_string().get(value))
+            meta.resourceVersion = QString::fromUtf8(value.data(), qsizetype(value.size()));
+    }
+    return !meta.name.isEmpty();
+}
+
+// simdjson's On-Demand parser checks only what it reads: raw_json() of an object it skipped over
+// may hold anything. What the watch keeps is written back into captures (listBody), so every
+// body and event is checked whole first, by the DOM parser (structure and UTF-8).
+bool isValidJson(const char *data, size_t size)
+{
+    static thread_local simdjson::dom::parser validator;
+    simdjson::dom::element ignored;
+    return !validator.parse(data, size, true).get(ignored);
+}
+
+QString objectKey(const ObjectMeta &meta)
+{
+    return meta.ns.isEmpty() ? meta.name : meta.ns + u'/' + meta.name;
+}
+
+} // namespace
+
+// ----------------------------------------------------------------------------------------------
+// KubeWatch
+
+KubeWatch::KubeWatch(KubeClient *client, QString collectionPath, QString query, QByteArray listKind, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_path(std::move(collectionPath))
+    , m_query(std::move(query))
+    , m_listKind(std::move(listKind))
+{
+    m_retry.setSingleShot(true);
+    m_idle.setSingleShot(true);
+    connect(&m_idle, &QTimer::timeout, this, [this] {
+        if (!m_stream)
+            return;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch went silent for %2 s after %3 events; dropping it").arg(describe()).arg(m_idleLimit.count() / 1000).arg(m_streamEvents);
+        Q_EMIT failed(QStringLiteral("the watch of %1 went silent for %2 s; reconnecting").arg(describe()).arg(m_idleLimit.count() / 1000), 0);
+        QNetworkReply *stream = m_stream;
+        m_stream = nullptr;
+        stream->disconnect(this);
+        stream->abort();
+        stream->deleteLater();
+        m_failing = true;
+        retryLater(false);
+    });
+}
+
+KubeWatch::~KubeWatch()
+{
+    stop();
+}
+
+QString KubeWatch::describe() const
+{
+    QString what = m_path.section(u'/', -1);
+    const qsizetype ns = m_path.indexOf(QLatin1String("/namespaces/"));
+    if (ns >= 0)
+        what += QStringLiteral(" in namespace ") + m_path.mid(ns + 12).section(u'/', 0, 0);
+    return what;
+}
+
+void KubeWatch::start()
+{
+    if (m_running)
+        return;
+    m_running = true;
+    m_nextRetry = m_firstRetry;
+    list({});
+}
+
+void KubeWatch::stop()
+{
+    m_running = false;
+    ++m_generation;
+    m_retry.stop();
+    m_idle.stop();
+    if (m_stream) {
+        QNetworkReply *stream = m_stream;
+        m_stream = nullptr;
+        stream->disconnect(this);
+        stream->abort();
+        stream->deleteLater();
+    }
+}
+
+void KubeWatch::list(const QString &continueToken)
+{
+    if (continueToken.isEmpty()) {
+        m_listing.clear();
+        ++m_lists;
+        m_listPages = 0;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: listing (list %2 of this watch, in pages of %3)").arg(describe()).arg(m_lists).arg(m_pageSize);
+    }
+    ++m_listPages;
+    QUrlQuery query(m_query);
+    query.addQueryItem(QStringLiteral("limit"), QString::number(m_pageSize));
+    if (!continueToken.isEmpty())
+        query.addQueryItem(QStringLiteral("continue"), QString::fromLatin1(QUrl::toPercentEncoding(continueToken)));
+    const quint64 generation = m_generation;
+    m_client->get(m_path + u'?' + query.toString(QUrl::FullyEncoded), [this, generation, self = QPointer<KubeWatch>(this)](
+                                                                          const QString &error, int status, const QByteArray &body) {
+        if (!self || generation != m_generation || !m_running)
+            return;
+        onListPage(error, status, body);
+    });
+}
+
+void KubeWatch::onListPage(const QString &error, int status, const QByteArray &body)
+{
+    if (!error.isEmpty()) {
+        m_failing = true;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: the list failed at page %2: %3").arg(describe()).arg(m_listPages).arg(error);
+        Q_EMIT failed(error, status);
+        retryLater(true);
+        return;
+    }
+    od::parser parser;
+    const simdjson::padded_string padded(body.constData(), size_t(body.size()));
+    od::document doc;
+    QString continueToken, resourceVersion;
+    bool notAnObject = false; // an item of the wrong JSON type, not a broken document
+    bool ok = isValidJson(padded.data(), padded.size()) && !parser.iterate(padded).get(doc);
+    od::object root;
+    ok = ok && !doc.get_object().get(root);
+    if (ok) {
+        for (auto field : root) {
+            std::string_view key;
+            if (field.unescaped_key().get(key)) {
+                ok = false;
+                break;
+            }
+            if (key == "apiVersion") {
+                std::string_view v;
+                if (!field.value().get_string().get(v))
+                    m_apiVersion = QString::fromUtf8(v.data(), qsizetype(v.size()));
+            } else if (key == "metadata") {
+                od::object metadata;
+                if (field.value().get_object().get(metadata))
+                    continue;
+                for (auto m : metadata) {
+                    std::string_view mk, mv;
+                    if (m.unescaped_key().get(mk))
+                        break;
+                    if (mk == "resourceVersion" && !m.value().get_string().get(mv))
+                        resourceVersion = QString::fromUtf8(mv.data(), qsizetype(mv.size()));
+                    else if (mk == "continue" && !m.value().get_string().get(mv))
+                        continueToken = QString::fromUtf8(mv.data(), qsizetype(mv.size()));
+                }
+            } else if (key == "items") {
+                od::array items;
+                if (field.value().get_array().get(items))
+                    continue; // null: an empty list
+                for (auto item : items) {
+                    od::object object;
+                    std::string_view raw;
+                    if (item.get_object().get(object) || object.raw_json().get(raw)) {
+                        ok = false;
+                        notAnObject = true;
+                        break;
+                    }
+                    ObjectMeta meta;
+                    if (readMeta(raw, meta))
+                        m_listing.insert(objectKey(meta), QByteArray(raw.data(), qsizetype(raw.size())));
+                }
+            }
+        }
+    }
+    if (!ok) {
+        m_failing = true;
+        Q_EMIT failed(QStringLiteral("GET %1%2: %3").arg(m_client->displayServer(), m_path, notAnObject ? QStringLiteral("the list holds an item that is not an object") : QStringLiteral("the list is not valid JSON")),
+                      status);
+        retryLater(true);
+        return;
+    }
+    if (!continueToken.isEmpty()) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: page %2 read, %3 objects so far; the list continues").arg(describe()).arg(m_listPages).arg(m_listing.size());
+        list(continueToken);
+        return;
+    }
+    m_objects = std::move(m_listing);
+    m_listing.clear();
+    m_resourceVersion = resourceVersion;
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: listed %2 objects in %3 page(s) at resourceVersion %4").arg(describe()).arg(m_objects.size()).arg(m_listPages).arg(m_resourceVersion);
+    const bool first = !m_synced;
+    m_synced = true;
+    Q_EMIT changed();
+    if (first)
+        Q_EMIT synced();
+    watch();
+}
+
+void KubeWatch::watch()
+{
+    if (!m_running)
+        return;
+    QUrlQuery query(m_query);
+    query.addQueryItem(QStringLiteral("watch"), QStringLiteral("1"));
+    query.addQueryItem(QStringLiteral("resourceVersion"), m_resourceVersion);
+    query.addQueryItem(QStringLiteral("allowWatchBookmarks"), QStringLiteral("true"));
+    query.addQueryItem(QStringLiteral("timeoutSeconds"), QString::number(m_watchTimeout.count()));
+    const quint64 generation = m_generation;
+    ++m_watches;
+    m_streamEvents = 0;
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: watching from resourceVersion %2 (watch %3; the server ends it after %4 s)").arg(describe(), m_resourceVersion).arg(m_watches).arg(m_watchTimeout.count());
+    m_client->openStream(m_path + u'?' + query.toString(QUrl::FullyEncoded),
+                         [this, generation, self = QPointer<KubeWatch>(this)](const QString &error, QNetworkReply *reply) {
+                             if (!self || generation != m_generation || !m_running) {
+                                 if (reply) {
+                                     reply->abort();
+                                     reply->deleteLater();
+                                 }
+                                 return;
+                             }
+                             if (!reply) {
+                                 m_failing = true;
+                                 qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch could not start: %2").arg(describe(), error);
+                                 Q_EMIT failed(error, 0);
+                                 retryLater(false);
+                                 return;
+                             }
+                             m_stream = reply;
+                             m_buffer.clear();
+                             connect(reply, &QNetworkReply::readyRead, this, &KubeWatch::onStreamData);
+                             connect(reply, &QNetworkReply::finished, this, &KubeWatch::onStreamFinished);
+                             // The answer's headers mean the server took the watch.
+                             connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] {
+                                 const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                                 if (status == 200)
+                                     m_refreshedAfter401 = false;
+                                 if (status == 200 && m_failing) {
+                                     qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch is streaming again (HTTP 200); the retry delay is back to %2 ms").arg(describe()).arg(m_firstRetry.count());
+                                     m_failing = false;
+                                     m_nextRetry = m_firstRetry;
+                                     Q_EMIT recovered();
+                                 }
+                             });
+                             m_idle.start(m_idleLimit);
+                         });
+}
+
+void KubeWatch::onStreamData()
+{
+    if (!m_stream)
+        return;
+    const int status = m_stream->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status != 200)
+        return; // the error body is read when the reply finishes
+    m_idle.start(m_idleLimit);
+    m_buffer += m_stream->readAll();
+    qsizetype start = 0;
+    for (;;) {
+        const qsizetype end = m_buffer.indexOf('\n', start);
+        if (end < 0)
+            break;
+        if (end > start)
+            handleEvent(m_buffer.constData() + start, size_t(end - start));
+        if (!m_stream)
+            return; // the event ended the stream (410)
+        start = end + 1;
+    }
+    m_buffer.remove(0, start);
+    if (m_buffer.size() > kMaxEventBytes) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: an event is over %2 MB; dropping the stream and relisting").arg(describe()).arg(kMaxEventBytes >> 20);
+        Q_EMIT failed(QStringLiteral("the watch of %1 sent an event larger than %2 MB").arg(describe()).arg(kMaxEventBytes >> 20), 0);
+        m_buffer.clear();
+        relist();
+    }
+}
+
+void KubeWatch::handleEvent(const char *data, size_t size)
+{
+    od::parser parser;
+    const simdjson::padded_string padded(data, size);
+    od::document doc;
+    od::object event;
+    if (!isValidJson(padded.data(), padded.size()) || parser.iterate(padded).get(doc) || doc.get_object().get(event)) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: event %2 of the stream is not JSON; relisting").arg(describe()).arg(m_streamEvents + 1);
+        Q_EMIT failed(QStringLiteral("the watch of %1 sent a line that is not JSON; relisting").arg(describe()), 0);
+        relist();
+        return;
+    }
+    std::string_view type, object;
+    for (auto field : event) {
+        std::string_view key;
+        if (field.unescaped_key().get(key))
+            break;
+        if (key == "type") {
+            if (field.value().get_string().get(type))
+                type = {};
+        } else if (key == "object") {
+            od::object o;
+            if (!field.value().get_object().get(o) && o.raw_json().get(object))
+                object = {};
+        }
+    }
+    if (type == "ERROR") {
+        const QJsonObject status = QJsonDocument::fromJson(QByteArray(object.data(), qsizetype(object.size()))).object();
+        const int code = status.value(QLatin1String("code")).toInt();
+        if (code == 410) {
+            qCDebug(lcKube).noquote() << QStringLiteral("%1: resourceVersion %2 is too old (an ERROR 410 Gone event, after %3 events); relisting").arg(describe(), m_resourceVersion).arg(m_streamEvents);
+            relist(); // our resourceVersion is too old: list afresh
+            return;
+        }
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch reported an ERROR event (code %2) after %3 events; dropping the stream").arg(describe()).arg(code).arg(m_streamEvents);
+        Q_EMIT failed(QStringLiteral("the watch of %1 reported an error: %2").arg(describe(), status.value(QLatin1String("message")).toString()),
+                      code);
+        // At the end of a stream (onStreamFinished) the reply is already gone.
+        if (QNetworkReply *stream = std::exchange(m_stream, nullptr)) {
+            stream->disconnect(this);
+            stream->abort();
+            stream->deleteLater();
+        }
+        m_failing = true;
+        retryLater(false);
+        return;
+    }
+    ++m_streamEvents;
+    ObjectMeta meta;
+    const bool named = readMeta(object, meta); // a bookmark's object has only a resourceVersion
+    if (!meta.resourceVersion.isEmpty())
+        m_resourceVersion = meta.resourceVersion;
+    if (type == "BOOKMARK" || !named)
+        return;
+    const QString key = objectKey(meta);
+    if (type == "DELETED")
+        m_objects.remove(key);
+    else if (type == "ADDED" || type == "MODIFIED")
+        m_objects.insert(key, QByteArray(object.data(), qsizetype(object.size())));
+    else
+        return;
+    Q_EMIT changed();
+}
+
+void KubeWatch::onStreamFinished()
+{
+    QNetworkReply *reply = m_stream;
+    if (!reply)
+        return;
+    m_stream = nullptr;
+    m_idle.stop();
+    reply->deleteLater();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 200 && reply->error() == QNetworkReply::NoError) {
+        // The server ended the watch after timeoutSeconds: resume where we are, at once.
+        // The last event may itself end the watch (an ERROR: retry later; 410 or not JSON:
+        // relist); both move m_generation on, and then no new watch starts here.
+        const quint64 generation = m_generation;
+        if (!m_buffer.isEmpty())
+            handleEvent(m_buffer.constData(), size_t(m_buffer.size()));
+        m_buffer.clear();
+        if (m_running && !m_stream && generation == m_generation) {
+            qCDebug(lcKube).noquote() << QStringLiteral("%1: the server ended the watch after %2 events; resuming at once").arg(describe()).arg(m_streamEvents);
+            watch();
+        }
+        return;
+    }
+    if (status == 410) {
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: HTTP 410 Gone: resourceVersion %2 is too old; relisting").arg(describe(), m_resourceVersion);
+        relist();
+        return;
+    }
+    m_failing = true;
+    const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
+    if (status == 401 && !m_refreshedAfter401 && m_client->refreshCredential()) {
+        // An expired token or exec credential: a plain request would refresh it and retry once;
+        // so does the watch (without this it retried with the refused one forever).
+        m_refreshedAfter401 = true;
+        qCDebug(lcKube).noquote() << QStringLiteral("%1: HTTP 401 on the watch: the credential was refreshed; watching again at once").arg(describe());
+        Q_EMIT failed(QStringLiteral("GET %1%2 (watch): HTTP 401: the API server refused %3; retrying with a fresh one")
+                          .arg(m_client->displayServer(), m_path, m_client->credentialOrigin()),
+                      status);
+        watch();
+        return;
+    }
+    QString message;
+    const QString where = QStringLiteral("GET %1%2 (watch)").arg(m_client->displayServer(), m_path);
+    if (const QString refused = describeRefusedOrCut(reply, status, bytesReceived(reply), m_idleLimit); status >= 300 && status <= 399)
+        message = QStringLiteral("%1: %2").arg(where, refused); // a redirect: refused, and says so
+    else if (status > 0 && status != 200)
+        message = QStringLiteral("%1: HTTP %2: %3").arg(where).arg(status).arg(statusMessage(body));
+    else
+        message = QStringLiteral("the watch of %1 (%2) was cut (%3); resuming from resourceVersion %4")
+                      .arg(describe(), where, sanitizeForMessage(reply->errorString()), m_resourceVersion);
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch ended after %2 events and %3 bytes: %4").arg(describe()).arg(m_streamEvents).arg(bytesReceived(reply)).arg(message);
+    Q_EMIT failed(message, status);
+    retryLater(false);
+}
+
+void KubeWatch::relist()
+{
+    if (m_stream) {
+        QNetworkReply *stream = m_stream;
+        m_stream = nullptr;
+        stream->disconnect(this);
+        stream->abort();
+        stream->deleteLater();
+    }
+    m_idle.stop();
+    ++m_generation;
+    list({});
+}
+
+void KubeWatch::retryLater(bool relistAfter)
+{
+    if (!m_running)
+        return;
+    m_retry.disconnect(this);
+    const quint64 generation = ++m_generation;
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: retrying in %2 ms, %3 (the delay doubles, up to 30 s, while it fails)")
+                                     .arg(describe())
+                                     .arg(m_nextRetry.count())
+                                     .arg(relistAfter || !m_synced ? QStringLiteral("with a new list") : QStringLiteral("watching from resourceVersion ") + m_resourceVersion);
+    connect(&m_retry, &QTimer::timeout, this, [this, relistAfter, generation] {
+        if (generation != m_generation || !m_running)
+            return;
+        if (relistAfter || !m_synced)
+            list({});
+        else
+            watch();
+    });
+    m_retry.start(m_nextRetry);
+    m_nextRetry = std::min<std::chrono::milliseconds>(m_nextRetry * 2, std::chrono::milliseconds(30000));
+}
+
+QByteArray KubeWatch::listBody() const
+{
+    qsizetype total = 128;
+    for (const QByteArray &object : m_objects)
+        total += object.size() + 1;
+    QByteArray body;
+    body.reserve(total + qsizetype(simdjson::SIMDJSON_PADDING));
+    body += "{\"apiVersion\":\"";
+    body += m_apiVersion.isEmpty() ? QByteArrayLiteral("v1") : m_apiVersion.toUtf8();
+    body += "\",\"kind\":\"" + m_listKind + "\",\"metadata\":{\"resourceVersion\":\"" + m_resourceVersion.toUtf8() + "\"},\"items\":[";
+    bool first = true;
+    for (const QByteArray &object : m_objects) {
+        if (!first)
+            body += ',';
+        first = false;
+        body += object;
+    }
+    body += "]}";
+    return body;
+}
+
+} // namespace slicescope
