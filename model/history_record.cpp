@@ -33,7 +33,7 @@ SnapshotHistory::Private::Private()
 // list is walked alongside and only items out of step are looked up by key.
 template<typename T>
 std::vector<quint32> SnapshotHistory::Private::acquireHandles(Column<T> &c, const QList<T> *previous, const std::vector<quint32> &previousHandles,
-                                    const QList<T> &list, qint64 serial)
+                                                              const QList<T> &list, qint64 serial)
 {
     std::vector<quint32> handles(size_t(list.size()));
     const qsizetype n = previous ? previous->size() : 0;
@@ -112,7 +112,7 @@ Ref<T> SnapshotHistory::Private::encode(Column<T> &c, const T &value, quint32 ha
 // must then be a keyframe).
 template<typename T>
 bool SnapshotHistory::Private::diff(Column<T> &c, const QList<T> *previous, const QList<T> &list, const std::vector<quint32> &handles,
-          const HandleMaps &newMaps, const HandleMaps &oldMaps, const IndexMaps &newIndexes, Delta<T> &d)
+                                    const HandleMaps &newMaps, const HandleMaps &oldMaps, const IndexMaps &newIndexes, Delta<T> &d)
 {
     std::vector<Ref<T>> next, added;
     next.reserve(size_t(list.size()));
@@ -208,7 +208,7 @@ std::shared_ptr<const Top> SnapshotHistory::Private::makeTop(const ClusterSnapsh
 
 // The aggregates of one snapshot, sharing lists with the previous point where they are equal.
 HistoryPoint SnapshotHistory::Private::makePoint(const ClusterSnapshot &s, qint64 serial, const std::vector<quint32> &groupHandles,
-                       const std::vector<quint32> &workerGroupHandles, qint64 &bytes)
+                                                 const std::vector<quint32> &workerGroupHandles, qint64 &bytes)
 {
     HistoryPoint p;
     p.serial = serial;
