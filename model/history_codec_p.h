@@ -30,6 +30,21 @@ inline void putVarint(std::vector<uchar> &out, quint64 v)
     out.push_back(uchar(v));
 }
 
+// The varint at `p` (read no further than `end`); moves `p` past it.
+inline quint64 getVarint(const uchar *&p, const uchar *end)
+{
+    quint64 v = 0;
+    int shift = 0;
+    while (p < end) {
+        const uchar b = *p++;
+        v |= quint64(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+        shift += 7;
+    }
+    return v;
+}
+
 inline quint64 zigzag(qint64 v)
 {
     return (quint64(v) << 1) ^ quint64(v >> 63);
@@ -214,19 +229,7 @@ public:
     bool atEnd() const { return m_p == m_end; }
 
 private:
-    quint64 varint()
-    {
-        quint64 v = 0;
-        int shift = 0;
-        while (m_p < m_end) {
-            const uchar b = *m_p++;
-            v |= quint64(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                break;
-            shift += 7;
-        }
-        return v;
-    }
+    quint64 varint() { return getVarint(m_p, m_end); }
 
     const uchar *m_p;
     const uchar *m_end;

@@ -108,16 +108,7 @@ void replayOps(const Packed<uchar> &ops, Copy &&copy, Take &&take)
 {
     const uchar *p = ops.begin(), *end = ops.end();
     auto next = [&]() {
-        quint64 v = 0;
-        int shift = 0;
-        while (p < end) {
-            const uchar b = *p++;
-            v |= quint64(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                break;
-            shift += 7;
-        }
-        return int(v);
+        return int(getVarint(p, end));
     };
     int oldPos = 0, changed = 0;
     while (p < end) {

@@ -177,7 +177,9 @@ struct Codec<Slice> {
         x.headHeldBy = y.headHeldBy = 0;
         return x == y;
     }
-    static void toHandles(Slice &s, const HandleMaps &m)
+    // Handles for indexes (toHandles) or back (toIndexes): the same fields either way.
+    template<typename Maps>
+    static void mapReferences(Slice &s, const Maps &m)
     {
         s.headHeldBy = m(PlacementGroups, s.headHeldBy);
         for (Host &h : s.hosts) {
@@ -188,17 +190,8 @@ struct Codec<Slice> {
                 c.placementGroup = m(PlacementGroups, c.placementGroup);
         }
     }
-    static void toIndexes(Slice &s, const IndexMaps &m)
-    {
-        s.headHeldBy = m(PlacementGroups, s.headHeldBy);
-        for (Host &h : s.hosts) {
-            h.rayNode = m(RayNodes, h.rayNode);
-            h.pod = m(Pods, h.pod);
-            h.kubeNode = m(KubeNodes, h.kubeNode);
-            for (ChipUse &c : h.chips)
-                c.placementGroup = m(PlacementGroups, c.placementGroup);
-        }
-    }
+    static void toHandles(Slice &s, const HandleMaps &m) { mapReferences(s, m); }
+    static void toIndexes(Slice &s, const IndexMaps &m) { mapReferences(s, m); }
 };
 
 template<>
@@ -250,20 +243,16 @@ struct Codec<PlacementGroup> {
         y.bundles = {};
         return x == y;
     }
-    static void toHandles(PlacementGroup &g, const HandleMaps &m)
+    template<typename Maps>
+    static void mapReferences(PlacementGroup &g, const Maps &m)
     {
         for (Bundle &b : g.bundles) {
             b.rayNode = m(RayNodes, b.rayNode);
             b.slice = m(Slices, b.slice);
         }
     }
-    static void toIndexes(PlacementGroup &g, const IndexMaps &m)
-    {
-        for (Bundle &b : g.bundles) {
-            b.rayNode = m(RayNodes, b.rayNode);
-            b.slice = m(Slices, b.slice);
-        }
-    }
+    static void toHandles(PlacementGroup &g, const HandleMaps &m) { mapReferences(g, m); }
+    static void toIndexes(PlacementGroup &g, const IndexMaps &m) { mapReferences(g, m); }
 };
 
 template<>
