@@ -27,7 +27,6 @@ namespace od = simdjson::ondemand;
 
 constexpr qint64 kMaxEventBytes = qint64(64) << 20;
 
-
 struct ObjectMeta {
     QString ns, name, resourceVersion;
 };
