@@ -5,6 +5,7 @@
 // clear(). The state and the stored form are in history_p.h.
 
 #include "history_p.h"
+#include "logging.h"
 
 #include <QHash>
 
@@ -453,6 +454,7 @@ void SnapshotHistory::Private::popFront()
 int SnapshotHistory::Private::evict()
 {
     int evicted = 0;
+    bool byAge = false;
     while (entries.size() > 1) {
         const QDateTime &newest = entries.back().capturedAt;
         const QDateTime &oldest = entries.front().capturedAt;
@@ -461,9 +463,19 @@ int SnapshotHistory::Private::evict()
         const bool tooBig = policy.maxBytes > 0 && bytesHeld() > policy.maxBytes;
         if (!tooOld && !tooBig)
             break;
+        byAge = byAge || tooOld;
         popFront();
         ++evicted;
     }
+    if (evicted > 0)
+        qCDebug(lcHistory).noquote() << QStringLiteral("evicted the oldest %1 entr%2 (%3); %4 kept, %5 KB held of at most %6 KB, from serial %7")
+                                            .arg(evicted)
+                                            .arg(evicted == 1 ? QStringLiteral("y") : QStringLiteral("ies"))
+                                            .arg(byAge ? QStringLiteral("older than %1 s").arg(policy.maxAgeSeconds) : QStringLiteral("over the memory bound"))
+                                            .arg(entries.size())
+                                            .arg(bytesHeld() >> 10)
+                                            .arg(policy.maxBytes >> 10)
+                                            .arg(entries.front().serial);
     // Now and then, forget identities no kept entry (nor the one before the oldest) has.
     if (!entries.empty() && entries.front().serial - lastSweepSerial >= kKeyframeEvery) {
         lastSweepSerial = entries.front().serial;
