@@ -338,7 +338,7 @@ public:
 
         counts = m_counts;
         counts.rayNodes = int(m_nodes.size());
-        counts.slices = int(m_slices.size());
+        counts.slices = shownSlices();
         counts.placementGroups = int(m_groups.size());
         return c;
     }
@@ -907,7 +907,7 @@ public:
             counts.deadRayNodes += !n.alive;
             counts.tpuHosts += n.kind >= 0;
         }
-        counts.slices = int(m_slices.size());
+        counts.slices = shownSlices();
         for (const GroupRec &g : m_groups) {
             if (g.purged)
                 continue;
@@ -1235,6 +1235,26 @@ private:
         w.endObject(); // status
         w.endObject().endArray().endObject();
         return w.take();
+    }
+
+    // The slices a snapshot shows: one whose every listed Ray node is dead, with no pod left (the
+    // generator writes pods for live hosts only), is one KubeRay removed, and without Kubernetes so
+    // is one whose every node ended as asked ("Expected termination"); a crash stays, degraded.
+    // The model's rule (model/snapshotjoin.cpp, isRemoved); the bench checks the model against it.
+    int shownSlices() const
+    {
+        std::vector<char> anyAlive(m_slices.size(), 0), anyCrashed(m_slices.size(), 0), anyListed(m_slices.size(), 0);
+        for (const NodeRec &n : m_nodes) {
+            if (n.slice < 0 || n.purged)
+                continue;
+            anyListed[size_t(n.slice)] = 1;
+            anyAlive[size_t(n.slice)] |= n.alive;
+            anyCrashed[size_t(n.slice)] |= !n.alive && !n.expectedDeath;
+        }
+        int shown = 0;
+        for (size_t i = 0; i < m_slices.size(); ++i)
+            shown += anyListed[i] && (anyAlive[i] || (!m_opt.kubernetes && anyCrashed[i]));
+        return shown;
     }
 
     GeneratorOptions m_opt;

@@ -28,7 +28,7 @@ struct GeneratedCounts {
     int rayNodes = 0;              // listed (alive and dead)
     int deadRayNodes = 0;
     int tpuHosts = 0;              // Ray nodes carrying slice labels (alive and dead)
-    int slices = 0;                // distinct ray.io/tpu-slice-name values
+    int slices = 0;                // distinct ray.io/tpu-slice-name values a snapshot shows (not removed ones)
     int placementGroups = 0;       // listed, REMOVED included
     int removedPlacementGroups = 0;
     int sliceHeadGroups = 0;       // not removed, one bundle holding TPU-<pod-type>-head

@@ -342,7 +342,9 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
         const GeneratedCounts expected = sim.expected();
         if (snap->rayNodes.size() != expected.rayNodes || snap->slices.size() != expected.slices
             || snap->placementGroups.size() != expected.placementGroups - expected.removedPlacementGroups)
-            return fail("snapshot " + std::to_string(i) + " does not hold what the generator made");
+            return fail("snapshot " + std::to_string(i) + " does not hold what the generator made: " + std::to_string(snap->rayNodes.size()) + " Ray nodes of "
+                        + std::to_string(expected.rayNodes) + ", " + std::to_string(snap->slices.size()) + " slices of " + std::to_string(expected.slices) + ", "
+                        + std::to_string(snap->placementGroups.size()) + " placement groups of " + std::to_string(expected.placementGroups - expected.removedPlacementGroups));
         objectCounts.push_back(double(snap->rayNodes.size() + snap->placementGroups.size() + snap->slices.size()
                                       + snap->pods.size() + snap->kubeNodes.size()));
         rayNodes = int(snap->rayNodes.size());
