@@ -183,6 +183,7 @@ private:
     void handleEvent(const char *data, size_t size);
     void retryLater(bool relist);
     void relist();
+    void dropStream(); // aborts the current stream, if any, and forgets it
 
     KubeClient *m_client;
     QString m_path;

@@ -91,11 +91,7 @@ KubeWatch::KubeWatch(KubeClient *client, QString collectionPath, QString query, 
             return;
         qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch went silent for %2 s after %3 events; dropping it").arg(describe()).arg(m_idleLimit.count() / 1000).arg(m_streamEvents);
         Q_EMIT failed(QStringLiteral("the watch of %1 went silent for %2 s; reconnecting").arg(describe()).arg(m_idleLimit.count() / 1000), 0);
-        QNetworkReply *stream = m_stream;
-        m_stream = nullptr;
-        stream->disconnect(this);
-        stream->abort();
-        stream->deleteLater();
+        dropStream();
         m_failing = true;
         retryLater(false);
     });
@@ -130,13 +126,7 @@ void KubeWatch::stop()
     ++m_generation;
     m_retry.stop();
     m_idle.stop();
-    if (m_stream) {
-        QNetworkReply *stream = m_stream;
-        m_stream = nullptr;
-        stream->disconnect(this);
-        stream->abort();
-        stream->deleteLater();
-    }
+    dropStream();
 }
 
 void KubeWatch::list(const QString &continueToken)
@@ -360,12 +350,7 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch reported an ERROR event (code %2) after %3 events; dropping the stream").arg(describe()).arg(code).arg(m_streamEvents);
         Q_EMIT failed(QStringLiteral("the watch of %1 reported an error: %2").arg(describe(), status.value(QLatin1String("message")).toString()),
                       code);
-        // At the end of a stream (onStreamFinished) the reply is already gone.
-        if (QNetworkReply *stream = std::exchange(m_stream, nullptr)) {
-            stream->disconnect(this);
-            stream->abort();
-            stream->deleteLater();
-        }
+        dropStream(); // at the end of a stream (onStreamFinished) the reply is already gone
         m_failing = true;
         retryLater(false);
         return;
@@ -442,15 +427,18 @@ void KubeWatch::onStreamFinished()
     retryLater(false);
 }
 
-void KubeWatch::relist()
+void KubeWatch::dropStream()
 {
-    if (m_stream) {
-        QNetworkReply *stream = m_stream;
-        m_stream = nullptr;
+    if (QNetworkReply *stream = std::exchange(m_stream, nullptr)) {
         stream->disconnect(this);
         stream->abort();
         stream->deleteLater();
     }
+}
+
+void KubeWatch::relist()
+{
+    dropStream();
     m_idle.stop();
     ++m_generation;
     list({});

@@ -23,7 +23,7 @@ QString placementGroupLabel(const ClusterSnapshot &snap, int index)
         return pg.name;
     if (!pg.creatorJobId.isEmpty())
         return QStringLiteral("job %1").arg(pg.creatorJobId);
-    return QStringLiteral("group %1").arg(pg.id.left(8));
+    return QStringLiteral("group %1").arg(pg.displayLabel());
 }
 
 const QString kDot = QStringLiteral(" \u00b7 ");

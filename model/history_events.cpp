@@ -21,12 +21,12 @@ namespace {
 
 QString shortId(const QString &id)
 {
-    return id.left(12);
+    return id.left(PlacementGroup::kDisplayIdChars);
 }
 
 QString placementGroupLabel(const PlacementGroup &g)
 {
-    return g.name.isEmpty() ? shortId(g.id) : g.name + QStringLiteral(" (") + shortId(g.id) + u')';
+    return g.name.isEmpty() ? g.displayLabel() : g.name + QStringLiteral(" (") + shortId(g.id) + u')';
 }
 
 QString sliceStatusText(const Slice &s)

@@ -11,6 +11,7 @@
 
 #include <deque>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace slicescope {
@@ -51,27 +52,22 @@ struct SnapshotHistory::Private {
 
     template<typename F>
     void forEachColumn(F &&f)
-    {
-        f(rayNodes, &Entry::rayNodes);
-        f(pods, &Entry::pods);
-        f(kubeNodes, &Entry::kubeNodes);
-        f(slices, &Entry::slices);
-        f(placementGroups, &Entry::placementGroups);
-        f(workerGroups, &Entry::workerGroups);
-        f(rayClusters, &Entry::rayClusters);
-        f(jobs, &Entry::jobs);
-    }
+    { forEachColumnOf(*this, std::forward<F>(f)); }
     template<typename F>
     void forEachColumn(F &&f) const
+    { forEachColumnOf(*this, std::forward<F>(f)); }
+    // Each column with the Entry member it fills, for the const and the non-const walk alike.
+    template<typename Self, typename F>
+    static void forEachColumnOf(Self &self, F &&f)
     {
-        f(rayNodes, &Entry::rayNodes);
-        f(pods, &Entry::pods);
-        f(kubeNodes, &Entry::kubeNodes);
-        f(slices, &Entry::slices);
-        f(placementGroups, &Entry::placementGroups);
-        f(workerGroups, &Entry::workerGroups);
-        f(rayClusters, &Entry::rayClusters);
-        f(jobs, &Entry::jobs);
+        f(self.rayNodes, &Entry::rayNodes);
+        f(self.pods, &Entry::pods);
+        f(self.kubeNodes, &Entry::kubeNodes);
+        f(self.slices, &Entry::slices);
+        f(self.placementGroups, &Entry::placementGroups);
+        f(self.workerGroups, &Entry::workerGroups);
+        f(self.rayClusters, &Entry::rayClusters);
+        f(self.jobs, &Entry::jobs);
     }
 
     qint64 identityBytes() const

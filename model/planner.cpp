@@ -10,7 +10,7 @@ namespace {
 QString holderText(const ClusterSnapshot &snap, int pg)
 {
     const PlacementGroup &g = snap.placementGroups[pg];
-    const QString who = g.name.isEmpty() ? g.id : QStringLiteral("%1 (%2)").arg(g.name, g.id.left(8));
+    const QString who = g.name.isEmpty() ? g.displayLabel() : QStringLiteral("%1 (%2)").arg(g.name, g.id.left(PlacementGroup::kDisplayIdChars));
     return QStringLiteral("placement group %1, %2").arg(who, g.state);
 }
 

@@ -213,6 +213,11 @@ struct PlacementGroup {
     // reservation's <name> and how many of its groups the snapshot has; empty/0 otherwise.
     QString reservation;
     int reservationSize = 0;
+    // How the UI names the group in a list, legend or sentence: its name, else the first 12
+    // characters of its id (Ray's ids are 36 hex digits; 12 tell them apart in one cluster).
+    // Where an id must be exact (scale --json, actions, the relay) the id itself is used.
+    QString displayLabel() const { return name.isEmpty() ? id.left(kDisplayIdChars) : name; }
+    static constexpr int kDisplayIdChars = 12;
     friend bool operator==(const PlacementGroup &, const PlacementGroup &) = default;
 };
 

@@ -17,7 +17,7 @@ QString row(const QString &key, const QString &value)
 
 QString groupLabel(const PlacementGroup &g)
 {
-    const QString name = g.name.isEmpty() ? g.id.left(12) + QStringLiteral("…") : g.name;
+    const QString name = g.displayLabel() + (g.name.isEmpty() ? QStringLiteral("…") : QString()); // an id, cut
     // pg_per_slice: one request of several groups, "train_slice_1" is part of "train".
     return g.reservation.isEmpty() ? name
                                    : QStringLiteral("%1 (part of %2, %3 groups)").arg(name, g.reservation).arg(g.reservationSize);

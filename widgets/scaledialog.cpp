@@ -423,7 +423,7 @@ void ScaleDialog::fillGroups()
             QStringList holders;
             for (const PlacementGroup &pg : m_snapshot->placementGroups)
                 if (pg.slices.contains(name))
-                    holders << (pg.name.isEmpty() ? pg.id.left(12) : pg.name);
+                    holders << (pg.displayLabel());
             QString text = si >= 0 ? tr("%1  (%2)").arg(name, toText(m_snapshot->slices[si].status())) : name;
             if (!holders.isEmpty())
                 text += tr(", held by %1").arg(holders.join(QStringLiteral(", ")));

@@ -60,7 +60,7 @@ QList<ScaleTile> scaleTiles(const ClusterSnapshot &snapshot, const ScalePlan &pl
             t.status = snapshot.slices[si].status();
         for (const PlacementGroup &pg : snapshot.placementGroups)
             if (pg.slices.contains(name))
-                t.placementGroups << (pg.name.isEmpty() ? pg.id : pg.name);
+                t.placementGroups << pg.displayLabel();
         tiles << t;
     }
     for (int i = 0; i < plan.slicesAdded; ++i)

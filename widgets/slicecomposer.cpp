@@ -34,7 +34,7 @@ QString escaped(const QString &text)
 // is no longer the one the operator looked at.
 QString seenAs(const PlacementGroup &g)
 {
-    return QStringLiteral("%1 %2, %3 bundles, slices %4").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state).arg(g.bundles.size()).arg(g.slices.isEmpty() ? QStringLiteral("none") : g.slices.join(QStringLiteral(", ")));
+    return QStringLiteral("%1 %2, %3 bundles, slices %4").arg(g.displayLabel(), g.state).arg(g.bundles.size()).arg(g.slices.isEmpty() ? QStringLiteral("none") : g.slices.join(QStringLiteral(", ")));
 }
 
 } // namespace
@@ -407,7 +407,7 @@ void SliceComposer::fillReleaseGroups()
         if (m_snapshot)
             for (const PlacementGroup &g : m_snapshot->placementGroups)
                 if (g.kind != PlacementGroupKind::SliceHead)
-                    m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.name.isEmpty() ? g.id.left(12) : g.name, g.state, g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
+                    m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.displayLabel(), g.state, g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
                                             g.id);
     }
     // The group a submit just made, once the snapshots list it.

@@ -99,8 +99,8 @@ private Q_SLOTS:
                                              << s("2x4 \u00b7 2 hosts \u00d7 4 chips") << s("6 chips stranded \u00b7 held by job 02000000")
                                              << QString() << s("job 02000000 (2 chips)") << QList<int>{8, 2, 0, 6};
         QTest::newRow("claimed, head only, by id") << s("v4-2x2x2-0") << SliceStatus::Reserved << int(SliceUse::Claimed)
-                                                   << s("2x2x2 \u00b7 2 hosts \u00d7 4 chips") << s("claimed by group abcdef01") << QString()
-                                                   << s("group abcdef01 (the head resource)") << QList<int>{8, 0, 0, 0};
+                                                   << s("2x2x2 \u00b7 2 hosts \u00d7 4 chips") << s("claimed by group abcdef012345") << QString()
+                                                   << s("group abcdef012345 (the head resource)") << QList<int>{8, 0, 0, 0};
         QTest::newRow("degraded: first problem, the rest counted") << s("v6e-4x4-2") << SliceStatus::Degraded << int(SliceUse::Degraded)
                                                                    << s("4x4 \u00b7 4 hosts \u00d7 4 chips") << s("worker 2 is DEAD") << s(" (+1 more)")
                                                                    << QString() << QList<int>{16, 0, 4, 16};
