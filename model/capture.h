@@ -7,6 +7,7 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QList>
 #include <QMetaType>
 #include <QString>
 
@@ -21,6 +22,21 @@ struct Capture {
     QByteArray rayPlacementGroups;  // GET /api/v0/placement_groups?detail=true&limit=10000
     QByteArray rayJobs;             // GET /api/jobs/
     QByteArray rayClusterStatus;    // GET /api/cluster_status?format=1
+    // Chip activity (model/activity.h). The node summary is heavy on a big cluster and is fetched
+    // less often than the lists: a capture carries the newest one, its entries say their own time.
+    QByteArray rayNodeSummary;      // GET /nodes?view=summary
+    QString rayNodeSummaryError;    // why the newest fetch of it failed (the body, if any, is older)
+
+    // Prometheus answers (chip activity): the body of GET /api/v1/query?query=<query> for each
+    // query asked, verbatim; the URL without credentials; why the newest round failed, if it did.
+    struct PrometheusAnswer {
+        QString query;
+        QByteArray body;
+        friend bool operator==(const PrometheusAnswer &, const PrometheusAnswer &) = default;
+    };
+    QString prometheusUrl;
+    QList<PrometheusAnswer> prometheus;
+    QString prometheusError;
 
     // Kubernetes bodies.
     QString kubeContext;
@@ -33,7 +49,16 @@ struct Capture {
     qint64 byteSize() const
     {
         return rayVersion.size() + rayNodes.size() + rayPlacementGroups.size() + rayJobs.size()
-               + rayClusterStatus.size() + kubeRayClusters.size() + kubePods.size() + kubeNodes.size();
+               + rayClusterStatus.size() + kubeRayClusters.size() + kubePods.size() + kubeNodes.size() + rayNodeSummary.size()
+               + prometheusBytes();
+    }
+    bool hasActivity() const { return !rayNodeSummary.isEmpty() || !prometheus.isEmpty() || !prometheusError.isEmpty() || !rayNodeSummaryError.isEmpty(); }
+    qint64 prometheusBytes() const
+    {
+        qint64 n = 0;
+        for (const PrometheusAnswer &a : prometheus)
+            n += a.body.size() + a.query.size() * 2;
+        return n;
     }
 };
 

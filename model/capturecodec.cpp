@@ -170,6 +170,13 @@ public:
                         return fail({}, msg(err));
                     const QString where = QStringLiteral("%1.%2").arg(ray ? QStringLiteral("ray") : QStringLiteral("kubernetes"),
                                                                       QString::fromUtf8(name.data(), qsizetype(name.size())));
+                    if (ray && name == "node_summary_error") {
+                        std::string_view e;
+                        if (auto err = body.value().get_string().get(e))
+                            return fail(where, QStringLiteral("expected a string (%1)").arg(msg(err)));
+                        capture.rayNodeSummaryError = QString::fromUtf8(e.data(), qsizetype(e.size()));
+                        continue;
+                    }
                     if (!ray && name == "context") {
                         std::string_view c;
                         if (auto err = body.value().get_string().get(c))
@@ -186,6 +193,9 @@ public:
                                                  : fail(where, QStringLiteral("invalid JSON (%1; the file may be truncated)").arg(msg(err)));
                     *slot = paddedCopy(raw);
                 }
+            } else if (key == "prometheus") {
+                if (QString problem = readPrometheus(value, capture); !problem.isEmpty())
+                    return fail(QStringLiteral("prometheus"), problem, valueOffset);
             }
         }
         // Anything after the object would be silently dropped (say, a recording under a .json name).
@@ -231,9 +241,66 @@ private:
             .arg(kCaptureFormat, doc.isArray() ? QStringLiteral("an array") : QStringLiteral("another JSON value"));
     }
 
+    // "prometheus": {"url": "...", "error": "...", "answers": [{"query": "...", "body": <answer>}]}
+    static QString readPrometheus(od::value value, Capture &capture)
+    {
+        od::object section;
+        if (value.get_object().get(section))
+            return QStringLiteral("expected an object");
+        for (auto fieldResult : section) {
+            od::field field;
+            if (std::move(fieldResult).get(field))
+                return QStringLiteral("invalid JSON");
+            std::string_view name;
+            if (field.unescaped_key().get(name))
+                return QStringLiteral("invalid JSON");
+            if (name == "url" || name == "error") {
+                std::string_view text;
+                if (field.value().get_string().get(text))
+                    return QStringLiteral("%1: expected a string").arg(QLatin1String(name.data(), qsizetype(name.size())));
+                (name == "url" ? capture.prometheusUrl : capture.prometheusError) = QString::fromUtf8(text.data(), qsizetype(text.size()));
+            } else if (name == "answers") {
+                od::array answers;
+                if (field.value().get_array().get(answers))
+                    return QStringLiteral("answers: expected an array");
+                for (auto answerResult : answers) {
+                    od::object answer;
+                    if (std::move(answerResult).get_object().get(answer))
+                        return QStringLiteral("answers: expected objects {\"query\", \"body\"}");
+                    Capture::PrometheusAnswer a;
+                    for (auto memberResult : answer) {
+                        od::field member;
+                        if (std::move(memberResult).get(member))
+                            return QStringLiteral("answers: invalid JSON");
+                        std::string_view key;
+                        if (member.unescaped_key().get(key))
+                            return QStringLiteral("answers: invalid JSON");
+                        if (key == "query") {
+                            std::string_view q;
+                            if (member.value().get_string().get(q))
+                                return QStringLiteral("answers: query: expected a string");
+                            a.query = QString::fromUtf8(q.data(), qsizetype(q.size()));
+                        } else if (key == "body") {
+                            std::string_view raw;
+                            if (rawJson(member.value(), raw))
+                                return QStringLiteral("answers: body: invalid JSON (the file may be truncated)");
+                            a.body = paddedCopy(raw);
+                        }
+                    }
+                    if (capture.prometheus.size() >= kMaxPrometheusAnswers)
+                        return QStringLiteral("answers: more than %1").arg(kMaxPrometheusAnswers);
+                    capture.prometheus.append(std::move(a));
+                }
+            }
+        }
+        return {};
+    }
+    static constexpr int kMaxPrometheusAnswers = 64;
+
     static QByteArray *bodySlot(Capture &c, bool ray, std::string_view name)
     {
         if (ray) {
+            if (name == "node_summary") return &c.rayNodeSummary;
             if (name == "version") return &c.rayVersion;
             if (name == "nodes") return &c.rayNodes;
             if (name == "placement_groups") return &c.rayPlacementGroups;
@@ -251,6 +318,13 @@ private:
     QString m_origin;
     int m_firstLine = 1;
 };
+
+// A text as a JSON string: Qt's writer escapes everything JSON asks (control characters too).
+QByteArray jsonString(const QString &text)
+{
+    const QByteArray array = QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact);
+    return array.mid(1, array.size() - 2); // ["..."] -> "..."
+}
 
 void appendBody(QByteArray &out, const char *key, const QByteArray &body, bool &first)
 {
@@ -340,7 +414,7 @@ QByteArray serializeCapture(const Capture &c)
         out += c.capturedAt.toUTC().toString(Qt::ISODateWithMs).toUtf8();
         out += '"';
     }
-    if (c.hasRay() || !c.rayVersion.isEmpty() || !c.rayClusterStatus.isEmpty()) {
+    if (c.hasRay() || !c.rayVersion.isEmpty() || !c.rayClusterStatus.isEmpty() || !c.rayNodeSummary.isEmpty() || !c.rayNodeSummaryError.isEmpty()) {
         out += ",\"ray\":{";
         bool first = true;
         appendBody(out, "version", c.rayVersion, first);
@@ -348,7 +422,33 @@ QByteArray serializeCapture(const Capture &c)
         appendBody(out, "placement_groups", c.rayPlacementGroups, first);
         appendBody(out, "jobs", c.rayJobs, first);
         appendBody(out, "cluster_status", c.rayClusterStatus, first);
+        appendBody(out, "node_summary", c.rayNodeSummary, first);
+        if (!c.rayNodeSummaryError.isEmpty())
+            appendBody(out, "node_summary_error", jsonString(c.rayNodeSummaryError), first);
         out += '}';
+    }
+    if (!c.prometheus.isEmpty() || !c.prometheusUrl.isEmpty() || !c.prometheusError.isEmpty()) {
+        out += ",\"prometheus\":{";
+        bool first = true;
+        if (!c.prometheusUrl.isEmpty())
+            appendBody(out, "url", jsonString(c.prometheusUrl), first);
+        if (!c.prometheusError.isEmpty())
+            appendBody(out, "error", jsonString(c.prometheusError), first);
+        if (!first)
+            out += ',';
+        out += "\"answers\":[";
+        for (qsizetype i = 0; i < c.prometheus.size(); ++i) {
+            if (i)
+                out += ',';
+            out += "{\"query\":";
+            out += jsonString(c.prometheus[i].query);
+            if (!c.prometheus[i].body.isEmpty()) {
+                bool firstBody = false;
+                appendBody(out, "body", c.prometheus[i].body, firstBody);
+            }
+            out += '}';
+        }
+        out += "]}";
     }
     if (c.hasKubernetes() || !c.kubeContext.isEmpty()) {
         out += ",\"kubernetes\":{";

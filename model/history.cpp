@@ -95,6 +95,7 @@ SnapshotPtr SnapshotHistory::Private::rebuild(int index) const
     snap->hasKubernetes = e.top->hasKubernetes;
     snap->errors = e.top->errors;
     snap->warnings = e.top->warnings;
+    snap->activity = e.activity;
     snap->rayNodes = materialize<RayNode>(lRay, maps);
     snap->pods = materialize<Pod>(lPods, maps);
     snap->kubeNodes = materialize<KubeNode>(lKube, maps);

@@ -191,6 +191,9 @@ struct Entry {
     bool keyframe = false;
     QDateTime capturedAt;
     std::shared_ptr<const Top> top;
+    // The snapshot's chip activity as it was (shared with the entry before while the same table);
+    // its bytes count in textBytes where this entry holds it first.
+    std::shared_ptr<const ActivityTable> activity;
     PackedPoint point;
     Delta<RayNode> rayNodes;
     Delta<Pod> pods;

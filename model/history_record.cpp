@@ -406,6 +406,14 @@ qint64 SnapshotHistory::Private::add(const SnapshotPtr &snapshot)
             pendingSince[h] = -1;
     e.capturedAt = s.capturedAt;
     e.top = makeTop(s, e.textBytes);
+    e.activity = s.activity;
+    if (s.activity) {
+        const ActivityTable *previous = entries.empty() ? nullptr : entries.back().activity.get();
+        if (previous && *previous == *s.activity)
+            e.activity = entries.back().activity; // one table for the run of entries that repeat it
+        else
+            e.textBytes += s.activity->bytes();
+    }
     e.point = pack(makePoint(s, serial, hGroups, hWorkerGroups, e.textBytes), e.textBytes);
     entryBytes += e.ownBytes();
     keyframeBytes += e.keyframeBytes();

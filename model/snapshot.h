@@ -5,6 +5,7 @@
 // nodes, TPU slices down to chips, placement groups, worker groups. Built only by
 // buildSnapshot(); shared read-only (SnapshotPtr) by item models, views and verbs.
 
+#include "activity.h"
 #include "capture.h"
 #include "tpu.h"
 
@@ -283,6 +284,9 @@ struct ClusterSnapshot {
     QList<WorkerGroup> workerGroups;
     QList<RayClusterInfo> rayClusters;
     QList<Job> jobs;
+    // Every chip's activity, in this snapshot's slice/host order (model/activity.h); null when the
+    // capture holds no activity body (nothing was asked: not "idle").
+    std::shared_ptr<const ActivityTable> activity;
 
     QStringList errors;            // a body that could not be read at all (it was left out whole)
     QStringList warnings;          // items skipped or oddities (truncated lists, unknown labels...)

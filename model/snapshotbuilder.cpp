@@ -203,6 +203,7 @@ SnapshotPtr buildSnapshot(const Capture &capture)
     }
 
     joinSnapshot(s, rayNodesRead, podsRead, podReplicaKeys);
+    joinActivity(s, capture);
     return snap;
 }
 

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The activity table (model/activity.h): its accessors and builder. The join of the captured
+// bodies to the chips is activityjoin.cpp.
+#include "activity.h"
+
+#include "snapshot.h"
+
+#include <cstring>
+
+namespace slicescope {
+
+QString toText(ActivitySource source)
+{
+    switch (source) {
+    case ActivitySource::None: return QStringLiteral("none");
+    case ActivitySource::RayNodeSummary: return QStringLiteral("ray-node-summary");
+    case ActivitySource::RayMetrics: return QStringLiteral("ray-metrics");
+    case ActivitySource::DevicePlugin: return QStringLiteral("device-plugin");
+    }
+    return QStringLiteral("none");
+}
+
+qint64 ChipActivity::ageSeconds(const QDateTime &at) const
+{
+    if (sampledAtMs <= 0 || !at.isValid())
+        return -1;
+    return std::max<qint64>(0, (at.toMSecsSinceEpoch() - sampledAtMs) / 1000);
+}
+
+namespace {
+template<typename T>
+bool sameNumber(T a, T b)
+{
+    return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+} // namespace
+
+bool operator==(const ChipActivity &a, const ChipActivity &b)
+{
+    return sameNumber(a.dutyCycle, b.dutyCycle) && sameNumber(a.tensorcoreUtilization, b.tensorcoreUtilization)
+           && sameNumber(a.hbmBandwidthUtilization, b.hbmBandwidthUtilization) && sameNumber(a.hbmUsedBytes, b.hbmUsedBytes)
+           && sameNumber(a.hbmTotalBytes, b.hbmTotalBytes) && sameNumber(a.windowMaxDutyCycle, b.windowMaxDutyCycle)
+           && a.windowSeconds == b.windowSeconds && a.sampledAtMs == b.sampledAtMs && a.source == b.source;
+}
+
+void ActivityCounts::add(const ChipActivity &a)
+{
+    ++chips;
+    if (!a.reports())
+        return;
+    ++reporting;
+    if (a.hasDutyCycle()) {
+        ++withDutyCycle;
+        dutyCycleSum += a.dutyCycle;
+    }
+    if (!std::isnan(a.hbmUsedBytes) && !std::isnan(a.hbmTotalBytes) && a.hbmTotalBytes > 0) {
+        hbmUsedBytes += a.hbmUsedBytes;
+        hbmTotalBytes += a.hbmTotalBytes;
+    }
+}
+
+const ChipActivity *ActivityTable::chip(int slice, int host, int chip) const
+{
+    if (slice < 0 || slice + 1 >= m_sliceFirstHost.size())
+        return nullptr;
+    const qint32 h = m_sliceFirstHost[slice] + host;
+    if (host < 0 || h >= m_sliceFirstHost[slice + 1])
+        return nullptr;
+    const qint32 c = m_hostFirstChip[h] + chip;
+    if (chip < 0 || c >= m_hostFirstChip[h + 1])
+        return nullptr;
+    return &m_chips[c];
+}
+
+QString ActivityTable::unknownReason(int slice, int host) const
+{
+    if (slice < 0 || slice + 1 >= m_sliceFirstHost.size())
+        return {};
+    const qint32 h = m_sliceFirstHost[slice] + host;
+    if (host < 0 || h >= m_sliceFirstHost[slice + 1] || m_hostReason[h] < 0)
+        return {};
+    return m_reasons.value(m_hostReason[h]);
+}
+
+ActivityCounts ActivityTable::hostCounts(int slice, int host) const
+{
+    ActivityCounts counts;
+    if (slice < 0 || slice + 1 >= m_sliceFirstHost.size())
+        return counts;
+    const qint32 h = m_sliceFirstHost[slice] + host;
+    if (host < 0 || h >= m_sliceFirstHost[slice + 1])
+        return counts;
+    for (qint32 c = m_hostFirstChip[h]; c < m_hostFirstChip[h + 1]; ++c)
+        counts.add(m_chips[c]);
+    return counts;
+}
+
+ActivityCounts ActivityTable::sliceCounts(int slice) const
+{
+    ActivityCounts counts;
+    if (slice < 0 || slice + 1 >= m_sliceFirstHost.size())
+        return counts;
+    for (qint32 c = m_hostFirstChip[m_sliceFirstHost[slice]]; c < m_hostFirstChip[m_sliceFirstHost[slice + 1]]; ++c)
+        counts.add(m_chips[c]);
+    return counts;
+}
+
+qint64 ActivityTable::bytes() const
+{
+    qint64 n = qint64(sizeof(ActivityTable)) + qint64(m_chips.size()) * qint64(sizeof(ChipActivity))
+               + qint64(m_sliceFirstHost.size() + m_hostFirstChip.size() + m_hostReason.size()) * 4;
+    for (const QString &r : m_reasons)
+        n += 32 + r.size() * 2;
+    for (const QString &t : sources)
+        n += 32 + t.size() * 2;
+    for (const QString &t : problems)
+        n += 32 + t.size() * 2;
+    return n;
+}
+
+ActivityTableBuilder::ActivityTableBuilder(const ClusterSnapshot &snapshot)
+{
+    qint32 hosts = 0, chips = 0;
+    m_table.m_sliceFirstHost.reserve(snapshot.slices.size() + 1);
+    for (const Slice &s : snapshot.slices) {
+        m_table.m_sliceFirstHost.append(hosts);
+        for (const Host &h : s.hosts) {
+            m_table.m_hostFirstChip.append(chips);
+            chips += qint32(h.chips.size());
+            ++hosts;
+        }
+    }
+    m_table.m_sliceFirstHost.append(hosts);
+    m_table.m_hostFirstChip.append(chips);
+    m_table.m_hostReason.fill(-1, hosts);
+    m_table.m_chips.resize(chips);
+}
+
+ChipActivity *ActivityTableBuilder::chip(int slice, int host, int chip)
+{
+    const ChipActivity *c = m_table.chip(slice, host, chip);
+    return c ? &m_table.m_chips[c - m_table.m_chips.constData()] : nullptr;
+}
+
+void ActivityTableBuilder::setUnknownReason(int slice, int host, const QString &reason)
+{
+    if (slice < 0 || slice + 1 >= m_table.m_sliceFirstHost.size())
+        return;
+    const qint32 h = m_table.m_sliceFirstHost[slice] + host;
+    if (host < 0 || h >= m_table.m_sliceFirstHost[slice + 1])
+        return;
+    qsizetype at = m_table.m_reasons.indexOf(reason);
+    if (at < 0) {
+        at = m_table.m_reasons.size();
+        m_table.m_reasons.append(reason);
+    }
+    m_table.m_hostReason[h] = qint32(at);
+}
+
+std::shared_ptr<const ActivityTable> ActivityTableBuilder::finish()
+{
+    m_table.m_reporting = 0;
+    qint64 newest = 0;
+    for (const ChipActivity &c : std::as_const(m_table.m_chips)) {
+        if (c.reports())
+            ++m_table.m_reporting;
+        newest = std::max(newest, c.sampledAtMs);
+    }
+    if (newest > 0)
+        m_table.newestSampleAt = QDateTime::fromMSecsSinceEpoch(newest, Qt::UTC);
+    return std::make_shared<const ActivityTable>(std::move(m_table));
+}
+
+namespace promql {
+QString windowMaxQuery(int seconds)
+{
+    return QStringLiteral("max_over_time(ray_tpu_duty_cycle[%1s])").arg(seconds);
+}
+
+int windowOfQuery(const QString &query)
+{
+    static const QString prefix = QStringLiteral("max_over_time(ray_tpu_duty_cycle[");
+    if (!query.startsWith(prefix) || !query.endsWith(QLatin1String("s])")))
+        return 0;
+    bool ok = false;
+    const int seconds = query.mid(prefix.size(), query.size() - prefix.size() - 3).toInt(&ok);
+    return ok && seconds > 0 && seconds <= 7 * 24 * 3600 ? seconds : 0;
+}
+} // namespace promql
+
+} // namespace slicescope
