@@ -44,8 +44,34 @@ QString rayAddressFromEnvironment()
     return address.startsWith(QLatin1String("http://")) || address.startsWith(QLatin1String("https://")) ? address : QString();
 }
 
+// The Prometheus poller the options name, or null; `error` says why it cannot be made.
+std::unique_ptr<PrometheusPoller> makePrometheus(const SourceSpec &spec, QString *error)
+{
+    if (spec.prometheusUrl.isEmpty())
+        return nullptr;
+    QByteArray token;
+    if (!spec.prometheusTokenFile.isEmpty()) {
+        if (const QString problem = PrometheusPoller::readTokenFile(spec.prometheusTokenFile, token); !problem.isEmpty()) {
+            *error = problem;
+            return nullptr;
+        }
+    }
+    auto poller = std::make_unique<PrometheusPoller>(QUrl(spec.prometheusUrl));
+    poller->setToken(std::move(token));
+    poller->setTokenOrigin(QStringLiteral("--prometheus-token-file %1").arg(spec.prometheusTokenFile));
+    poller->setWindowSeconds(spec.prometheusWindowSeconds);
+    poller->setDeadline(std::chrono::milliseconds(std::min<qint64>(spec.deadlineMs, 30000)));
+    return poller;
+}
+
 std::unique_ptr<Source> makeLiveSource(const SourceSpec &spec, QString *error)
 {
+    QString promError;
+    std::unique_ptr<PrometheusPoller> prometheus = makePrometheus(spec, &promError);
+    if (!promError.isEmpty()) {
+        *error = promError;
+        return nullptr;
+    }
     RayToken token;
     if (const QString problem = resolveRayToken(spec.rayTokenFile, token); !problem.isEmpty()) {
         *error = problem;
@@ -62,13 +88,33 @@ std::unique_ptr<Source> makeLiveSource(const SourceSpec &spec, QString *error)
         options.allNamespaces = spec.allNamespaces;
         options.rayUrl = QUrl(spec.rayUrl);
         options.rayToken = std::move(token);
-        return std::make_unique<KubeSource>(std::move(config), std::move(options));
+        auto source = std::make_unique<KubeSource>(std::move(config), std::move(options));
+        source->setPrometheus(std::move(prometheus));
+        return source;
     }
     if (spec.rayUrl.isEmpty()) {
         *error = QStringLiteral("--ray wants the dashboard's URL");
         return nullptr;
     }
-    return std::make_unique<LiveRaySource>(QUrl(spec.rayUrl), std::move(token));
+    auto source = std::make_unique<LiveRaySource>(QUrl(spec.rayUrl), std::move(token));
+    source->setPrometheus(std::move(prometheus));
+    return source;
+}
+
+// "127.0.0.1:9090" -> "http://127.0.0.1:9090"; credentials in the URL are refused (a token file
+// keeps them out of process listings and logs).
+QString normalizePrometheusUrl(const QString &text, QString &url)
+{
+    const QString withScheme = text.contains(QLatin1String("://")) ? text : QStringLiteral("http://") + text;
+    const QUrl parsed(withScheme, QUrl::StrictMode);
+    if (!parsed.isValid() || parsed.host().isEmpty() || (parsed.scheme() != QLatin1String("http") && parsed.scheme() != QLatin1String("https")))
+        return QStringLiteral("--prometheus wants the server's http(s) URL, e.g. http://127.0.0.1:9090, not \"%1\"").arg(sanitizeForMessage(text, 80));
+    if (!parsed.userInfo().isEmpty())
+        return QStringLiteral("--prometheus: put no credentials in the URL; give a bearer token with --prometheus-token-file F");
+    if (parsed.hasQuery() || parsed.hasFragment())
+        return QStringLiteral("--prometheus wants the server's base URL, without a query");
+    url = parsed.toString(QUrl::StripTrailingSlash);
+    return {};
 }
 
 } // namespace
@@ -88,6 +134,8 @@ void addSourceOptions(QCommandLineParser &parser)
         {QStringLiteral("all-namespaces"), QStringLiteral("Watch every namespace.")},
         {QStringLiteral("in-cluster"), QStringLiteral("Use the pod's service account (inside a Kubernetes pod).")},
         {QStringLiteral("relay"), QStringLiteral("A `slicescope serve` relay: the URL it printed, with its ?token=."), QStringLiteral("URL")},
+        {QStringLiteral("prometheus"), QStringLiteral("Prometheus URL: chip activity (ray_tpu_*) added to a live source."), QStringLiteral("URL")},
+        {QStringLiteral("prometheus-token-file"), QStringLiteral("File holding a bearer token for --prometheus."), QStringLiteral("F")},
         {QStringLiteral("timeout"), QStringLiteral("Give up on a live source after S seconds (headless verbs; default 120)."), QStringLiteral("S")},
     });
 }
@@ -141,6 +189,15 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
     if (spec.kind == SourceSpec::Kind::Live && (parser.isSet(QStringLiteral("ray")) || !spec.rayUrl.isEmpty())) {
         if (const QString problem = normalizeRayUrl(spec.rayUrl, spec.rayUrl); !problem.isEmpty())
             return problem;
+    }
+    if (parser.isSet(QStringLiteral("prometheus")) || parser.isSet(QStringLiteral("prometheus-token-file"))) {
+        if (spec.kind != SourceSpec::Kind::Live)
+            return QStringLiteral("--prometheus adds chip activity to a live source: give --ray URL or --kubeconfig/--context too");
+        if (!parser.isSet(QStringLiteral("prometheus")))
+            return QStringLiteral("--prometheus-token-file wants --prometheus URL");
+        if (const QString problem = normalizePrometheusUrl(parser.value(QStringLiteral("prometheus")), spec.prometheusUrl); !problem.isEmpty())
+            return problem;
+        spec.prometheusTokenFile = parser.value(QStringLiteral("prometheus-token-file"));
     }
     if (parser.isSet(QStringLiteral("timeout"))) {
         bool ok = false;

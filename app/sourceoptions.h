@@ -35,6 +35,10 @@ struct SourceSpec {
     quint32 demoSeed = 42;
     qint64 demoAdvanceMs = 0;
     QString rayUrl, rayTokenFile, kubeconfig, context, ns;
+    // --prometheus URL [--prometheus-token-file F]: chip activity from Prometheus, added to a live
+    // source (backend/prometheuspoller.h). `prometheusWindowSeconds` is the idle window asked.
+    QString prometheusUrl, prometheusTokenFile;
+    int prometheusWindowSeconds = 600;
     bool allNamespaces = false;
     bool kubernetes = false;       // --kubeconfig, --context or --in-cluster: watch Kubernetes
     bool inCluster = false;

@@ -114,8 +114,17 @@ QString KubeSource::rayDescription() const
     return m_ray->description();
 }
 
+void KubeSource::setPrometheus(std::unique_ptr<PrometheusPoller> poller)
+{
+    m_prometheus = std::move(poller);
+    if (m_prometheus)
+        connect(m_prometheus.get(), &PrometheusPoller::updated, this, &KubeSource::scheduleEmit);
+}
+
 void KubeSource::start()
 {
+    if (m_prometheus)
+        m_prometheus->start();
     m_clusters->start();
     m_pods->start();
     if (!m_nodesForbidden)
@@ -128,6 +137,8 @@ void KubeSource::start()
 
 void KubeSource::stop()
 {
+    if (m_prometheus)
+        m_prometheus->stop();
     m_clusters->stop();
     m_pods->stop();
     m_nodes->stop();
@@ -214,7 +225,11 @@ void KubeSource::emitCapture()
         return;
     if (!m_rayAnswered && (m_ray || !m_options.rayUrl.isEmpty()))
         return; // the first capture waits for Ray's first answer, so it shows both views
+    if (m_prometheus && !m_prometheus->hasAnswered())
+        return; // ... and for Prometheus's first round
     Capture capture = m_lastRay;
+    if (m_prometheus)
+        m_prometheus->attachTo(capture);
     capture.capturedAt = QDateTime::currentDateTimeUtc();
     capture.kubeContext = m_client.config().contextName;
     capture.kubeRayClusters = m_clusters->listBody();

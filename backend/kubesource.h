@@ -7,6 +7,7 @@
 // kubeconfig alone gives both views (or at --ray URL when one is given).
 
 #include "kubeclient.h"
+#include "prometheuspoller.h"
 #include "rayclient.h"
 #include "source.h"
 
@@ -54,6 +55,10 @@ public:
     KubeWatch *podWatch() const { return m_pods; }
     KubeWatch *nodeWatch() const { return m_nodes; }
     int capturesEmitted() const { return m_emitted; }
+    // Chip activity from Prometheus (--prometheus): every capture carries its newest answers, a
+    // new round makes a new capture, and the first capture waits for its first round.
+    void setPrometheus(std::unique_ptr<PrometheusPoller> poller);
+    PrometheusPoller *prometheus() const { return m_prometheus.get(); }
 
 Q_SIGNALS:
     // A watch that had failed streams again; `afterMs` since the failure was noticed.
@@ -80,6 +85,7 @@ private:
     QTimer m_emitTimer;
     QElapsedTimer m_failingSince;
     int m_emitted = 0;
+    std::unique_ptr<PrometheusPoller> m_prometheus;
 };
 
 } // namespace slicescope

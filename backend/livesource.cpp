@@ -23,7 +23,7 @@ LiveRaySource::LiveRaySource(const QUrl &url, RayToken token, QObject *parent)
             qCDebug(lcRay).noquote() << QStringLiteral("%1: a poll succeeded again after %2 failed one(s); polling every %3 ms").arg(description()).arg(m_failures).arg(m_interval.count());
         m_failures = 0;
         scheduleNext();
-        Q_EMIT captureReceived(capture);
+        emitWithActivity(capture);
     });
     connect(&m_client, &RayClient::pollFailed, this, [this](const QString &message) {
         ++m_failures;
@@ -37,9 +37,39 @@ QString LiveRaySource::description() const
     return tr("Ray at %1").arg(m_client.displayUrl());
 }
 
+void LiveRaySource::setPrometheus(std::unique_ptr<PrometheusPoller> poller)
+{
+    m_prometheus = std::move(poller);
+    if (!m_prometheus)
+        return;
+    connect(m_prometheus.get(), &PrometheusPoller::updated, this, [this] {
+        if (m_held) {
+            Capture held = std::move(*m_held);
+            m_held.reset();
+            emitWithActivity(std::move(held));
+        }
+    });
+    if (m_running)
+        m_prometheus->start();
+}
+
+void LiveRaySource::emitWithActivity(Capture capture)
+{
+    if (m_prometheus) {
+        if (!m_prometheus->hasAnswered()) {
+            m_held = std::move(capture);
+            return;
+        }
+        m_prometheus->attachTo(capture);
+    }
+    Q_EMIT captureReceived(capture);
+}
+
 void LiveRaySource::start()
 {
     m_running = true;
+    if (m_prometheus)
+        m_prometheus->start();
     m_failures = 0;
     m_timer.stop();
     if (!m_client.isPolling())
@@ -49,6 +79,8 @@ void LiveRaySource::start()
 void LiveRaySource::stop()
 {
     m_running = false;
+    if (m_prometheus)
+        m_prometheus->stop();
     m_timer.stop();
     m_client.cancel();
 }

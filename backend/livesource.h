@@ -4,6 +4,7 @@
 // The live Ray source: polls the dashboard through RayClient on an interval and emits each
 // complete poll as a Capture, the same object a capture file or the demo produces.
 
+#include "prometheuspoller.h"
 #include "rayclient.h"
 #include "source.h"
 
@@ -11,6 +12,8 @@
 #include <QTimer>
 
 #include <chrono>
+#include <memory>
+#include <optional>
 
 namespace slicescope {
 
@@ -34,8 +37,14 @@ public:
     int consecutiveFailures() const { return m_failures; }
 
     RayClient *client() { return &m_client; }
+    // Chip activity from Prometheus (--prometheus): every capture carries its newest answers; the
+    // first capture waits for its first round (answered or failed), so a verb sees both at once.
+    void setPrometheus(std::unique_ptr<PrometheusPoller> poller);
+    PrometheusPoller *prometheus() const { return m_prometheus.get(); }
 
 private:
+    void emitWithActivity(Capture capture);
+
     void pollNow();
     void scheduleNext();
 
@@ -45,6 +54,8 @@ private:
     std::chrono::milliseconds m_interval{2000};
     int m_failures = 0;
     bool m_running = false;
+    std::unique_ptr<PrometheusPoller> m_prometheus;
+    std::optional<Capture> m_held; // a capture waiting for Prometheus's first round
 };
 
 } // namespace slicescope

@@ -91,6 +91,8 @@ struct RayClient::Fetch {
     QByteArray body;
     int attempts = 0;
     QPointer<QNetworkReply> reply;
+    bool optional = false; // its failure is noted in `error`, the poll goes on (the node summary)
+    QString error;
 };
 
 // A poll runs in steps: the auth mode (first poll only), then /api/version (to know what we talk
@@ -194,6 +196,15 @@ void RayClient::startStep()
         p.fetches.push_back({QStringLiteral("api/v0/placement_groups?detail=true&limit=10000"), &Capture::rayPlacementGroups});
         p.fetches.push_back({QStringLiteral("api/jobs/"), &Capture::rayJobs});
         p.fetches.push_back({QStringLiteral("api/cluster_status?format=1"), &Capture::rayClusterStatus});
+        // The node summary (chip activity) is the heavy route on a big cluster: at most once per
+        // interval; between two fetches the capture carries the newest body (its entries say
+        // their own time). Its failure never fails the poll: the allocation view stays live.
+        if (m_nodeSummaryInterval.count() > 0 && (!m_sinceNodeSummary.isValid() || m_sinceNodeSummary.elapsed() >= m_nodeSummaryInterval.count())) {
+            m_sinceNodeSummary.start();
+            Fetch summary{QStringLiteral("nodes?view=summary"), &Capture::rayNodeSummary};
+            summary.optional = true;
+            p.fetches.push_back(std::move(summary));
+        }
         break;
     }
     p.pending = int(p.fetches.size());
@@ -287,8 +298,13 @@ void RayClient::onFinished(QNetworkReply *reply, quint64 pollId, int fetchIndex)
                                                 .arg(status)
                                                 .arg(f.attempts)
                                                 .arg(m_maxRetries + 1);
-            fail(describeFailure(reply, QByteArrayLiteral("GET"), f.path, status, f.attempts, f.target == &Capture::rayVersion));
-            return;
+            if (f.optional) {
+                f.error = redact(describeFailure(reply, QByteArrayLiteral("GET"), f.path, status, f.attempts, false));
+                qCDebug(lcRay).noquote() << QStringLiteral("%1; the poll goes on without it").arg(f.error);
+            } else {
+                fail(describeFailure(reply, QByteArrayLiteral("GET"), f.path, status, f.attempts, f.target == &Capture::rayVersion));
+                return;
+            }
         }
     } else {
         f.body = reply->readAll();
@@ -494,8 +510,20 @@ void RayClient::finishStep()
     case Poll::Step::Lists: {
         std::unique_ptr<Poll> done = std::move(m_poll); // a slot may start the next poll at once
         for (Fetch &f : done->fetches) {
+            if (f.optional) {
+                if (f.error.isEmpty()) {
+                    reserveParsePadding(f.body);
+                    m_nodeSummary = std::move(f.body);
+                }
+                m_nodeSummaryError = f.error;
+                continue;
+            }
             reserveParsePadding(f.body);
             done->capture.*(f.target) = std::move(f.body);
+        }
+        if (m_nodeSummaryInterval.count() > 0) {
+            done->capture.rayNodeSummary = m_nodeSummary;
+            done->capture.rayNodeSummaryError = m_nodeSummaryError;
         }
         reserveParsePadding(done->capture.rayVersion);
         Q_EMIT captureReceived(done->capture);

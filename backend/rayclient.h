@@ -16,6 +16,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QNetworkRequest>
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -83,6 +84,11 @@ public:
     // `firstDelay` and doubling, or as the server's Retry-After says (default 4 times from 500 ms).
     void setRetryPolicy(int maxRetries, std::chrono::milliseconds firstDelay);
 
+    // How often a poll also fetches GET /nodes?view=summary (chip activity, docs/facts.md 2.5;
+    // default 10 s; zero: never). Between fetches a capture carries the newest body; a failed
+    // fetch is said in Capture::rayNodeSummaryError and never fails the poll.
+    void setNodeSummaryInterval(std::chrono::milliseconds interval) { m_nodeSummaryInterval = interval; }
+
     QUrl baseUrl() const { return m_baseUrl; }
     // The base URL for messages: no user info, no trailing slash.
     QString displayUrl() const;
@@ -148,6 +154,10 @@ private:
 
     QUrl m_baseUrl;
     RayToken m_token;
+    std::chrono::milliseconds m_nodeSummaryInterval{10000};
+    QElapsedTimer m_sinceNodeSummary;
+    QByteArray m_nodeSummary;
+    QString m_nodeSummaryError;
     QByteArray m_tokenHeader = QByteArrayLiteral("Authorization");
     QNetworkAccessManager *m_ownManager = nullptr;
     QPointer<QNetworkAccessManager> m_manager;

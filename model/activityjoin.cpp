@@ -339,6 +339,14 @@ private:
             m_problems << QStringLiteral("%1: expected an instant vector, got \"%2\"").arg(what, resultType.left(40));
             return;
         }
+        if (series.empty() && !window) {
+            // The device plugin's own series are optional (most setups have none): only Ray's say something.
+            if (rayNames)
+                m_problems << QStringLiteral("%1: the answer holds no series: is Prometheus scraping the Ray nodes' metrics export ports "
+                                             "(with Ray's metrics collection on), and does the device plugin feed Ray?")
+                                  .arg(what);
+            return;
+        }
         int joined = 0, unmatched = 0, ambiguous = 0, bad = 0, staleCount = 0;
         QString firstUnmatched, firstAmbiguous;
         for (const Series &x : series) {

@@ -48,6 +48,8 @@ Response dashboard(const Request &r)
         return {200, "[]"};
     if (r.path.startsWith("/api/cluster_status"))
         return {200, R"({"result": true, "msg": "", "data": {"clusterStatus": "ok"}})"};
+    if (r.path == "/nodes?view=summary")
+        return {200, R"({"result": true, "msg": "Node summary fetched.", "data": {"summary": []}})"};
     return {404, "Not Found"};
 }
 
@@ -92,13 +94,16 @@ private Q_SLOTS:
         QCOMPARE(client.authenticationMode(), QStringLiteral("token"));
 
         // The order that gates features: the auth mode, then the version, then the lists.
-        QCOMPARE(server.requests.size(), 6);
+        QCOMPARE(server.requests.size(), 7);
         QCOMPARE(server.requests[0].path, QByteArray("/api/authentication_mode"));
         QCOMPARE(server.requests[1].path, QByteArray("/api/version"));
         QCOMPARE(server.count("/api/v0/nodes?detail=true&limit=10000"), 1);
         QCOMPARE(server.count("/api/v0/placement_groups?detail=true&limit=10000"), 1);
         QCOMPARE(server.count("/api/jobs/"), 1);
         QCOMPARE(server.count("/api/cluster_status?format=1"), 1);
+        QCOMPARE(server.count("/nodes?view=summary"), 1); // chip activity (docs/facts.md 2.5)
+        QVERIFY(c.rayNodeSummary.contains("Node summary fetched."));
+        QVERIFY(c.rayNodeSummaryError.isEmpty());
         for (const Request &r : server.requests) {
             QCOMPARE(r.method, QByteArray("GET"));
             // The dashboard treats "Mozilla..." as a browser; Qt's default would say that.
@@ -113,6 +118,53 @@ private Q_SLOTS:
         QTRY_COMPARE(captures.size(), 2);
         QCOMPARE(server.count("/api/authentication_mode"), 1);
         QCOMPARE(server.count("/api/version"), 2);
+    }
+
+    // The node summary is the heavy route: fetched at most once per interval, and its failure is
+    // said in the capture without failing the poll (the allocation view stays live).
+    void nodeSummaryIsOptionalAndThrottled()
+    {
+        FakeDashboard server;
+        server.script = [](const Request &r) -> Response {
+            if (r.path == "/nodes?view=summary")
+                return {500, "Internal Server Error: agent gone"};
+            return dashboard(r);
+        };
+        RayClient client(server.url());
+        client.setToken(testToken());
+        QSignalSpy captures(&client, &RayClient::captureReceived);
+        QSignalSpy failures(&client, &RayClient::pollFailed);
+        QVERIFY(client.poll());
+        QTRY_COMPARE(captures.size() + failures.size(), 1);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.value(0).value(0).toString()));
+        Capture c = captures.takeFirst().value(0).value<Capture>();
+        QVERIFY(c.rayNodeSummary.isEmpty());
+        QVERIFY2(c.rayNodeSummaryError.contains(u"nodes?view=summary") && c.rayNodeSummaryError.contains(u"500"), qPrintable(c.rayNodeSummaryError));
+        QVERIFY(!c.rayNodes.isEmpty());
+        QCOMPARE(server.count("/nodes?view=summary"), 1);
+
+        server.script = dashboard; // healthy again, but the interval has not passed
+        QVERIFY(client.poll());
+        QTRY_COMPARE(captures.size(), 1);
+        c = captures.takeFirst().value(0).value<Capture>();
+        QCOMPARE(server.count("/nodes?view=summary"), 1);
+        QVERIFY(!c.rayNodeSummaryError.isEmpty()); // the newest fetch's outcome, carried
+
+        client.setNodeSummaryInterval(std::chrono::milliseconds(1)); // due at once
+        QTest::qWait(5);
+        QVERIFY(client.poll());
+        QTRY_COMPARE(captures.size(), 1);
+        c = captures.takeFirst().value(0).value<Capture>();
+        QCOMPARE(server.count("/nodes?view=summary"), 2);
+        QVERIFY(c.rayNodeSummaryError.isEmpty());
+        QVERIFY(c.rayNodeSummary.contains("summary"));
+
+        client.setNodeSummaryInterval(std::chrono::milliseconds(0)); // never: no body either
+        QVERIFY(client.poll());
+        QTRY_COMPARE(captures.size(), 1);
+        c = captures.takeFirst().value(0).value<Capture>();
+        QCOMPARE(server.count("/nodes?view=summary"), 2);
+        QVERIFY(c.rayNodeSummary.isEmpty());
     }
 
     void aPathPrefixIsKept()

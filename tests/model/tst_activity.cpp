@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Chip activity (model/activity.h): Ray's node summary and Prometheus answers joined to the exact
+// chip, unknown kept unknown, and what went wrong said. Bodies in Ray's and Prometheus's shapes;
+// tests/data/activity holds ones captured from a real Ray 2.60 and a real Prometheus.
+
+#include "activity.h"
+#include "capturecodec.h"
+#include "snapshot.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace slicescope;
+
+namespace {
+
+struct FakeNode {
+    QString id;
+    QString ip;
+    QString slice;
+    int worker = 0;
+    bool alive = true;
+};
+
+// Two v6e 4x4 slices of 4 hosts (4 chips each) unless told otherwise: the state API's node list.
+QByteArray nodesBody(const QList<FakeNode> &nodes)
+{
+    QJsonArray items;
+    for (const FakeNode &n : nodes) {
+        items.append(QJsonObject{
+            {QStringLiteral("node_id"), n.id},
+            {QStringLiteral("node_ip"), n.ip},
+            {QStringLiteral("is_head_node"), false},
+            {QStringLiteral("state"), n.alive ? QStringLiteral("ALIVE") : QStringLiteral("DEAD")},
+            {QStringLiteral("resources_total"), QJsonObject{{QStringLiteral("TPU"), 4}, {QStringLiteral("CPU"), 1}}},
+            {QStringLiteral("labels"), QJsonObject{{QStringLiteral("ray.io/tpu-slice-name"), n.slice},
+                                                   {QStringLiteral("ray.io/tpu-worker-id"), QString::number(n.worker)},
+                                                   {QStringLiteral("ray.io/tpu-pod-type"), QStringLiteral("v6e-16")},
+                                                   {QStringLiteral("ray.io/tpu-topology"), QStringLiteral("4x4")},
+                                                   {QStringLiteral("ray.io/accelerator-type"), QStringLiteral("TPU-V6E")}}},
+        });
+    }
+    const QJsonObject result{{QStringLiteral("total"), items.size()}, {QStringLiteral("num_after_truncation"), items.size()}, {QStringLiteral("num_filtered"), items.size()}, {QStringLiteral("result"), items}};
+    return QJsonDocument(QJsonObject{{QStringLiteral("result"), true}, {QStringLiteral("msg"), QString()}, {QStringLiteral("data"), QJsonObject{{QStringLiteral("result"), result}}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+QList<FakeNode> twoSlices(bool sharedIp = false)
+{
+    QList<FakeNode> nodes;
+    for (int s = 0; s < 2; ++s)
+        for (int w = 0; w < 4; ++w)
+            nodes.append({QStringLiteral("%1%2").arg(s ? QStringLiteral("bb") : QStringLiteral("aa")).arg(w, 54, 10, QLatin1Char('0')),
+                          sharedIp ? QStringLiteral("127.0.0.1") : QStringLiteral("10.0.%1.%2").arg(s).arg(w + 1),
+                          QStringLiteral("tpu-%1").arg(s), w});
+    return nodes;
+}
+
+struct FakeChip {
+    int index = 0;
+    double duty = 0, tensorcore = 0, hbm = 0, used = 0, total = 0;
+};
+
+// GET /nodes?view=summary, one entry per node: {"now", "ip", "raylet": {...}, "tpus": [...]}.
+QByteArray summaryBody(const QList<FakeNode> &nodes, const QHash<QString, QList<FakeChip>> &chips, double now, int metricsPortBase = 0)
+{
+    QJsonArray summary;
+    int i = 0;
+    for (const FakeNode &n : nodes) {
+        QJsonArray tpus;
+        for (const FakeChip &c : chips.value(n.id))
+            tpus.append(QJsonObject{{QStringLiteral("index"), c.index},
+                                    {QStringLiteral("name"), QStringLiteral("4804690994094478883-%1").arg(c.index)},
+                                    {QStringLiteral("tpuType"), QStringLiteral("tpu-v6e-slice")},
+                                    {QStringLiteral("tpuTopology"), QStringLiteral("4x4")},
+                                    {QStringLiteral("tensorcoreUtilization"), c.tensorcore},
+                                    {QStringLiteral("hbmUtilization"), c.hbm},
+                                    {QStringLiteral("dutyCycle"), c.duty},
+                                    {QStringLiteral("memoryUsed"), c.used},
+                                    {QStringLiteral("memoryTotal"), c.total}});
+        QJsonObject raylet{{QStringLiteral("nodeId"), n.id}, {QStringLiteral("nodeManagerAddress"), n.ip}, {QStringLiteral("state"), QStringLiteral("ALIVE")}};
+        if (metricsPortBase) raylet.insert(QStringLiteral("metricsExportPort"), metricsPortBase + i);
+        summary.append(QJsonObject{{QStringLiteral("now"), now}, {QStringLiteral("ip"), n.ip}, {QStringLiteral("raylet"), raylet}, {QStringLiteral("tpus"), tpus}});
+        ++i;
+    }
+    return QJsonDocument(QJsonObject{{QStringLiteral("result"), true}, {QStringLiteral("msg"), QStringLiteral("Node summary fetched.")}, {QStringLiteral("data"), QJsonObject{{QStringLiteral("summary"), summary}}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+QList<FakeChip> fourChips(double duty, double total = 34359738368.0)
+{
+    QList<FakeChip> chips;
+    for (int c = 0; c < 4; ++c)
+        chips.append({c, duty + c, 10.0 + c, 20.0 + c, total / 2, total});
+    return chips;
+}
+
+struct PromSeries {
+    QString name;
+    QHash<QString, QString> labels;
+    double value = 0;
+};
+
+QByteArray promBody(const QList<PromSeries> &series, double ts)
+{
+    QJsonArray result;
+    for (const PromSeries &x : series) {
+        QJsonObject metric;
+        if (!x.name.isEmpty()) metric.insert(QStringLiteral("__name__"), x.name);
+        for (auto it = x.labels.begin(); it != x.labels.end(); ++it)
+            metric.insert(it.key(), it.value());
+        result.append(QJsonObject{{QStringLiteral("metric"), metric}, {QStringLiteral("value"), QJsonArray{ts, QString::number(x.value)}}});
+    }
+    return QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("success")},
+                                     {QStringLiteral("data"), QJsonObject{{QStringLiteral("resultType"), QStringLiteral("vector")}, {QStringLiteral("result"), result}}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+const QDateTime kAt = QDateTime::fromString(QStringLiteral("2026-12-02T01:00:00Z"), Qt::ISODate);
+
+// The slice index, host position and chip of (slice name, worker, chip) in a snapshot.
+const ChipActivity *chipAt(const ClusterSnapshot &s, const QString &slice, int worker, int chip)
+{
+    const int si = s.sliceIndex(slice);
+    if (si < 0 || !s.activity) return nullptr;
+    const QList<Host> &hosts = s.slices[si].hosts;
+    for (int h = 0; h < hosts.size(); ++h)
+        if (hosts[h].workerId == worker) return s.activity->chip(si, h, chip);
+    return nullptr;
+}
+
+} // namespace
+
+class TestActivity : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void noActivityBodiesNoTable();
+    void nodeSummaryLandsOnTheRightChip();
+    void missingRuntimeMetricsAreUnknownNotIdle();
+    void hostWithoutMetricsSaysWhy();
+    void staleSummaryIsNotTaken();
+    void outOfRangeValuesAreRefused();
+    void prometheusJoinsByIp();
+    void prometheusJoinsByInstanceWhenIpsAreShared();
+    void sharedIpWithoutSummaryIsAmbiguous();
+    void devicePluginRemapsSliceWideIndices();
+    void windowMaxIsKept();
+    void prometheusErrorsAreExplained_data();
+    void prometheusErrorsAreExplained();
+    void captureFileRoundTrip();
+};
+
+void TestActivity::noActivityBodiesNoTable()
+{
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(twoSlices());
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->slices.size(), 2);
+    QVERIFY(!s->activity); // nothing was asked: not "idle", not "unknown"
+}
+
+void TestActivity::nodeSummaryLandsOnTheRightChip()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    for (const FakeNode &n : nodes)
+        chips.insert(n.id, fourChips(n.slice == QLatin1String("tpu-1") ? 80 + n.worker : 1));
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch() - 3);
+    const SnapshotPtr s = buildSnapshot(c);
+    QVERIFY(s->activity);
+    QCOMPARE(s->activity->chipCount(), 32);
+    QCOMPARE(s->activity->reportingChips(), 32);
+    const ChipActivity *a = chipAt(*s, QStringLiteral("tpu-1"), 2, 3);
+    QVERIFY(a);
+    QCOMPARE(a->dutyCycle, 82.0f + 3); // worker 2's base 82, chip 3 adds 3
+    QCOMPARE(a->tensorcoreUtilization, 13.0f);
+    QCOMPARE(a->hbmBandwidthUtilization, 23.0f);
+    QCOMPARE(a->hbmTotalBytes, 34359738368.0);
+    QCOMPARE(a->source, ActivitySource::RayNodeSummary);
+    QCOMPARE(a->ageSeconds(kAt), 3);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 0, 0)->dutyCycle, 1.0f);
+    const ActivityCounts busy = s->activity->sliceCounts(s->sliceIndex(u"tpu-1"));
+    QCOMPARE(busy.withDutyCycle, 16);
+    QCOMPARE(busy.meanDutyCycle(), (80 + 81 + 82 + 83) / 4.0 + 1.5);
+    QVERIFY2(s->activity->sources.join(u' ').contains(QLatin1String("8 of 8 TPU hosts")), qPrintable(s->activity->sources.join(u'|')));
+}
+
+void TestActivity::missingRuntimeMetricsAreUnknownNotIdle()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    // Ray writes 0 for what the plugin did not report: host metrics only.
+    chips.insert(nodes[0].id, {{0, 0, 35, 12, 0, 0}, {1, 0, 36, 13, 0, 0}, {2, 0, 37, 14, 0, 0}, {3, 0, 38, 15, 0, 0}});
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    const SnapshotPtr s = buildSnapshot(c);
+    const ChipActivity *a = chipAt(*s, QStringLiteral("tpu-0"), 0, 1);
+    QVERIFY(a && a->reports());
+    QVERIFY(!a->hasDutyCycle());
+    QVERIFY(std::isnan(a->hbmTotalBytes));
+    QCOMPARE(a->tensorcoreUtilization, 36.0f);
+}
+
+void TestActivity::hostWithoutMetricsSaysWhy()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    for (int i = 1; i < nodes.size(); ++i)
+        chips.insert(nodes[i].id, fourChips(50));
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch()); // worker 0 of tpu-0: "tpus": []
+    const SnapshotPtr s = buildSnapshot(c);
+    const int si = s->sliceIndex(u"tpu-0");
+    QVERIFY(!chipAt(*s, QStringLiteral("tpu-0"), 0, 0)->reports());
+    QVERIFY2(s->activity->unknownReason(si, 0).contains(QLatin1String("TPU_DEVICE_PLUGIN_ADDR")), qPrintable(s->activity->unknownReason(si, 0)));
+    QCOMPARE(s->activity->reportingChips(), 28);
+    QCOMPARE(s->activity->sliceCounts(si).reporting, 12);
+}
+
+void TestActivity::staleSummaryIsNotTaken()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    for (const FakeNode &n : nodes)
+        chips.insert(n.id, fourChips(50));
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch() - 7 * 60);
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 0);
+    QVERIFY(s->activity->unknownReason(0, 0).contains(QLatin1String("7 min old")));
+}
+
+void TestActivity::outOfRangeValuesAreRefused()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    chips.insert(nodes[0].id, {{0, 1e30, 10, 10, 1, 2}, {1, -4, 10, 10, 1, 2}, {2, 50, 10, 10, 1e300, 2}, {99, 50, 10, 10, 1, 2}});
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    const SnapshotPtr s = buildSnapshot(c);
+    QVERIFY(!chipAt(*s, QStringLiteral("tpu-0"), 0, 0)->hasDutyCycle());
+    QVERIFY(!chipAt(*s, QStringLiteral("tpu-0"), 0, 1)->hasDutyCycle());
+    QVERIFY(std::isnan(chipAt(*s, QStringLiteral("tpu-0"), 0, 2)->hbmUsedBytes));
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 0, 2)->dutyCycle, 50.0f);
+    QVERIFY(s->activity->problems.join(u' ').contains(QLatin1String("3 chip values out of range")));
+    QVERIFY(s->errors.isEmpty()); // the allocation view is untouched
+}
+
+void TestActivity::prometheusJoinsByIp()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QList<PromSeries> series;
+    for (const FakeNode &n : nodes)
+        for (int chip = 0; chip < 4; ++chip)
+            series.append({QStringLiteral("ray_tpu_duty_cycle"), {{QStringLiteral("ip"), n.ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}, {QStringLiteral("instance"), n.ip + QStringLiteral(":8080")}}, double(n.worker * 10 + chip)});
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.prometheus.append({QLatin1String(promql::kRayTpu), promBody(series, kAt.toSecsSinceEpoch() - 1)});
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 32);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-1"), 3, 2)->dutyCycle, 32.0f);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-1"), 3, 2)->source, ActivitySource::RayMetrics);
+    QVERIFY(std::isnan(chipAt(*s, QStringLiteral("tpu-1"), 3, 2)->tensorcoreUtilization)); // not asked: unknown
+}
+
+void TestActivity::prometheusJoinsByInstanceWhenIpsAreShared()
+{
+    const QList<FakeNode> nodes = twoSlices(true);
+    QList<PromSeries> series;
+    int i = 0;
+    for (const FakeNode &n : nodes) {
+        for (int chip = 0; chip < 4; ++chip)
+            series.append({QStringLiteral("ray_tpu_memory_used"),
+                           {{QStringLiteral("ip"), n.ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}, {QStringLiteral("instance"), QStringLiteral("127.0.0.1:%1").arg(20000 + i)}},
+                           double(1000 * i + chip)});
+        ++i;
+    }
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, {}, kAt.toSecsSinceEpoch(), 20000); // no tpus: only the ports
+    c.prometheus.append({QLatin1String(promql::kRayTpu), promBody(series, kAt.toSecsSinceEpoch())});
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 32);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-1"), 1, 3)->hbmUsedBytes, 5003.0); // node 5 (tpu-1 worker 1), chip 3
+}
+
+void TestActivity::sharedIpWithoutSummaryIsAmbiguous()
+{
+    const QList<FakeNode> nodes = twoSlices(true);
+    QList<PromSeries> series{{QStringLiteral("ray_tpu_duty_cycle"), {{QStringLiteral("ip"), QStringLiteral("127.0.0.1")}, {QStringLiteral("TpuIndex"), QStringLiteral("0")}}, 50}};
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.prometheus.append({QLatin1String(promql::kRayTpu), promBody(series, kAt.toSecsSinceEpoch())});
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 0); // never a guess at which node
+    QVERIFY(s->activity->problems.join(u' ').contains(QLatin1String("cannot be told apart")));
+}
+
+void TestActivity::devicePluginRemapsSliceWideIndices()
+{
+    // Kubernetes only: pods on the hosts, the plugin's series labelled by pod (as GKE scrapes them).
+    const QByteArray pods = R"({"kind":"PodList","items":[
+      {"metadata":{"name":"w1","namespace":"ml","labels":{"ray.io/cluster":"c","ray.io/group":"g","ray.io/worker-group-replica-name":"g-r0"}},
+       "spec":{"nodeName":"n1","nodeSelector":{"cloud.google.com/gke-tpu-accelerator":"tpu-v6e-slice","cloud.google.com/gke-tpu-topology":"2x4"},
+               "containers":[{"name":"ray-worker","env":[{"name":"TPU_NAME","value":"g-0"},{"name":"TPU_WORKER_ID","value":"1"}],
+                              "resources":{"limits":{"google.com/tpu":"4"}}}]},
+       "status":{"phase":"Running","podIP":"10.1.0.2","conditions":[{"type":"Ready","status":"True"}]}},
+      {"metadata":{"name":"w0","namespace":"ml","labels":{"ray.io/cluster":"c","ray.io/group":"g","ray.io/worker-group-replica-name":"g-r0"}},
+       "spec":{"nodeName":"n0","nodeSelector":{"cloud.google.com/gke-tpu-accelerator":"tpu-v6e-slice","cloud.google.com/gke-tpu-topology":"2x4"},
+               "containers":[{"name":"ray-worker","env":[{"name":"TPU_NAME","value":"g-0"},{"name":"TPU_WORKER_ID","value":"0"}],
+                              "resources":{"limits":{"google.com/tpu":"4"}}}]},
+       "status":{"phase":"Running","podIP":"10.1.0.1","conditions":[{"type":"Ready","status":"True"}]}}]})";
+    QList<PromSeries> series;
+    for (int chip = 0; chip < 4; ++chip) {
+        // Host metrics: local 0..3; runtime metrics: slice-wide 4..7 on worker 1.
+        series.append({QStringLiteral("tensorcore_utilization"), {{QStringLiteral("pod"), QStringLiteral("w1")}, {QStringLiteral("namespace"), QStringLiteral("ml")}, {QStringLiteral("accelerator_id"), QStringLiteral("77-%1").arg(chip)}}, 40.0 + chip});
+        series.append({QStringLiteral("duty_cycle"), {{QStringLiteral("pod"), QStringLiteral("w1")}, {QStringLiteral("namespace"), QStringLiteral("ml")}, {QStringLiteral("accelerator_id"), QStringLiteral("77-%1").arg(4 + chip)}}, 60.0 + chip});
+    }
+    Capture c;
+    c.capturedAt = kAt;
+    c.kubePods = pods;
+    c.prometheus.append({QLatin1String(promql::kDevicePlugin), promBody(series, kAt.toSecsSinceEpoch())});
+    const SnapshotPtr s = buildSnapshot(c);
+    QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n')));
+    QCOMPARE(s->slices.size(), 1);
+    const ChipActivity *a = chipAt(*s, QStringLiteral("g-0"), 1, 2);
+    QVERIFY(a);
+    QCOMPARE(a->dutyCycle, 62.0f); // slice-wide index 6 -> local chip 2
+    QCOMPARE(a->tensorcoreUtilization, 42.0f);
+    QCOMPARE(a->source, ActivitySource::DevicePlugin);
+    QVERIFY(!chipAt(*s, QStringLiteral("g-0"), 0, 0)->reports());
+}
+
+void TestActivity::windowMaxIsKept()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QList<PromSeries> series;
+    for (int chip = 0; chip < 4; ++chip)
+        series.append({QString(), {{QStringLiteral("ip"), nodes[0].ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}}, 2.5});
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.prometheus.append({promql::windowMaxQuery(600), promBody(series, kAt.toSecsSinceEpoch())});
+    const SnapshotPtr s = buildSnapshot(c);
+    const ChipActivity *a = chipAt(*s, QStringLiteral("tpu-0"), 0, 3);
+    QCOMPARE(a->windowMaxDutyCycle, 2.5f);
+    QCOMPARE(a->windowSeconds, 600);
+    QCOMPARE(promql::windowOfQuery(promql::windowMaxQuery(600)), 600);
+    QCOMPARE(promql::windowOfQuery(QStringLiteral("max_over_time(ray_tpu_duty_cycle[abc])")), 0);
+}
+
+void TestActivity::prometheusErrorsAreExplained_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("error");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("dead server") << QByteArray() << QStringLiteral("Prometheus http://127.0.0.1:9: connection refused: is Prometheus running there?")
+                                 << QStringLiteral("connection refused");
+    QTest::newRow("401") << QByteArray() << QStringLiteral("Prometheus http://p: HTTP 401: the server wants a token and none was given: pass --prometheus-token-file F")
+                         << QStringLiteral("--prometheus-token-file");
+    QTest::newRow("empty answer") << QByteArray(R"({"status":"success","data":{"resultType":"vector","result":[]}})") << QString()
+                                  << QStringLiteral("holds no series");
+    QTest::newRow("query error") << QByteArray(R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})") << QString()
+                                 << QStringLiteral("bad_data: parse error");
+    QTest::newRow("not json") << QByteArray("<html>proxy says no</html>") << QString() << QStringLiteral("not JSON");
+    QTest::newRow("matrix") << QByteArray(R"({"status":"success","data":{"resultType":"matrix","result":[]}})") << QString() << QStringLiteral("instant vector");
+}
+
+void TestActivity::prometheusErrorsAreExplained()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, error);
+    QFETCH(QString, expected);
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(twoSlices());
+    if (!body.isEmpty()) c.prometheus.append({QLatin1String(promql::kRayTpu), body});
+    c.prometheusError = error;
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->slices.size(), 2); // the allocation view stays
+    QVERIFY(s->errors.isEmpty());
+    QVERIFY(s->activity);
+    QCOMPARE(s->activity->reportingChips(), 0);
+    QVERIFY2(s->activity->problems.join(u' ').contains(expected), qPrintable(s->activity->problems.join(u'|')));
+    QVERIFY(s->warnings.join(u' ').contains(expected));
+    QVERIFY(s->activity->unknownReason(0, 0).size() > 0);
+}
+
+void TestActivity::captureFileRoundTrip()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    chips.insert(nodes[0].id, fourChips(42));
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    c.rayNodeSummaryError = QStringLiteral("GET http://h/nodes?view=summary: HTTP 500 \"quoted\"\n");
+    c.prometheusUrl = QStringLiteral("http://127.0.0.1:9090");
+    c.prometheusError = QStringLiteral("Prometheus: HTTP 401");
+    c.prometheus.append({QLatin1String(promql::kRayTpu), promBody({}, 1)});
+    c.prometheus.append({promql::windowMaxQuery(300), QByteArray()});
+    const QByteArray bytes = serializeCapture(c);
+    QVERIFY(!bytes.contains('\n'));
+    const CaptureReadResult read = parseCapture(bytes, QStringLiteral("round trip"));
+    QVERIFY2(read.ok(), qPrintable(read.error));
+    const Capture &r = read.captures.front();
+    QCOMPARE(r.rayNodeSummary.trimmed(), c.rayNodeSummary.trimmed());
+    QCOMPARE(r.rayNodeSummaryError, c.rayNodeSummaryError);
+    QCOMPARE(r.prometheusUrl, c.prometheusUrl);
+    QCOMPARE(r.prometheusError, c.prometheusError);
+    QCOMPARE(r.prometheus.size(), 2);
+    QCOMPARE(r.prometheus[0].query, QLatin1String(promql::kRayTpu));
+    QCOMPARE(r.prometheus[0].body.trimmed(), c.prometheus[0].body.trimmed());
+    QCOMPARE(r.prometheus[1].query, promql::windowMaxQuery(300));
+    QCOMPARE(chipAt(*buildSnapshot(r), QStringLiteral("tpu-0"), 0, 1)->dutyCycle, 43.0f);
+}
+
+QTEST_GUILESS_MAIN(TestActivity)
+#include "tst_activity.moc"
