@@ -264,7 +264,8 @@ private:
         if (!sawTpus || chips.empty()) {
             m_builder.setUnknownReason(ref.slice, ref.host,
                                        QStringLiteral("Ray reports no TPU metrics for this node: its reporter agent has no TPU_DEVICE_PLUGIN_ADDR, "
-                                                      "or stopped asking after the device plugin failed once"));
+                                                      "or could not reach the device plugin when it first asked (it then never asks again "
+                                                      "until the node restarts)"));
             return;
         }
         const qint64 atMs = now > 0 ? qint64(now * 1000) : 0;

@@ -69,14 +69,18 @@ private Q_SLOTS:
     void failuresKeepTheLastAnswersAndSayWhy()
     {
         testing::FakeHttpServer server;
-        server.script = [](const Request &) -> Response { return {200, kEmpty}; };
+        server.script = [](const Request &) -> Response {
+            return {200, kEmpty};
+        };
         PrometheusPoller poller(server.url());
         poller.setInterval(std::chrono::milliseconds(50));
         QSignalSpy updated(&poller, &PrometheusPoller::updated);
         poller.start();
         QTRY_COMPARE(updated.size(), 1);
 
-        server.script = [](const Request &) -> Response { return {401, "Unauthorized"}; };
+        server.script = [](const Request &) -> Response {
+            return {401, "Unauthorized"};
+        };
         QTRY_COMPARE(updated.size(), 2);
         Capture c;
         poller.attachTo(c);
@@ -92,7 +96,9 @@ private Q_SLOTS:
                                  10000);
 
         QVERIFY(server.comeBack());
-        server.script = [](const Request &) -> Response { return {200, kEmpty}; };
+        server.script = [](const Request &) -> Response {
+            return {200, kEmpty};
+        };
         QTRY_VERIFY_WITH_TIMEOUT([&] {
             Capture d;
             poller.attachTo(d);
