@@ -95,6 +95,16 @@ ActivityCounts ActivityTable::hostCounts(int slice, int host) const
     return counts;
 }
 
+void ActivityCounts::merge(const ActivityCounts &o)
+{
+    chips += o.chips;
+    reporting += o.reporting;
+    withDutyCycle += o.withDutyCycle;
+    dutyCycleSum += o.dutyCycleSum;
+    hbmUsedBytes += o.hbmUsedBytes;
+    hbmTotalBytes += o.hbmTotalBytes;
+}
+
 ActivityCounts ActivityTable::sliceCounts(int slice) const
 {
     ActivityCounts counts;
@@ -119,6 +129,7 @@ qint64 ActivityTable::bytes() const
 }
 
 ActivityTableBuilder::ActivityTableBuilder(const ClusterSnapshot &snapshot)
+    : m_snapshot(snapshot)
 {
     qint32 hosts = 0, chips = 0;
     m_table.m_sliceFirstHost.reserve(snapshot.slices.size() + 1);
@@ -165,6 +176,26 @@ std::shared_ptr<const ActivityTable> ActivityTableBuilder::finish()
         if (c.reports())
             ++m_table.m_reporting;
         newest = std::max(newest, c.sampledAtMs);
+    }
+    // The summaries the charts and tiles read without walking chips.
+    const ClusterSnapshot &s = m_snapshot;
+    for (int si = 0; si < s.slices.size(); ++si) {
+        const Slice &slice = s.slices[si];
+        ActivityCounts sliceCounts;
+        for (int hi = 0; hi < slice.hosts.size(); ++hi) {
+            const Host &h = slice.hosts[hi];
+            for (int c = 0; c < h.chips.size(); ++c) {
+                const ChipActivity *a = m_table.chip(si, hi, c);
+                if (!a) continue;
+                sliceCounts.add(*a);
+                const int g = h.chips[c].placementGroup;
+                if (g >= 0 && g < s.placementGroups.size()) m_table.byPlacementGroup[s.placementGroups[g].id].add(*a);
+            }
+        }
+        m_table.fleet.merge(sliceCounts);
+        if (!slice.workerGroup.isEmpty())
+            m_table.byWorkerGroup[slice.workerGroup].merge(sliceCounts);
+        m_table.bySlice.insert(slice.name, sliceCounts);
     }
     if (newest > 0)
         m_table.newestSampleAt = QDateTime::fromMSecsSinceEpoch(newest, Qt::UTC);

@@ -15,6 +15,7 @@
 // are all 0 with no HBM total has no runtime metrics (its duty cycle is unknown, not 0).
 
 #include <QDateTime>
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -72,6 +73,7 @@ struct ActivityCounts {
     double meanDutyCycle() const { return withDutyCycle ? dutyCycleSum / withDutyCycle : std::numeric_limits<double>::quiet_NaN(); }
     double hbmUsedFraction() const { return hbmTotalBytes > 0 ? hbmUsedBytes / hbmTotalBytes : std::numeric_limits<double>::quiet_NaN(); }
     void add(const ChipActivity &a);
+    void merge(const ActivityCounts &other);
     friend bool operator==(const ActivityCounts &, const ActivityCounts &) = default;
 };
 
@@ -95,6 +97,13 @@ public:
     QStringList sources;
     QStringList problems;
     QDateTime newestSampleAt;
+
+    // Per slice (by name), per placement group (by id: the chips its bundles hold) and per worker
+    // group ("ns/cluster/group"), and the whole fleet; filled when the table is finished.
+    QHash<QString, ActivityCounts> bySlice;
+    QHash<QString, ActivityCounts> byPlacementGroup;
+    QHash<QString, ActivityCounts> byWorkerGroup;
+    ActivityCounts fleet;
 
     qint64 bytes() const; // an estimate of the memory it holds (for the history's bound)
     friend bool operator==(const ActivityTable &, const ActivityTable &) = default;
@@ -121,6 +130,7 @@ public:
     std::shared_ptr<const ActivityTable> finish(); // counts the reporting chips; the builder is spent
 
 private:
+    const ClusterSnapshot &m_snapshot;
     ActivityTable m_table;
 };
 

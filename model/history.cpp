@@ -188,6 +188,13 @@ HistoryPoint SnapshotHistory::point(int index) const
     return d->unpack(e.point, e.serial, e.capturedAt);
 }
 
+std::shared_ptr<const ActivityTable> SnapshotHistory::activity(int index) const
+{
+    if (index < 0 || index >= size())
+        return nullptr;
+    return d->entries.at(size_t(index)).activity;
+}
+
 SnapshotPtr SnapshotHistory::snapshot(int index) const
 {
     if (index < 0 || index >= size())

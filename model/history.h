@@ -205,6 +205,9 @@ public:
     // older one is rebuilt from shared parts (well under 50 ms for a 10k-node cluster) and shares
     // its texts with the history, so holding it costs little beyond its lists.
     SnapshotPtr snapshot(int index) const;
+    // The chip activity of an entry as it was (null when its capture had none), without rebuilding
+    // the snapshot: the charts read its per-slice and per-group summaries.
+    std::shared_ptr<const ActivityTable> activity(int index) const;
 
     // What changed when entry `index` arrived (from index-1 to index), in this order: RayClusters,
     // worker groups, slices (by name; each slice's host events by worker, then its status), Ray

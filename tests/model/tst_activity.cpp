@@ -190,6 +190,11 @@ void TestActivity::nodeSummaryLandsOnTheRightChip()
     QCOMPARE(busy.withDutyCycle, 16);
     QCOMPARE(busy.meanDutyCycle(), (80 + 81 + 82 + 83) / 4.0 + 1.5);
     QVERIFY2(s->activity->sources.join(u' ').contains(QLatin1String("8 of 8 TPU hosts")), qPrintable(s->activity->sources.join(u'|')));
+    // The summaries the charts read without walking chips.
+    QCOMPARE(s->activity->bySlice.value(QStringLiteral("tpu-1")), busy);
+    QCOMPARE(s->activity->fleet.chips, 32);
+    QCOMPARE(s->activity->fleet.withDutyCycle, 32);
+    QCOMPARE(s->activity->fleet.hbmUsedFraction(), 0.5);
 }
 
 void TestActivity::missingRuntimeMetricsAreUnknownNotIdle()
