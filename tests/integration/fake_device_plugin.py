@@ -29,8 +29,11 @@ config order (host by host, local chip by local chip). Then
 So every chip of the harness's fleet has its own duty cycle (10 %, 11 %, ...).
 
 Control port (127.0.0.1 only; bodies are JSON, at most 64 KiB):
-  GET    /state                                everything: per host its address, status, scrape count,
-                                               last scrape time, and per chip its values (null = omitted)
+  GET    /state                                everything: per host its address, status, scrape count
+                                               (and per User-Agent: Ray's requests say python-requests/..,
+                                               Prometheus's Prometheus/..), last scrape time (Unix
+                                               seconds), and per chip its values (null = omitted; a
+                                               deleted chip is null as a whole)
   PUT    /hosts/<slice>/<worker>/chips/<i>     set some of dutyCycle, tensorcoreUtilization,
                                                memoryBandwidthUtilization, memoryUsed, memoryTotal; a
                                                number sets the value, null drops that one series; the
@@ -100,6 +103,7 @@ class Host:
         self.addr = None
         self.scrapes = 0
         self.last_scrape = None
+        self.scrapes_by_agent = {}  # User-Agent -> count: tells Ray's scrapes from Prometheus's
         self.reset()
         if not (start_status == 0 or 200 <= start_status <= 599):
             raise ConfigError(f"host {self.slice}/{self.worker}: status {start_status} (0 or 200..599)")
@@ -137,7 +141,7 @@ class Host:
         return {
             "slice": self.slice, "worker": self.worker, "addr": self.addr, "uid": self.uid,
             "model": self.model, "topology": self.topology, "status": self.status,
-            "scrapes": self.scrapes, "lastScrape": self.last_scrape,
+            "scrapes": self.scrapes, "lastScrape": self.last_scrape, "scrapesByUserAgent": dict(self.scrapes_by_agent),
             "chips": [None if c is None else dict(c, index=i, sliceIndex=self.worker * self.chips + i)
                       for i, c in enumerate(self.values)],
         }
@@ -214,6 +218,9 @@ class MetricsHandler(Quiet):
         with self.plugin.lock:
             self.host.scrapes += 1
             self.host.last_scrape = time.time()
+            agent = self.headers.get("User-Agent", "")[:80]
+            if agent in self.host.scrapes_by_agent or len(self.host.scrapes_by_agent) < 8:
+                self.host.scrapes_by_agent[agent] = self.host.scrapes_by_agent.get(agent, 0) + 1
             status = self.host.status
             text = self.host.metrics_text() if status == 200 else f"fake device plugin: scripted status {status}\n"
         if status == 0:
