@@ -9,10 +9,11 @@ plus a control port through which tests script the values.
     fake_device_plugin.py --config FILE --ready FILE
 
 --config is JSON: {"hosts": [{"slice": "tpu-v6e-4x4-0", "worker": 0, "chips": 4, "hostsInSlice": 4,
-"model": "tpu-v6e-slice", "topology": "4x4", "memoryTotal": 34359738368}, ...]} ("memoryTotal" is
-optional, 32 GiB by default; "status", optional, is the host's status from the start, as PUT
+"model": "tpu-v6e-slice", "topology": "4x4", "memoryTotal": 34359738368, "address": "127.0.0.1"},
+...]} ("memoryTotal" is optional, 32 GiB by default; "address", optional, a loopback address to listen
+on, 127.0.0.1 by default; "status", optional, is the host's status from the start, as PUT
 /hosts/<slice>/<worker> sets it below). Once every port listens, --ready gets (atomically) {"control":
-"http://127.0.0.1:P", "hosts": [{"slice", "worker", "addr": "127.0.0.1:P"}, ...]}.
+"http://127.0.0.1:P", "hosts": [{"slice", "worker", "addr": "ADDRESS:P"}, ...]}.
 
 /metrics of a host (what the real plugin serves, as Ray 2.60's reporter agent reads it):
   # HELP / # TYPE gauge lines, then for each metric one sample per chip, labelled
@@ -91,11 +92,14 @@ class Host:
             self.model = str(spec["model"])
             self.topology = str(spec["topology"])
             self.memory_total = int(spec.get("memoryTotal", 32 * GIB))
+            self.address = str(spec.get("address", "127.0.0.1"))
             start_status = int(spec.get("status", 200))
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"host {spec!r}: {e}") from None
         if not self.slice or "/" in self.slice or self.worker < 0:
             raise ConfigError(f"host {spec!r}: bad slice name or worker id")
+        if not self.address.startswith("127."):
+            raise ConfigError(f"host {self.slice}/{self.worker}: address {self.address} is not a loopback address")
         if not 1 <= self.chips <= MAX_CHIPS:
             raise ConfigError(f"host {self.slice}/{self.worker}: {self.chips} chips (1..{MAX_CHIPS})")
         self.first_chip = first_chip
@@ -306,8 +310,8 @@ class Server(http.server.ThreadingHTTPServer):
     request_queue_size = 16
 
 
-def serve(handler):
-    server = Server(("127.0.0.1", 0), handler)
+def serve(handler, address="127.0.0.1"):
+    server = Server((address, 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -356,7 +360,7 @@ def main():
     plugin = Plugin(hosts)
     for h in hosts:
         handler = type("Metrics", (MetricsHandler,), {"host": h, "plugin": plugin})
-        h.addr = "127.0.0.1:%d" % serve(handler).server_address[1]
+        h.addr = "%s:%d" % (h.address, serve(handler, h.address).server_address[1])
     control = serve(type("Control", (ControlHandler,), {"plugin": plugin}))
     ready = {"control": "http://127.0.0.1:%d" % control.server_address[1],
              "hosts": [{"slice": h.slice, "worker": h.worker, "addr": h.addr} for h in hosts]}

@@ -7,7 +7,7 @@
 #
 # Debian's `prometheus` package (2.42 on Debian 12; installed with apt-get if missing, as ray-env.sh
 # installs python3-venv; SLICESCOPE_PROMETHEUS names another binary). The config it writes
-# (DIR/prometheus.yml) scrapes every 2 s:
+# (DIR/prometheus.yml) scrapes every 2 s (SLICESCOPE_PROM_SCRAPE_INTERVAL, in seconds):
 #   job "ray"                every Ray node's metrics export port (RAY_DIR/metrics-targets), as an
 #                            operator's config would: no labels added, so series carry Ray's own tags
 #                            (ip, TpuIndex, ...) and Prometheus's job/instance
@@ -20,7 +20,9 @@
 # (SLICESCOPE_PROM_UP_TIMEOUT seconds, default 120). Storage is DIR/data, fresh on every `up`.
 #
 # Prometheus runs in its own session (setsid); `down` signals that session's processes by id only.
-# Cost on the 2-core machine: see the end of `up`'s log line (it prints the time it took).
+# Cost on the 2-core machine: `up` ~10 s once Ray is up, `down` < 1 s; Prometheus itself ~60 MB and
+# ~2 % of a core, but its scrapes every 2 s cost the Ray nodes' agents ~18 % of a core more (Ray's
+# whole harness: ~25 % of a core idle, ~43 % while scraped).
 set -euo pipefail
 
 log() { echo "prom-harness: $*" >&2; }
@@ -127,9 +129,11 @@ EOF
 )"
 url="http://127.0.0.1:$port"
 
-python3 - "$ray_dir" "$dir/prometheus.yml" <<'EOF'
+interval="${SLICESCOPE_PROM_SCRAPE_INTERVAL:-2}"
+case "$interval" in ''|*[!0-9]*|0) die "SLICESCOPE_PROM_SCRAPE_INTERVAL=$interval: a whole number of seconds, 1 or more" ;; esac
+python3 - "$ray_dir" "$dir/prometheus.yml" "$interval" <<'EOF'
 import json, sys
-ray_dir, out = sys.argv[1], sys.argv[2]
+ray_dir, out, interval = sys.argv[1], sys.argv[2], sys.argv[3] + "s"
 def targets(name):
     with open(f"{ray_dir}/{name}") as f:
         return [line.split() for line in f if line.strip()]
@@ -138,7 +142,7 @@ plugin = [{"targets": [addr], "labels": {"namespace": "slicescope-harness", "pod
           for addr, slice_, worker in targets("device-plugin-targets")]
 # JSON is YAML: no YAML library needed.
 config = {
-    "global": {"scrape_interval": "2s", "scrape_timeout": "2s", "evaluation_interval": "2s"},
+    "global": {"scrape_interval": interval, "scrape_timeout": interval, "evaluation_interval": interval},
     "scrape_configs": [
         {"job_name": "ray", "static_configs": [{"targets": ray}]},
         {"job_name": "tpu-device-plugin", "static_configs": plugin},

@@ -21,12 +21,15 @@
 # values through the control URL in DIR/device-plugin-url (fake_device_plugin.py documents the requests
 # and the default values: chip g of the fleet, counted host by host, has duty cycle 10 + g %).
 #   DIR/device-plugin-targets   one line per TPU host: "127.0.0.1:PORT SLICE WORKER" (its /metrics)
-#   DIR/metrics-targets         one line per Ray node: "127.0.0.1:PORT SLICE WORKER", the node's metrics
+#   DIR/metrics-targets         one line per Ray node: "ADDRESS:PORT SLICE WORKER", the node's metrics
 #                               export port (Prometheus text, ray_tpu_* among it); the head has "- -"
+# With SLICESCOPE_RAY_DISTINCT_IPS=1 the hosts of tpu-v6e-4x4-1 have addresses of their own,
+# 127.0.0.2 to 127.0.0.5 (see host_ip); each host's fake device plugin listens on its host's address
+# (as GKE's listens on HOST_IP:2112).
 # SLICESCOPE_RAY_PLUGIN_START_STATUS="SLICE/WORKER=STATUS ..." makes those hosts' plugins answer STATUS
 # (an HTTP status, or 0: drop the connection) from the very start, before Ray first asks.
 #
-# Every address is 127.0.0.1: Ray would swap a loopback address for the machine's interface
+# Every other address is 127.0.0.1: Ray would swap a loopback address for the machine's interface
 # address, which slicescope_ray_loopback.py prevents (see there).
 #
 # Token auth is on (Ray 2.59+ turns it on by default for local clusters, so SliceScope must cope
@@ -109,12 +112,26 @@ down() {
   rm -rf "$dir/home"
 }
 
-# The ports of node N (0 = head) in the block `up` found free: six fixed ports, 30 for workers.
+# Every node has 127.0.0.1, unless SLICESCOPE_RAY_DISTINCT_IPS=1: then host w of $distinct_slice has
+# 127.0.0.(2 + w), so its `ip` differs as on real hosts (slicescope_ray_loopback.py keeps its Python
+# agents on that address). Off by default: for a node address other than 127.0.0.1 Ray's raylet (C++,
+# beyond the hook's reach) listens on every interface (its node manager and object manager ports).
+distinct_slice="tpu-v6e-4x4-1"
+host_ip() {
+  if [ "${SLICESCOPE_RAY_DISTINCT_IPS:-0}" = 1 ] && [ "$1" = "$distinct_slice" ]; then
+    echo "127.0.0.$((2 + $2))"
+  else
+    echo 127.0.0.1
+  fi
+}
+
+# The ports of node N (0 = head) in the block `up` found free: six fixed ports, 30 for workers, on
+# address $2 (default 127.0.0.1).
 # Each node has its own temp folder: in a shared one, nodes starting together race for the same
 # log and socket names (raylet.1.out...), and raylets abort.
 node_ports() {
   local b=$((HARNESS_PORT_BASE + $1 * 40))
-  echo "--node-ip-address=127.0.0.1 --node-manager-port=$b --object-manager-port=$((b + 1))" \
+  echo "--node-ip-address=${2:-127.0.0.1} --node-manager-port=$b --object-manager-port=$((b + 1))" \
        "--runtime-env-agent-port=$((b + 2)) --dashboard-agent-grpc-port=$((b + 3))" \
        "--dashboard-agent-listen-port=$((b + 4)) --metrics-export-port=$((b + 5))" \
        "--min-worker-port=$((b + 10)) --max-worker-port=$((b + 39))" \
@@ -138,12 +155,14 @@ start_nodes() {
   local batch="${SLICESCOPE_RAY_START_PARALLEL:-3}"
   local pids=() names=() node=1 entry name podtype topology hosts chips w i
   launch() {
+    local ip
+    ip="$(host_ip "$1" "$2")"
     # shellcheck disable=SC2046
     TPU_NAME="$1" TPU_WORKER_ID="$2" TPU_ACCELERATOR_TYPE="$3" TPU_TOPOLOGY="$4" \
-      TPU_DEVICE_PLUGIN_ADDR="${plugin_addr[$1/$2]}" \
+      TPU_DEVICE_PLUGIN_ADDR="${plugin_addr[$1/$2]}" SLICESCOPE_RAY_NODE_IP="$ip" \
       "$HARNESS_RAY" start --address="127.0.0.1:$HARNESS_GCS_PORT" \
       --num-cpus=1 --resources="{\"TPU\": $5}" --include-log-monitor=false \
-      $(node_ports "$node") > "$dir/logs/$1-$2.log" 2>&1 &
+      $(node_ports "$node" "$ip") > "$dir/logs/$1-$2.log" 2>&1 &
     pids+=($!)
     names+=("$1-$2")
   }
@@ -287,7 +306,9 @@ unset RAY_ADDRESS RAY_AUTH_TOKEN_PATH TPU_NAME TPU_WORKER_ID TPU_ACCELERATOR_TYP
 plugin_hosts=""
 for entry in "${fleet[@]}"; do
   read -r name podtype topology hosts chips <<< "$entry"
-  for ((w = 0; w < hosts; w++)); do plugin_hosts+="$name $w $podtype $topology $hosts $chips"$'\n'; done
+  for ((w = 0; w < hosts; w++)); do
+    plugin_hosts+="$name $w $podtype $topology $hosts $chips $(host_ip "$name" "$w")"$'\n'
+  done
 done
 "$python" - "$dir/device-plugin.json" "$plugin_hosts" "${SLICESCOPE_RAY_PLUGIN_START_STATUS:-}" <<'EOF'
 import json, sys
@@ -301,9 +322,9 @@ for item in statuses.split():
     start[key] = int(status)
 hosts = []
 for line in lines.splitlines():
-    name, worker, podtype, topology, n, chips = line.split()
+    name, worker, podtype, topology, n, chips, address = line.split()
     h = {"slice": name, "worker": int(worker), "chips": int(chips), "hostsInSlice": int(n),
-         "model": models[podtype.split("-")[0]], "topology": topology}
+         "model": models[podtype.split("-")[0]], "topology": topology, "address": address}
     if f"{name}/{worker}" in start:
         h["status"] = start.pop(f"{name}/{worker}")
     hosts.append(h)
@@ -320,9 +341,13 @@ if ! wait "$starter"; then
   die "could not start the cluster"
 fi
 echo "127.0.0.1:$HARNESS_GCS_PORT" > "$dir/gcs-address"
-"$python" - "$dir" "$HARNESS_PORT_BASE" "$plugin_hosts" <<'EOF'
+node_ips=""
+while read -r name w _; do
+  if [ -n "$name" ]; then node_ips+="$(host_ip "$name" "$w") "; fi
+done <<< "$plugin_hosts"
+"$python" - "$dir" "$HARNESS_PORT_BASE" "$plugin_hosts" "$node_ips" <<'EOF'
 import json, sys
-d, base, lines = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+d, base, lines, ips = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split()
 with open(d + "/device-plugin-ready.json") as f:
     ready = json.load(f)
 with open(d + "/device-plugin-targets", "w") as f:
@@ -331,9 +356,9 @@ with open(d + "/device-plugin-targets", "w") as f:
 # node n's metrics export port is node_ports' block + 5; the head is node 0, then the hosts in order
 with open(d + "/metrics-targets", "w") as f:
     f.write("127.0.0.1:%d - -\n" % (base + 5))
-    for n, line in enumerate(lines.splitlines(), start=1):
+    for n, (line, ip) in enumerate(zip(lines.splitlines(), ips), start=1):
         name, worker = line.split()[:2]
-        f.write("127.0.0.1:%d %s %s\n" % (base + n * 40 + 5, name, worker))
+        f.write("%s:%d %s %s\n" % (ip, base + n * 40 + 5, name, worker))
 with open(d + "/device-plugin-url", "w") as f:
     f.write(ready["control"] + "\n")
 EOF
