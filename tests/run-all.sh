@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Every test tier, from a fresh Debian 12 machine: install dependencies, build with warnings as
 # errors, build the WebAssembly bundle for the browser tier (installer/web/build.sh), start a real
-# Ray (tests/integration/ray-harness.sh) and a real Kubernetes API server
-# (tests/integration/kube-harness.sh), run ctest, and always stop both again.
+# Ray (tests/integration/ray-harness.sh), a real Prometheus scraping it
+# (tests/integration/prom-harness.sh) and a real Kubernetes API server
+# (tests/integration/kube-harness.sh), run ctest, and always stop all three again.
 # The README's test command and CI's .ci/run both run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,8 +57,10 @@ phase "fuzz targets replayed and fuzzed"
 # stopped whatever happens next: a failed test, an error in this script, or an interrupt.
 ray_dir="$PWD/build/ci/ray-harness"
 kube_dir="$PWD/build/ci/kube-harness"
+prom_dir="$PWD/build/ci/prom-harness"
 stop_harnesses() {
   tests/integration/kube-harness.sh down "$kube_dir" || true
+  tests/integration/prom-harness.sh down "$prom_dir" || true
   tests/integration/ray-harness.sh down "$ray_dir" || true
 }
 trap stop_harnesses EXIT
@@ -68,11 +71,17 @@ if ! SLICESCOPE_RAY_VENV="$ray_venv" tests/integration/ray-harness.sh up "$ray_d
 fi
 phase "Ray up"
 
+if ! tests/integration/prom-harness.sh up "$prom_dir" "$ray_dir"; then
+  echo "run-all: the Prometheus for the integration tier did not start (logs in $prom_dir/logs)" >&2
+  exit 1
+fi
+phase "Prometheus up"
+
 if ! SLICESCOPE_KUBE_ENV="$kube_env" tests/integration/kube-harness.sh up "$kube_dir"; then
   echo "run-all: the Kubernetes API server for the integration tier did not start (logs in $kube_dir/logs)" >&2
   exit 1
 fi
 phase "Kubernetes API server up"
 
-SLICESCOPE_RAY_DIR="$ray_dir" SLICESCOPE_KUBE_DIR="$kube_dir" ctest --preset ci
+SLICESCOPE_RAY_DIR="$ray_dir" SLICESCOPE_PROM_DIR="$prom_dir" SLICESCOPE_KUBE_DIR="$kube_dir" ctest --preset ci
 phase "tests done"
