@@ -7,6 +7,7 @@
 #include "capturecodec.h"
 #include "snapshot.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -151,6 +152,8 @@ private Q_SLOTS:
     void prometheusErrorsAreExplained_data();
     void prometheusErrorsAreExplained();
     void captureFileRoundTrip();
+    void realRayAndPrometheusBodies();
+    void realDistinctAddressesJoinByIp();
 };
 
 void TestActivity::noActivityBodiesNoTable()
@@ -437,6 +440,126 @@ void TestActivity::captureFileRoundTrip()
     QCOMPARE(r.prometheus[0].body.trimmed(), c.prometheus[0].body.trimmed());
     QCOMPARE(r.prometheus[1].query, promql::windowMaxQuery(300));
     QCOMPARE(chipAt(*buildSnapshot(r), QStringLiteral("tpu-0"), 0, 1)->dutyCycle, 43.0f);
+}
+
+// Bodies a real Ray 2.60 and a real Prometheus 2.42 served on the harness, with the fake device
+// plugin scripted as tests/data/activity/README.md says. The state API's node list is not among
+// them: it is made here from the same summary's `raylet` members (node id, state, labels, TPU).
+namespace {
+QByteArray fixture(const QString &name)
+{
+    QFile f(QStringLiteral(SLICESCOPE_TEST_DATA "/activity/") + name);
+    if (!f.open(QIODevice::ReadOnly)) qFatal("missing fixture %s", qPrintable(name));
+    return f.readAll();
+}
+
+Capture captureOfFixtures(const QString &dir, bool withSummary)
+{
+    const QByteArray summary = fixture(dir + QStringLiteral("nodes-summary.json"));
+    QList<FakeNode> nodes;
+    double newest = 0;
+    const QJsonArray entries = QJsonDocument::fromJson(summary).object().value(QLatin1String("data")).toObject().value(QLatin1String("summary")).toArray();
+    QJsonArray items;
+    for (const QJsonValue &v : entries) {
+        const QJsonObject e = v.toObject();
+        const QJsonObject r = e.value(QLatin1String("raylet")).toObject();
+        newest = std::max(newest, e.value(QLatin1String("now")).toDouble());
+        QJsonObject resources{{QStringLiteral("CPU"), 1}};
+        if (r.value(QLatin1String("resourcesTotal")).toObject().contains(QLatin1String("TPU")))
+            resources.insert(QStringLiteral("TPU"), r.value(QLatin1String("resourcesTotal")).toObject().value(QLatin1String("TPU")));
+        items.append(QJsonObject{{QStringLiteral("node_id"), r.value(QLatin1String("nodeId"))},
+                                 {QStringLiteral("node_ip"), r.value(QLatin1String("nodeManagerAddress"))},
+                                 {QStringLiteral("is_head_node"), r.value(QLatin1String("isHeadNode"))},
+                                 {QStringLiteral("state"), r.value(QLatin1String("state"))},
+                                 {QStringLiteral("resources_total"), resources},
+                                 {QStringLiteral("labels"), r.value(QLatin1String("labels"))}});
+    }
+    const QJsonObject result{{QStringLiteral("total"), items.size()}, {QStringLiteral("num_after_truncation"), items.size()}, {QStringLiteral("num_filtered"), items.size()}, {QStringLiteral("result"), items}};
+    Capture c;
+    c.capturedAt = QDateTime::fromMSecsSinceEpoch(qint64(newest * 1000) + 5000, Qt::UTC);
+    c.rayNodes = QJsonDocument(QJsonObject{{QStringLiteral("result"), true}, {QStringLiteral("data"), QJsonObject{{QStringLiteral("result"), result}}}}).toJson(QJsonDocument::Compact);
+    if (withSummary) c.rayNodeSummary = summary;
+    // Each gauge was asked on its own when recorded; SliceScope asks them in one query, whose answer
+    // is these series together: each is given under that query.
+    for (const char *m : {"duty-cycle", "tensorcore-utilization", "memory-bandwidth-utilization", "memory-used", "memory-total"}) {
+        const QString name = dir + QStringLiteral("prom-%1.json").arg(QLatin1String(m));
+        if (QFile::exists(QStringLiteral(SLICESCOPE_TEST_DATA "/activity/") + name)) c.prometheus.append({QLatin1String(promql::kRayTpu), fixture(name)});
+    }
+    return c;
+}
+} // namespace
+
+void TestActivity::realRayAndPrometheusBodies()
+{
+    // Ray's node summary alone.
+    Capture c = captureOfFixtures(QString(), true);
+    const QList<Capture::PrometheusAnswer> answers = c.prometheus;
+    c.prometheus.clear();
+    SnapshotPtr s = buildSnapshot(c);
+    QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n')));
+    QCOMPARE(s->slices.size(), 4);
+    QCOMPARE(s->activity->chipCount(), 48);
+    // 48 chips less: the host whose plugin answers 500 (4), the deleted chip (1), the host Ray gave
+    // up on when its plugin dropped the first connection (8).
+    QCOMPARE(s->activity->reportingChips(), 35);
+    auto duty = [&](const char *slice, int w, int chip) {
+        const ChipActivity *a = chipAt(*s, QLatin1String(slice), w, chip);
+        return a && a->hasDutyCycle() ? double(a->dutyCycle) : -1.0;
+    };
+    QCOMPARE(duty("tpu-v6e-4x4-1", 0, 0), 97.5);
+    QCOMPARE(duty("tpu-v6e-4x4-0", 0, 1), 0.0);  // scripted 0: a real 0
+    QCOMPARE(duty("tpu-v6e-4x4-0", 0, 2), 12.0); // the default pattern, 10 + g
+    QCOMPARE(duty("tpu-v6e-4x4-0", 1, 2), -1.0); // deleted: unknown
+    const int si = s->sliceIndex(u"tpu-v6e-2x4-0");
+    QVERIFY(s->activity->unknownReason(si, 0).contains(QLatin1String("never asks again")));
+    const ChipActivity *v4 = chipAt(*s, QStringLiteral("tpu-v4-2x2x2-0"), 0, 2);
+    QCOMPARE(v4->hbmUsedBytes, 0.0); // memory_used dropped: Ray's 0
+    QCOMPARE(v4->hbmTotalBytes, 34359738368.0);
+
+    // Prometheus alone, joined through the summary's metrics ports (every node shares 127.0.0.1).
+    c.prometheus = answers;
+    c.rayNodeSummary = fixture(QStringLiteral("nodes-summary.json"));
+    QJsonObject root = QJsonDocument::fromJson(c.rayNodeSummary).object();
+    QJsonObject data = root.value(QLatin1String("data")).toObject();
+    QJsonArray list = data.value(QLatin1String("summary")).toArray();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        QJsonObject e = list[i].toObject();
+        e.insert(QStringLiteral("tpus"), QJsonArray());
+        list[i] = e;
+    }
+    data.insert(QStringLiteral("summary"), list);
+    root.insert(QStringLiteral("data"), data);
+    c.rayNodeSummary = QJsonDocument(root).toJson(QJsonDocument::Compact);
+    s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 35);
+    QCOMPARE(duty("tpu-v6e-4x4-1", 0, 0), 97.5);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-v6e-4x4-1"), 0, 0)->source, ActivitySource::RayMetrics);
+    QCOMPARE(duty("tpu-v6e-4x4-0", 3, 0), -1.0); // the 500 host: its gauges had expired
+    QCOMPARE(duty("tpu-v6e-4x4-1", 2, 3), 0.0);  // a dropped duty_cycle series: Ray exports 0 (docs/facts.md 2.5)
+    QCOMPARE(duty("tpu-v4-2x2x2-0", 1, 3), double(10 + 32 + 4 + 3));
+    QVERIFY(!std::isnan(chipAt(*s, QStringLiteral("tpu-v4-2x2x2-0"), 1, 3)->tensorcoreUtilization));
+    for (const QString &p : s->activity->problems)
+        QVERIFY2(!p.contains(QLatin1String("cannot be told apart")) && !p.contains(QLatin1String("name no host")), qPrintable(p));
+}
+
+void TestActivity::realDistinctAddressesJoinByIp()
+{
+    // No node summary at all: the hosts of tpu-v6e-4x4-1 have addresses of their own (127.0.0.2-5)
+    // and join by `ip`; every other node shares 127.0.0.1 and stays unknown, said, never guessed.
+    const Capture c = captureOfFixtures(QStringLiteral("distinct-ips/"), false);
+    const SnapshotPtr s = buildSnapshot(c);
+    QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n')));
+    const int si = s->sliceIndex(u"tpu-v6e-4x4-1");
+    QVERIFY(si >= 0);
+    QCOMPARE(s->activity->bySlice.value(QStringLiteral("tpu-v6e-4x4-1")).withDutyCycle, 16);
+    for (int w = 0; w < 4; ++w)
+        for (int chip = 0; chip < 4; ++chip) {
+            const ChipActivity *a = chipAt(*s, QStringLiteral("tpu-v6e-4x4-1"), w, chip);
+            QVERIFY(a && a->hasDutyCycle());
+            QCOMPARE(a->source, ActivitySource::RayMetrics);
+        }
+    QCOMPARE(s->activity->reportingChips(), 16);
+    QVERIFY(s->activity->problems.join(u' ').contains(QLatin1String("cannot be told apart")));
 }
 
 QTEST_GUILESS_MAIN(TestActivity)
