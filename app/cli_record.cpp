@@ -176,8 +176,13 @@ int record(const QStringList &arguments)
             return fail(Failed, problem);
         if (const QString error = writer.open(); !error.isEmpty())
             return fail(Failed, error);
+        QString promProblem;
+        std::unique_ptr<PrometheusPoller> prometheus = makePrometheus(spec, &promProblem);
+        if (!promProblem.isEmpty())
+            return fail(Failed, promProblem);
         LiveRaySource source{QUrl(spec.rayUrl), std::move(token)};
         source.setInterval(std::chrono::milliseconds(intervalMs));
+        source.setPrometheus(std::move(prometheus));
         QObject::connect(&source, &Source::captureReceived, &source, [&](const Capture &capture) {
             failure = writer.write(capture);
             if (!failure.isEmpty() || writer.count() >= wanted)

@@ -44,7 +44,8 @@ QString rayAddressFromEnvironment()
     return address.startsWith(QLatin1String("http://")) || address.startsWith(QLatin1String("https://")) ? address : QString();
 }
 
-// The Prometheus poller the options name, or null; `error` says why it cannot be made.
+} // namespace
+
 std::unique_ptr<PrometheusPoller> makePrometheus(const SourceSpec &spec, QString *error)
 {
     if (spec.prometheusUrl.isEmpty())
@@ -63,6 +64,8 @@ std::unique_ptr<PrometheusPoller> makePrometheus(const SourceSpec &spec, QString
     poller->setDeadline(std::chrono::milliseconds(std::min<qint64>(spec.deadlineMs, 30000)));
     return poller;
 }
+
+namespace {
 
 std::unique_ptr<Source> makeLiveSource(const SourceSpec &spec, QString *error)
 {

@@ -16,6 +16,7 @@
 
 namespace slicescope {
 
+class PrometheusPoller;
 class Source;
 struct KubeConfig;
 struct KubeConfigContexts;
@@ -65,5 +66,8 @@ void addSourceOptions(QCommandLineParser &parser);
 
 // A Source object for the window. Live: a LiveRaySource polling --ray with the resolved token.
 std::unique_ptr<Source> makeSource(const SourceSpec &spec, QString *error);
+// The Prometheus poller --prometheus names (null when none is given, or with `error` set when its
+// token file cannot be read); makeSource() attaches it to live sources itself.
+std::unique_ptr<PrometheusPoller> makePrometheus(const SourceSpec &spec, QString *error);
 
 } // namespace slicescope
