@@ -71,7 +71,8 @@ if ! SLICESCOPE_RAY_VENV="$ray_venv" tests/integration/ray-harness.sh up "$ray_d
 fi
 phase "Ray up"
 
-if ! tests/integration/prom-harness.sh up "$prom_dir" "$ray_dir"; then
+# Scraping every 5 s rather than 2 s costs the Ray agents 2.5 times less CPU beside the other tests.
+if ! SLICESCOPE_PROM_SCRAPE_INTERVAL="${SLICESCOPE_PROM_SCRAPE_INTERVAL:-5}" tests/integration/prom-harness.sh up "$prom_dir" "$ray_dir"; then
   echo "run-all: the Prometheus for the integration tier did not start (logs in $prom_dir/logs)" >&2
   exit 1
 fi
