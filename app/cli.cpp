@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The verbs' dispatcher and what they share (cli_p.h): the one-line stderr, JSON on stdout, the
 // SOURCE options, the one event loop. Each verb family is a file of its own: cli_inspect.cpp,
-// cli_plan.cpp, cli_screenshot.cpp, cli_pg.cpp, cli_record.cpp, cli_scale.cpp, cli_serve.cpp.
+// cli_plan.cpp, cli_screenshot.cpp, cli_pg.cpp, cli_record.cpp, cli_scale.cpp, cli_serve.cpp,
+// cli_alerts.cpp.
 #include "cli.h"
 #include "cli_p.h"
 
@@ -26,7 +27,7 @@ namespace {
 
 const QStringList kVerbs = {QStringLiteral("inspect"), QStringLiteral("plan"), QStringLiteral("screenshot"),
                             QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"), QStringLiteral("record"),
-                            QStringLiteral("scale"), QStringLiteral("serve")};
+                            QStringLiteral("scale"), QStringLiteral("serve"), QStringLiteral("alerts")};
 // Verbs of the contract that later work adds; named here so the message is precise.
 const QStringList kPlannedVerbs = {};
 
@@ -156,6 +157,8 @@ int run(const QStringList &arguments)
         return record(arguments);
     if (verb == QLatin1String("scale"))
         return scale(arguments);
+    if (verb == QLatin1String("alerts"))
+        return alerts(arguments);
 #ifndef Q_OS_WASM
     if (verb == QLatin1String("serve"))
         return serve(arguments);

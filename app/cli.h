@@ -3,7 +3,7 @@
 
 // The headless verbs of `slicescope` (ARCHITECTURE.md, "Command line"). They print JSON with
 // --json, need no display, and exit 0 on success, 1 on a failed operation, 2 on bad usage, with
-// one clear line on stderr.
+// one clear line on stderr; `alerts` exits 3 when an alert at or above --fail-on is active.
 
 #include <QStringList>
 
@@ -13,7 +13,8 @@ enum ExitCode
 {
     Success = 0,
     Failed = 1,
-    BadUsage = 2
+    BadUsage = 2,
+    AlertsFired = 3 // `alerts`: an alert at or above --fail-on is active
 };
 
 // True when argv names a headless verb (then no QApplication/display is needed).

@@ -55,5 +55,6 @@ int releasePg(const QStringList &arguments);     // cli_pg.cpp
 int record(const QStringList &arguments);        // cli_record.cpp
 int scale(const QStringList &arguments);         // cli_scale.cpp
 int serve(const QStringList &arguments);         // cli_serve.cpp, native only
+int alerts(const QStringList &arguments);        // cli_alerts.cpp
 
 } // namespace slicescope::cli

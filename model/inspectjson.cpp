@@ -3,6 +3,8 @@
 
 #include <QJsonArray>
 
+#include <cmath>
+
 namespace slicescope {
 
 namespace {
@@ -18,8 +20,50 @@ QJsonArray strings(const QStringList &list)
     return a;
 }
 
-QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host &h)
+QJsonValue number(double v) { return std::isnan(v) ? QJsonValue() : QJsonValue(v); }
+
+// A chip's activity (model/activity.h): null when no source reports it; null members unknown.
+QJsonValue activityJson(const ClusterSnapshot &snap, const ChipActivity *a)
 {
+    if (!a || !a->reports())
+        return QJsonValue();
+    const qint64 age = a->ageSeconds(snap.capturedAt);
+    return QJsonObject{
+        {QStringLiteral("dutyCycle"), number(a->dutyCycle)},
+        {QStringLiteral("tensorcoreUtilization"), number(a->tensorcoreUtilization)},
+        {QStringLiteral("hbmBandwidthUtilization"), number(a->hbmBandwidthUtilization)},
+        {QStringLiteral("hbmUsedBytes"), number(a->hbmUsedBytes)},
+        {QStringLiteral("hbmTotalBytes"), number(a->hbmTotalBytes)},
+        {QStringLiteral("ageSeconds"), age < 0 ? QJsonValue() : QJsonValue(age)},
+        {QStringLiteral("source"), toText(a->source)},
+    };
+}
+
+// The top-level `activity`: how many chips report and their mean duty cycle; null when nothing was asked.
+QJsonValue activitySummaryJson(const ClusterSnapshot &snap)
+{
+    const ActivityTable *t = snap.activity.get();
+    if (!t)
+        return QJsonValue();
+    double sum = 0;
+    int withDutyCycle = 0;
+    for (int s = 0; s < snap.slices.size(); ++s) {
+        const ActivityCounts c = t->sliceCounts(s);
+        sum += c.dutyCycleSum;
+        withDutyCycle += c.withDutyCycle;
+    }
+    return QJsonObject{
+        {QStringLiteral("chips"), t->chipCount()},
+        {QStringLiteral("reporting"), t->reportingChips()},
+        {QStringLiteral("meanDutyCycle"), withDutyCycle ? QJsonValue(sum / withDutyCycle) : QJsonValue()},
+        {QStringLiteral("sources"), strings(t->sources)},
+        {QStringLiteral("problems"), strings(t->problems)},
+    };
+}
+
+QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host &h, int si, int hi)
+{
+    const ActivityTable *activity = snap.activity.get();
     const RayNode *node = h.rayNode >= 0 ? &snap.rayNodes[h.rayNode] : nullptr;
     const Pod *pod = h.pod >= 0 ? &snap.pods[h.pod] : nullptr;
     const KubeNode *kubeNode = h.kubeNode >= 0 ? &snap.kubeNodes[h.kubeNode] : nullptr;
@@ -33,6 +77,7 @@ QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host
             {QStringLiteral("z"), at.z},
             {QStringLiteral("placementGroup"), use.placementGroup >= 0 ? QJsonValue(snap.placementGroups[use.placementGroup].id) : QJsonValue()},
             {QStringLiteral("bundleIndex"), orNull(use.bundleIndex)},
+            {QStringLiteral("activity"), activityJson(snap, activity ? activity->chip(si, hi, c) : nullptr)},
         });
     }
     return QJsonObject{
@@ -51,14 +96,16 @@ QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host
         {QStringLiteral("megascale"), pod ? strings(pod->megascale) : QJsonArray()},
         {QStringLiteral("subslices"), node ? strings(node->subslices) : QJsonArray()},
         {QStringLiteral("chips"), chips},
+        {QStringLiteral("activityUnknownReason"), activity ? orNull(activity->unknownReason(si, hi)) : QJsonValue()},
     };
 }
 
 QJsonObject sliceJson(const ClusterSnapshot &snap, const Slice &s)
 {
     QJsonArray hosts;
-    for (const Host &h : s.hosts)
-        hosts.append(hostJson(snap, s, h));
+    const int si = int(&s - snap.slices.constData());
+    for (int hi = 0; hi < s.hosts.size(); ++hi)
+        hosts.append(hostJson(snap, s, s.hosts[hi], si, hi));
     const tpu::Dims d = s.topology.dims;
     const bool known = s.topology.chips() > 0;
     return QJsonObject{
@@ -137,7 +184,39 @@ QJsonObject workerGroupJson(const WorkerGroup &g)
 
 } // namespace
 
+QJsonObject alertJson(const Alert &a)
+{
+    return QJsonObject{
+        {QStringLiteral("kind"), toText(a.kind)},
+        {QStringLiteral("severity"), toText(a.severity)},
+        {QStringLiteral("subject"), a.subject},
+        {QStringLiteral("subjectKind"), toText(a.subjectKind)},
+        {QStringLiteral("since"), a.since.isValid() ? QJsonValue(a.since.toUTC().toString(Qt::ISODate)) : QJsonValue()},
+        {QStringLiteral("text"), a.text},
+        {QStringLiteral("slice"), orNull(a.selectSlice)},
+        {QStringLiteral("placementGroup"), orNull(a.selectPlacementGroup)},
+        {QStringLiteral("count"), a.count},
+        {QStringLiteral("rollup"), a.rollup},
+        {QStringLiteral("id"), a.id},
+    };
+}
+
+QJsonArray alertsJson(const QList<Alert> &alerts)
+{
+    QJsonArray out;
+    for (const Alert &a : alerts)
+        out.append(alertJson(a));
+    return out;
+}
+
 QJsonObject inspectJson(const ClusterSnapshot &snap)
+{
+    AlertEngine engine;
+    engine.observe(snap);
+    return inspectJson(snap, engine.alerts());
+}
+
+QJsonObject inspectJson(const ClusterSnapshot &snap, const QList<Alert> &alerts)
 {
     QJsonArray slices, groups, workerGroups;
     for (const Slice &s : snap.slices)
@@ -155,6 +234,8 @@ QJsonObject inspectJson(const ClusterSnapshot &snap)
         {QStringLiteral("kubeContext"), orNull(snap.kubeContext)},
         {QStringLiteral("warnings"), strings(snap.warnings)},
         {QStringLiteral("errors"), strings(snap.errors)},
+        {QStringLiteral("activity"), activitySummaryJson(snap)},
+        {QStringLiteral("alerts"), alertsJson(alerts)},
     };
 }
 

@@ -13,5 +13,7 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
 int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 // `slicescope-bench soak [options]` (soakbench.cpp): the window's whole path for simulated minutes.
 int runSoakBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+// `slicescope-bench alerts [options]` (alertsbench.cpp): AlertEngine::observe() per snapshot.
+int runAlertsBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 
 } // namespace slicescope::bench

@@ -378,7 +378,9 @@ constexpr const char *kUsage =
     "           --render-every polls (default 5), a fault once a simulated minute (a body that is not\n"
     "           JSON, a source error, a truncated body) that must keep the last good view and clear\n"
     "           on the next poll; prints RSS and open descriptors at the end of the warm-up and at the\n"
-    "           end (target: RSS growth <= 5%, no descriptor growth); exits 1 if a fault is not recovered\n";
+    "           end (target: RSS growth <= 5%, no descriptor growth); exits 1 if a fault is not recovered\n"
+    "  alerts   AlertEngine::observe() per snapshot of that cluster with every chip's activity\n"
+    "           (--steps N, default 1800: an hour of 2 s snapshots; --nodes, --placement-groups, --json)\n";
 
 int usageError(const std::string &message)
 {
@@ -974,5 +976,7 @@ int main(int argc, char **argv)
         return bench::runScrubBenchmark(argc, argv, 2, usageError);
     if (command == "soak")
         return bench::runSoakBenchmark(argc, argv, 2, usageError);
+    if (command == "alerts")
+        return bench::runAlertsBenchmark(argc, argv, 2, usageError);
     return usageError("unknown benchmark '" + std::string(command) + "'");
 }
