@@ -246,6 +246,51 @@ private Q_SLOTS:
         QCOMPARE(*fromFile->activity, *sa->activity);
     }
 
+    // A dead node's summary entry keeps its address and metrics port, which its successor on the
+    // same IP has too: Prometheus series for that instance belong to the live node, whichever
+    // entry comes last (the join once let the dead entry win).
+    void deadEntryDoesNotTakeALiveNodesInstance()
+    {
+        DemoCluster demo;
+        demo.advance(30000);
+        Capture c = demo.capture();
+        const SnapshotPtr before = snap(demo);
+        const int train = sliceOf(*before, QStringLiteral("v6e-4x4-0"));
+        const RayNode &node = before->rayNodes[before->slices[train].hosts[0].rayNode];
+
+        QJsonObject root = QJsonDocument::fromJson(c.rayNodeSummary).object();
+        QJsonObject data = root.value(QLatin1String("data")).toObject();
+        QJsonArray summary = data.value(QLatin1String("summary")).toArray();
+        for (int i = 0; i < summary.size(); ++i) {
+            QJsonObject e = summary[i].toObject();
+            if (e.value(QLatin1String("raylet")).toObject().value(QLatin1String("nodeId")).toString() == node.id) {
+                e.insert(QStringLiteral("tpus"), QJsonArray()); // its numbers come from Prometheus only
+                summary[i] = e;
+            }
+        }
+        summary.append(QJsonObject{{QStringLiteral("raylet"), QJsonObject{{QStringLiteral("nodeId"), QString(56, u'f')},
+                                                                          {QStringLiteral("nodeManagerAddress"), node.ip},
+                                                                          {QStringLiteral("metricsExportPort"), 8080},
+                                                                          {QStringLiteral("state"), QStringLiteral("DEAD")}}},
+                                   {QStringLiteral("tpus"), QJsonArray()}});
+        data.insert(QStringLiteral("summary"), summary);
+        root.insert(QStringLiteral("data"), data);
+        c.rayNodeSummary = QJsonDocument(root).toJson(QJsonDocument::Compact);
+        const QString ts = QString::number(double(c.capturedAt.toMSecsSinceEpoch()) / 1000, 'f', 3);
+        c.prometheusUrl = QStringLiteral("http://127.0.0.1:9090");
+        c.prometheus = {Capture::PrometheusAnswer{
+            QString::fromLatin1(promql::kRayTpu),
+            QStringLiteral(R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"ray_tpu_duty_cycle","instance":"%1:8080","ip":"%1","TpuIndex":"2"},"value":[%2,"61.5"]}]}})")
+                .arg(node.ip, ts)
+                .toUtf8()}};
+        const SnapshotPtr s = buildSnapshot(c);
+        QVERIFY2(s->activity && s->activity->problems.isEmpty(), s->activity ? qPrintable(s->activity->problems.join(u'\n')) : "no table");
+        const ChipActivity *a = s->activity->chip(sliceOf(*s, QStringLiteral("v6e-4x4-0")), 0, 2);
+        QVERIFY(a);
+        QCOMPARE(a->source, ActivitySource::RayMetrics);
+        QCOMPARE(a->dutyCycle, 61.5f);
+    }
+
     // The body is Ray 2.60's shape: an entry per node the GCS knows, joined by the state API's
     // node id; a dead node's entry has no stats; the head (no TPU) reports `tpus: []`.
     void bodyIsRaysShape()
