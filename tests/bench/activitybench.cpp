@@ -146,10 +146,10 @@ ActivityBodies makeBodies(const ClusterSnapshot &s, quint32 seed, const QDateTim
                 sum.append('}');
                 ++b.chips;
                 const std::pair<const char *, double> metrics[5] = {{"ray_tpu_duty_cycle", v.duty},
-                                                                     {"ray_tpu_tensorcore_utilization", v.tensorcore},
-                                                                     {"ray_tpu_memory_bandwidth_utilization", v.bandwidth},
-                                                                     {"ray_tpu_memory_used", v.used},
-                                                                     {"ray_tpu_memory_total", v.total}};
+                                                                    {"ray_tpu_tensorcore_utilization", v.tensorcore},
+                                                                    {"ray_tpu_memory_bandwidth_utilization", v.bandwidth},
+                                                                    {"ray_tpu_memory_used", v.used},
+                                                                    {"ray_tpu_memory_total", v.total}};
                 for (const auto &[metric, value] : metrics) {
                     if (!firstSeries) prom.append(',');
                     firstSeries = false;
@@ -246,7 +246,9 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
     };
 
     using Clock = std::chrono::steady_clock;
-    auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+    auto ms = [](Clock::duration d) {
+        return std::chrono::duration<double, std::milli>(d).count();
+    };
     std::vector<double> ingestMs, activityMs, promMs, summaryMs, ratios;
     for (int run = -1; run < runs; ++run) { // one untimed round first: the parsers size their buffers
         const auto t0 = Clock::now();

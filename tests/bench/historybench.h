@@ -13,5 +13,7 @@ int runHistoryBenchmark(int argc, char **argv, int first, const std::function<in
 int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 // `slicescope-bench soak [options]` (soakbench.cpp): the window's whole path for simulated minutes.
 int runSoakBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+// `slicescope-bench activity [options]` (activitybench.cpp): chip activity's join next to the ingest.
+int runActivityBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 
 } // namespace slicescope::bench
