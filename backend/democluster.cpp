@@ -18,7 +18,8 @@ using demo::kNamespace;
 using demo::s;
 
 DemoCluster::DemoCluster(quint32 seed, QDateTime start)
-    : m_random(seed)
+    : m_seed(seed)
+    , m_random(seed)
     , m_start(std::move(start))
 {
     buildScenario();

@@ -62,6 +62,13 @@ public:
     static constexpr qint64 kStoryGroupPendsMs = 120000;
     static constexpr qint64 kStoryScaleUpMs = 150000;
     static constexpr qint64 kStoryRemoveDegradedMs = 210000;
+    // Chip activity (democlusteractivity.cpp, Ray's GET /nodes?view=summary in every capture):
+    // "llm-train"'s slice trains at 70-95 % duty cycle with ~70 % of its HBM used; the detached
+    // "rl-rollout" group holds v4-2x2x2-0 at 0-2 % (reserved but idle); a job with no placement
+    // group runs v6e-4x4-2 at 60-85 % until the host above dies, then its other hosts stall at
+    // 0-3 % (a collective waiting for the dead peer); v5p-4x4x4-0's hosts run without the TPU
+    // device plugin (`tpus: []`, unknown); every other chip idles at 0 %.
+    static constexpr qint64 kReporterIntervalMs = 5000; // Ray's REPORTER_UPDATE_INTERVAL_MS
 
 private:
     struct Node;
@@ -153,7 +160,9 @@ private:
 
     QString hex(int digits);
     QString nextIp();
+    QByteArray nodeSummaryBody() const; // democlusteractivity.cpp
 
+    quint32 m_seed = 0;
     QRandomGenerator m_random;
     QDateTime m_start;
     qint64 m_now = 0;

@@ -157,6 +157,7 @@ Capture DemoCluster::capture() const
                                                      : QJsonObject{{s("slicescope"), s("slice-pg")}, {s("name"), j.request.name}}},
         });
     c.rayJobs = body(QJsonDocument(jobs));
+    c.rayNodeSummary = nodeSummaryBody(); // chip activity: democlusteractivity.cpp
 
     // Kubernetes.
     c.kubeContext = s("demo");

@@ -222,6 +222,7 @@ private:
         QString nodeId, address;
         qint64 port = -1;
         double now = 0;
+        bool dead = false;
         std::vector<SummaryChip> chips;
         bool sawTpus = false;
         forEachMember(entry, [&](std::string_view k, od::value v) {
@@ -232,6 +233,7 @@ private:
                     if (rk == "nodeId" || rk == "node_id") nodeId = toString(rv).toLower();
                     else if (rk == "nodeManagerAddress" || rk == "node_manager_address") address = toString(rv);
                     else if (rk == "metricsExportPort" || rk == "metrics_export_port") port = toInt(rv, -1);
+                    else if (rk == "state") dead = toString(rv) == QLatin1String("DEAD");
                 });
             } else if (k == "tpus") {
                 sawTpus = typeOf(v) == od::json_type::array;
@@ -251,7 +253,9 @@ private:
                 });
             }
         });
-        if (!nodeId.isEmpty() && !address.isEmpty() && port > 0 && port < 65536)
+        // A dead node keeps its address and port in the summary, and its successor often has
+        // both: only a live node names an instance.
+        if (!dead && !nodeId.isEmpty() && !address.isEmpty() && port > 0 && port < 65536)
             m_nodeByInstance.insert(QStringLiteral("%1:%2").arg(address).arg(port), nodeId);
         const auto it = m_byNode.constFind(nodeId);
         if (it == m_byNode.constEnd()) {

@@ -15,5 +15,7 @@ int runScrubBenchmark(int argc, char **argv, int first, const std::function<int(
 int runSoakBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 // `slicescope-bench alerts [options]` (alertsbench.cpp): AlertEngine::observe() per snapshot.
 int runAlertsBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+// `slicescope-bench activity [options]` (activitybench.cpp): chip activity's join next to the ingest.
+int runActivityBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 
 } // namespace slicescope::bench

@@ -360,6 +360,7 @@ constexpr const char *kUsage =
     "       slicescope-bench soak [--minutes N] [--warmup-minutes N] [--history-minutes N] [--nodes N]\n"
     "                             [--placement-groups N] [--change-percent P] [--render-every N] [--seed S]\n"
     "                             [--without-pods] [--json]\n"
+    "       slicescope-bench activity [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
     "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
@@ -371,6 +372,9 @@ constexpr const char *kUsage =
     "           the start and the end, rebuilding entries for the scrubber\n"
     "  scrub    the timeline's scrubber on that cluster: rebuild an entry, show it and paint the\n"
     "           workspace (overview, slice, tables) at 1280x800, against parsing its capture again\n"
+    "  activity chip activity on the generated cluster (default 10000 nodes x 4 chips): Ray's node\n"
+    "           summary and a Prometheus ray_tpu_* answer joined by joinActivity(), timed against the\n"
+    "           allocation's buildSnapshot() in the same runs (target: activity <= 25% of the ingest)\n"
     "  soak     the window's whole path (source, snapshot, history and spool, views) on a generated\n"
     "           10000-node cluster with pods, ~1% changing per simulated 2 s poll, run as fast as the\n"
     "           machine allows: N simulated minutes (default 60) after a warm-up (default: the history's\n"
@@ -978,5 +982,7 @@ int main(int argc, char **argv)
         return bench::runSoakBenchmark(argc, argv, 2, usageError);
     if (command == "alerts")
         return bench::runAlertsBenchmark(argc, argv, 2, usageError);
+    if (command == "activity")
+        return bench::runActivityBenchmark(argc, argv, 2, usageError);
     return usageError("unknown benchmark '" + std::string(command) + "'");
 }
