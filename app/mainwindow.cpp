@@ -29,6 +29,7 @@
 #include <QMenuBar>
 #include <QPainter>
 #include <QStatusBar>
+#include <QSystemTrayIcon>
 #include <QToolButton>
 #include <QTreeView>
 
@@ -58,6 +59,11 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     auto *dock = makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     dock->hide(); // opened from View, or when a source fails
+    // An alert row names its slice: clicking it shows that slice.
+    connect(m_problems, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
+        if (const QString slice = ProblemsList::sliceOfRow(item); !slice.isEmpty())
+            m_workspace->showSlice(slice);
+    });
 
     // Reserving and explaining are docks, not dialogs: the overview and the slice view stay in
     // sight while the what-if answer is drawn on them.
@@ -181,6 +187,10 @@ void MainWindow::buildMenus()
     view->addAction(findChild<QDockWidget *>(QStringLiteral("historyDock"))->toggleViewAction());
     view->addAction(tr("&Live"), QKeySequence(Qt::CTRL | Qt::Key_L), m_timeline, &Timeline::goLive);
     view->addAction(tr("History se&ttings..."), this, &MainWindow::openHistorySettings)->setObjectName(QStringLiteral("historySettingsAction"));
+    // Desktop notifications of new warning and critical alerts: opt in, remembered.
+    m_notifyAction = view->addAction(tr("&Notify about new alerts"));
+    m_notifyAction->setObjectName(QStringLiteral("notifyAlertsAction"));
+    m_notifyAction->setCheckable(true);
 
     QMenu *cluster = menuBar()->addMenu(tr("&Cluster"));
     m_reserveAction = cluster->addAction(tr("&Reserve slices..."), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::openComposer);
@@ -355,6 +365,8 @@ void MainWindow::setSource(std::unique_ptr<Source> source)
     m_lastError.clear();
     // A new source is another cluster (or another recording): its past starts now.
     m_history->clear();
+    m_alerts.reset();
+    m_notifiedAlerts.clear();
     m_spool->clear();
     m_spoolError.clear();
     m_loadingText.clear();
@@ -396,6 +408,8 @@ void MainWindow::onCapture(const Capture &capture)
     m_snapshot = std::move(snap);
     m_lastError.clear();
     const qint64 serial = m_history->add(m_snapshot);
+    m_alerts.observe(*m_snapshot); // every capture in order, a recording's too
+    notifyNewAlerts();
     if (const QString error = m_spool->append(serial, capture); !error.isEmpty() && m_spoolError.isEmpty()) {
         m_spoolError = error; // said once: the history goes on, saving it will lack these captures
         m_problems->addSpoolError(error);
@@ -418,9 +432,46 @@ void MainWindow::applyLiveSnapshot()
     if (m_scaleDialog)
         m_scaleDialog->setSnapshot(m_snapshot);
     updateScaleAction();
-    m_problems->showSnapshot(*m_snapshot, m_spoolError);
+    m_problems->showSnapshot(*m_snapshot, m_spoolError, m_alerts.alerts());
     m_jobLogDock->setSnapshot(m_snapshot);
     updateStatus();
+}
+
+void MainWindow::setNotifyAlerts(bool on)
+{
+    m_notifyAction->setChecked(on);
+}
+
+bool MainWindow::notifyAlerts() const
+{
+    return m_notifyAction->isChecked();
+}
+
+void MainWindow::notifyNewAlerts()
+{
+    QSet<QString> active;
+    QList<const Alert *> fresh;
+    for (const Alert &a : m_alerts.alerts()) {
+        active.insert(a.id);
+        if (a.severity >= AlertSeverity::Warning && !a.rollup && !m_notifiedAlerts.contains(a.id))
+            fresh.append(&a);
+    }
+    const bool wanted = m_notifyAction && m_notifyAction->isChecked();
+    const bool loading = qobject_cast<CaptureFileSource *>(m_source.get()) != nullptr; // a file's alerts are history, not news
+    if (wanted && !loading && !fresh.isEmpty()) {
+        const QString title = fresh.size() == 1 ? tr("SliceScope: %1").arg(toText(fresh.front()->kind)) : tr("SliceScope: %n new alerts", nullptr, int(fresh.size()));
+        const QString text = fresh.size() == 1 ? fresh.front()->text : fresh.front()->text + tr(" (and %n more)", nullptr, int(fresh.size()) - 1);
+        if (QSystemTrayIcon::isSystemTrayAvailable()) {
+            if (!m_tray) {
+                m_tray = new QSystemTrayIcon(windowIcon(), this);
+                m_tray->show();
+            }
+            m_tray->showMessage(title, text, fresh.front()->severity == AlertSeverity::Critical ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning);
+        } else {
+            statusBar()->showMessage(tr("%1: %2 (no system tray for desktop notifications here)").arg(title, text), 15000);
+        }
+    }
+    m_notifiedAlerts = active; // a cleared alert that fires again is news again
 }
 
 SnapshotPtr MainWindow::viewedSnapshot() const

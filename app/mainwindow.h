@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "alerts.h"
 #include "history.h"
 #include "look.h"
 #include "snapshot.h"
 
 #include <QMainWindow>
+#include <QSet>
 
 #include <functional>
 #include <memory>
@@ -15,6 +17,8 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QTreeView;
+
+class QSystemTrayIcon;
 
 namespace slicescope {
 
@@ -92,6 +96,11 @@ public:
     // Time travel. The history of this source's snapshots, the scrubber and events list, and the
     // charts (null until a HistoryChartsPanel exists in the build).
     SnapshotHistory *history() const { return m_history; }
+    // The alerts of the live snapshots so far (every capture observed in order; a new source resets it).
+    const AlertEngine &alerts() const { return m_alerts; }
+    // Desktop notifications of new warning/critical alerts (View > Notify about new alerts; off by default).
+    void setNotifyAlerts(bool on);
+    bool notifyAlerts() const;
     Timeline *timeline() const { return m_timeline; }
     HistoryChartsPanel *historyCharts() const { return m_charts; }
     const CaptureSpool &captureSpool() const { return *m_spool; }
@@ -119,6 +128,7 @@ private:
     void buildHistoryDocks();
     void onCapture(const Capture &capture);
     void applyLiveSnapshot();
+    void notifyNewAlerts();
     void showHistoryEntry(int index);
     void onLiveChanged(bool live);
     void onEventActivated(const HistoryEvent &event);
@@ -154,6 +164,10 @@ private:
     QString m_actionsUnavailable; // why m_actions is null, for the scale dialog
     QLabel *m_status = nullptr;
     SnapshotHistory *m_history = nullptr;
+    AlertEngine m_alerts;
+    QSet<QString> m_notifiedAlerts; // ids of the alerts active at the last capture
+    QAction *m_notifyAction = nullptr;
+    QSystemTrayIcon *m_tray = nullptr;
     std::unique_ptr<CaptureSpool> m_spool;
     QString m_spoolError;              // the first spool failure of this source, said once
     QString m_loadingText;             // "reading the recording: ..." while a file source reads

@@ -41,6 +41,7 @@ void restoreWindowSettings(MainWindow &window)
     if (const auto mode = colorModeFromText(settings.value(QStringLiteral("view/color")).toString()))
         window.workspace()->setColorMode(*mode);
     window.setTheme(Theme::named(settings.value(QStringLiteral("view/theme"), QStringLiteral("light")).toString()));
+    window.setNotifyAlerts(settings.value(QStringLiteral("alerts/notify"), false).toBool());
     if (!settings.contains(QStringLiteral("window/geometry")))
         window.resize(1280, 800);
 }
@@ -52,6 +53,7 @@ void saveWindowSettings(const MainWindow &window)
     settings.setValue(QStringLiteral("window/state"), window.saveState());
     settings.setValue(QStringLiteral("window/splitter"), window.workspace()->splitter()->saveState());
     settings.setValue(QStringLiteral("view/color"), toText(window.workspace()->colorMode()));
+    settings.setValue(QStringLiteral("alerts/notify"), window.notifyAlerts());
     settings.setValue(QStringLiteral("view/theme"), window.workspace()->theme().isDark ? QStringLiteral("dark") : QStringLiteral("light"));
 }
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "problemslist.h"
 
+#include <algorithm>
+
 namespace slicescope {
 
 namespace {
 
 constexpr int kMaxErrorRows = 8;
 constexpr int kErrorRole = Qt::UserRole + 1;
+constexpr int kSliceRole = Qt::UserRole + 2;
 
 } // namespace
 
@@ -16,9 +19,26 @@ ProblemsList::ProblemsList(QWidget *parent)
     setObjectName(QStringLiteral("problems"));
 }
 
-void ProblemsList::showSnapshot(const ClusterSnapshot &snapshot, const QString &spoolError)
+QString ProblemsList::sliceOfRow(const QListWidgetItem *item)
+{
+    return item ? item->data(kSliceRole).toString() : QString();
+}
+
+void ProblemsList::showSnapshot(const ClusterSnapshot &snapshot, const QString &spoolError, const QList<Alert> &alerts)
 {
     clear();
+    QList<const Alert *> sorted;
+    for (const Alert &a : alerts)
+        sorted.append(&a);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Alert *a, const Alert *b) { return a->severity > b->severity; });
+    for (const Alert *a : std::as_const(sorted)) {
+        QString severity = toText(a->severity);
+        severity[0] = severity[0].toUpper();
+        auto *row = new QListWidgetItem(tr("%1 \u00b7 %2: %3").arg(severity, toText(a->kind), a->text));
+        row->setData(kSliceRole, a->selectSlice);
+        row->setToolTip(a->since.isValid() ? tr("since %1 UTC").arg(a->since.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))) : QString());
+        addItem(row);
+    }
     for (const Slice &s : snapshot.slices)
         if (!s.problems.isEmpty())
             addItem(tr("%1: %2").arg(s.name, s.problems.join(QStringLiteral(", "))));
