@@ -19,7 +19,8 @@ int screenshot(const QStringList &arguments)
     QCommandLineParser parser;
     parser.addOptions({
         {QStringLiteral("view"), QStringLiteral("overview, tables, or slice:NAME (default overview)."), QStringLiteral("V"), QStringLiteral("overview")},
-        {QStringLiteral("color"), QStringLiteral("Chip colours: worker, bundle or state (default bundle)."), QStringLiteral("C"), QStringLiteral("bundle")},
+        {QStringLiteral("color"), QStringLiteral("Chip colours: worker, bundle, state or activity (default bundle)."), QStringLiteral("C"), QStringLiteral("bundle")},
+        {QStringLiteral("activity"), QStringLiteral("With --color activity: duty (duty cycle, the default) or hbm (HBM used of total)."), QStringLiteral("M"), QStringLiteral("duty")},
         {QStringLiteral("size"), QStringLiteral("Window size WxH (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")},
         {QStringLiteral("theme"), QStringLiteral("light or dark (default light)."), QStringLiteral("T"), QStringLiteral("light")},
         {QStringLiteral("explode"), QStringLiteral("Slice view: gap between z-layers, 0..2 (default 0)."), QStringLiteral("G"), QStringLiteral("0")},
@@ -33,8 +34,14 @@ int screenshot(const QStringList &arguments)
     options.view = parser.value(QStringLiteral("view"));
     const auto color = colorModeFromText(parser.value(QStringLiteral("color")));
     if (!color)
-        return fail(BadUsage, QStringLiteral("--color wants worker, bundle or state, not \"%1\"").arg(parser.value(QStringLiteral("color"))));
+        return fail(BadUsage, QStringLiteral("--color wants worker, bundle, state or activity, not \"%1\"").arg(parser.value(QStringLiteral("color"))));
     options.color = *color;
+    const auto metric = activityMetricFromText(parser.value(QStringLiteral("activity")));
+    if (!metric)
+        return fail(BadUsage, QStringLiteral("--activity wants duty or hbm, not \"%1\"").arg(parser.value(QStringLiteral("activity"))));
+    if (parser.isSet(QStringLiteral("activity")) && options.color != ColorMode::Activity)
+        return fail(BadUsage, QStringLiteral("--activity goes with --color activity"));
+    options.activity = *metric;
     const QStringList size = parser.value(QStringLiteral("size")).split(u'x');
     const int w = size.value(0).toInt(), h = size.value(1).toInt();
     if (size.size() != 2 || w < 200 || h < 150 || w > 8192 || h > 8192)

@@ -162,7 +162,7 @@ void MainWindow::buildMenus()
     QMenu *color = view->addMenu(tr("&Colour chips by"));
     m_colorGroup = new QActionGroup(this);
     for (auto [mode, label] : {std::pair{ColorMode::WorkerId, tr("&Worker id")}, std::pair{ColorMode::Bundle, tr("&Bundle occupancy")},
-                               std::pair{ColorMode::State, tr("&State")}}) {
+                               std::pair{ColorMode::State, tr("&State")}, std::pair{ColorMode::Activity, tr("&Activity")}}) {
         QAction *a = color->addAction(label);
         a->setCheckable(true);
         a->setChecked(m_workspace->colorMode() == mode);

@@ -17,6 +17,7 @@ bool setUpScreenshotWindow(MainWindow &window, std::unique_ptr<Source> source, c
     window.setSource(std::move(source));
     Workspace *ws = window.workspace();
     ws->setColorMode(options.color);
+    ws->setActivityMetric(options.activity);
     if (options.view == QLatin1String("overview")) {
         ws->showPage(Workspace::Page::Overview);
     } else if (options.view == QLatin1String("tables")) {

@@ -21,6 +21,7 @@ class Source;
 struct ScreenshotOptions {
     QString view = QStringLiteral("overview"); // "overview", "tables", or "slice:NAME"
     ColorMode color = ColorMode::Bundle;
+    ActivityMetric activity = ActivityMetric::DutyCycle; // what --color activity shows
     QSize size{1280, 800};
     QString theme = QStringLiteral("light");
     double explode = 0;                        // slice view: gap between z-layers

@@ -345,6 +345,19 @@ QStringList FleetOverview::highlightedSlices() const
     return d->highlighted;
 }
 
+void FleetOverview::setAlertCounts(const QHash<QString, int> &bySlice)
+{
+    if (d->alertCounts == bySlice)
+        return;
+    d->alertCounts = bySlice;
+    update();
+}
+
+QHash<QString, int> FleetOverview::alertCounts() const
+{
+    return d->alertCounts;
+}
+
 void FleetOverview::setCurrentSlice(const QString &name)
 {
     // Scroll only when the slice changes: the window re-sets the same slice on every refresh, and

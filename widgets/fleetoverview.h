@@ -3,12 +3,14 @@
 
 // Every slice of the fleet as a tile, grouped by generation and worker group, with status badges
 // (ready, reserved, degraded, provisioning), occupancy bars, search and filter, and a
-// fragmentation summary (model/fleetstats.h).
+// fragmentation summary (model/fleetstats.h). When the snapshot carries activity, each tile also
+// shows its slice's mean duty cycle and how many chips report ("duty 43 % · 16/16").
 
 #include "fleetstats.h"
 #include "look.h"
 #include "snapshot.h"
 
+#include <QHash>
 #include <QWidget>
 
 #include <memory>
@@ -39,6 +41,9 @@ public:
     // Tiles of these slices are drawn highlighted (a what-if plan); empty clears.
     void setHighlightedSlices(const QStringList &names);
     QStringList highlightedSlices() const;
+    // Active alerts by slice name: a count badge on the tile's top edge (0 or absent: none).
+    void setAlertCounts(const QHash<QString, int> &bySlice);
+    QHash<QString, int> alertCounts() const;
     // The marked tile (the slice shown in the slice view). Scrolls it into view when it changes,
     // not when the same name is set again (the window re-sets it on every refresh).
     void setCurrentSlice(const QString &name);

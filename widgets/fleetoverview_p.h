@@ -135,6 +135,7 @@ struct FleetOverview::Private {
     FleetFilter filter;
     QStringList highlighted;
     QSet<QString> highlightedSet; // what painting asks, tile by tile
+    QHash<QString, int> alertCounts; // active alerts by slice name
     QString current;
     QString hovered;
     FleetStats stats;
@@ -174,6 +175,9 @@ struct FleetOverview::Private {
     void drawTile(QPainter &p, const Layout::Tile &t) const;
     void drawHostStrip(QPainter &p, const Slice &s, const QRect &r) const;
     void drawOccupancy(QPainter &p, const FleetEntry &e, const QRect &r) const;
+    // The slice's mean duty cycle and reporting chips, right-aligned in `r`; returns its width
+    // (0 when the snapshot has no activity).
+    int drawActivity(QPainter &p, const FleetEntry &e, const QRect &r) const;
     void drawBadge(QPainter &p, const QString &text, const QColor &color, const QRect &r, Qt::Alignment align) const;
     void drawSwatch(QPainter &p, const QRect &r, const QColor &color, Swatch style) const;
 };

@@ -68,6 +68,19 @@ QString FleetOverview::Private::tooltipFor(const FleetEntry &e) const
             html += QStringLiteral("<li>&hellip; and %1 more</li>").arg(s.problems.size() - kShown);
         html += QStringLiteral("</ul>");
     }
+    if (snapshot->activity) {
+        const ActivityCounts a = snapshot->activity->sliceCounts(e.slice);
+        const double mean = a.meanDutyCycle();
+        html += std::isnan(mean) ? QStringLiteral("<br>Activity: unknown, none of its %1 chips reports a duty cycle").arg(a.chips)
+                                 : QStringLiteral("<br>Activity: mean duty cycle %1 % over the %2 of %3 chips that report")
+                                       .arg(mean, 0, 'f', 0)
+                                       .arg(a.withDutyCycle)
+                                       .arg(a.chips);
+        if (const double hbm = a.hbmUsedFraction(); !std::isnan(hbm))
+            html += QStringLiteral("; HBM %1 % used").arg(hbm * 100, 0, 'f', 0);
+    }
+    if (const int alerts = alertCounts.value(s.name); alerts > 0)
+        html += QStringLiteral("<br><b>%1 active alert%2</b> (see Problems)").arg(alerts).arg(alerts == 1 ? QString() : QStringLiteral("s"));
     if (highlightedSet.contains(s.name))
         html += QStringLiteral("<br>Part of the plan being composed.");
     html += QStringLiteral("<br><i>Click or press Enter to open it in the slice view.</i>");
@@ -338,6 +351,40 @@ void FleetOverview::Private::drawOccupancy(QPainter &p, const FleetEntry &e, con
     p.drawText(QRect(r.right() - textWidth, r.top(), textWidth + 1, r.height()), Qt::AlignRight | Qt::AlignVCenter, text);
 }
 
+int FleetOverview::Private::drawActivity(QPainter &p, const FleetEntry &e, const QRect &r) const
+{
+    if (!snapshot->activity)
+        return 0;
+    const Metrics &m = metrics;
+    const ActivityCounts counts = snapshot->activity->sliceCounts(e.slice);
+    const double mean = counts.meanDutyCycle();
+    const bool known = !std::isnan(mean);
+    const QString text = known ? QStringLiteral("duty %1 %").arg(int(std::lround(mean))) + kDot + QStringLiteral("%1/%2").arg(counts.withDutyCycle).arg(counts.chips)
+                               : QStringLiteral("duty unknown") + kDot + QStringLiteral("0/%1").arg(counts.chips);
+    const QFontMetrics fm(m.small);
+    const int textWidth = fm.horizontalAdvance(text);
+    // A small bar: filled to the mean in its scale colour, hatched grey when no chip reports.
+    const int barWidth = m.em * 2;
+    const int width = barWidth + m.em / 3 + textWidth;
+    if (width > r.width())
+        return 0;
+    const QRect bar(r.right() - width + 1, r.center().y() - m.barHeight / 2, barWidth, m.barHeight);
+    p.setPen(Qt::NoPen);
+    p.setBrush(theme.unknownChip);
+    p.drawRoundedRect(bar, 2, 2);
+    if (known) {
+        p.setBrush(activityColor(mean / 100.0));
+        p.drawRect(QRectF(bar.left(), bar.top(), std::max(2.0, bar.width() * std::clamp(mean, 0.0, 100.0) / 100.0), bar.height()));
+    } else {
+        p.setBrush(QBrush(theme.unknownHatch, Qt::BDiagPattern));
+        p.drawRoundedRect(bar, 2, 2);
+    }
+    p.setFont(m.small);
+    p.setPen(known ? theme.text : theme.mutedText);
+    p.drawText(QRect(r.right() - textWidth, r.top(), textWidth + 1, r.height()), Qt::AlignRight | Qt::AlignVCenter, text);
+    return width;
+}
+
 void FleetOverview::Private::drawHostStrip(QPainter &p, const Slice &s, const QRect &r) const
 {
     const Metrics &m = metrics;
@@ -435,8 +482,12 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
     const QFontMetrics smallFm(m.small);
     p.setFont(m.small);
     p.setPen(theme.mutedText);
-    p.drawText(QRect(in.left(), y, in.width(), m.lineSmall), Qt::AlignLeft | Qt::AlignVCenter,
-               smallFm.elidedText(e.shapeText, Qt::ElideRight, in.width()));
+    const int activityWidth = drawActivity(p, e, QRect(in.left(), y, in.width(), m.lineSmall));
+    const int shapeWidth = activityWidth > 0 ? std::max(0, in.width() - activityWidth - m.em / 2) : in.width();
+    p.setFont(m.small);
+    p.setPen(theme.mutedText);
+    p.drawText(QRect(in.left(), y, shapeWidth, m.lineSmall), Qt::AlignLeft | Qt::AlignVCenter,
+               smallFm.elidedText(e.shapeText, Qt::ElideRight, shapeWidth));
     y += m.lineSmall;
     // Line 3: chips reserved; line 4: hosts by state.
     drawOccupancy(p, e, QRect(in.left(), y, in.width(), m.lineSmall));
@@ -464,6 +515,14 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
                    e.noteSuffix);
     }
 
+    if (const int alerts = alertCounts.value(s.name); alerts > 0) {
+        // On the top edge, right: a count of the slice's active alerts.
+        const QString tag = alerts == 1 ? QStringLiteral("1 alert") : QStringLiteral("%1 alerts").arg(alerts);
+        const QFontMetrics fm(m.badge);
+        const int w = fm.horizontalAdvance(tag) + m.em * 9 / 10;
+        const QRect tagRect(r.right() - m.pad - w, r.top() - fm.height() / 2 - 1, w, fm.height() + 2);
+        drawBadge(p, tag, theme.degraded, tagRect, Qt::AlignLeft);
+    }
     if (isPlanned) {
         const QString tag = QStringLiteral("in plan");
         const QFontMetrics fm(m.badge);

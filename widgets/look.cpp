@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include <unistd.h>
 
@@ -82,16 +83,139 @@ QString toText(ColorMode mode)
     case ColorMode::WorkerId: return QStringLiteral("worker");
     case ColorMode::Bundle: return QStringLiteral("bundle");
     case ColorMode::State: return QStringLiteral("state");
+    case ColorMode::Activity: return QStringLiteral("activity");
     }
     Q_UNREACHABLE();
 }
 
 std::optional<ColorMode> colorModeFromText(QStringView text)
 {
-    for (ColorMode m : {ColorMode::WorkerId, ColorMode::Bundle, ColorMode::State})
+    for (ColorMode m : {ColorMode::WorkerId, ColorMode::Bundle, ColorMode::State, ColorMode::Activity})
         if (text.compare(toText(m), Qt::CaseInsensitive) == 0)
             return m;
     return std::nullopt;
+}
+
+QString toText(ActivityMetric metric)
+{
+    return metric == ActivityMetric::DutyCycle ? QStringLiteral("duty") : QStringLiteral("hbm");
+}
+
+std::optional<ActivityMetric> activityMetricFromText(QStringView text)
+{
+    for (ActivityMetric m : {ActivityMetric::DutyCycle, ActivityMetric::HbmUsed})
+        if (text.compare(toText(m), Qt::CaseInsensitive) == 0)
+            return m;
+    return std::nullopt;
+}
+
+QString activityMetricLabel(ActivityMetric metric)
+{
+    return metric == ActivityMetric::DutyCycle ? QStringLiteral("duty cycle") : QStringLiteral("HBM used");
+}
+
+namespace {
+
+// The activity ramp's control points in OKLab (value, L, a, b), our own: lightness climbs almost
+// linearly with the value (0.27 to 0.93, about 0.66 per unit on every segment) while the hue turns
+// from blue through teal and green to yellow. The whole ramp lies inside sRGB (checked at every
+// step), so nothing is clipped along the way; the clamp below only guards rounding.
+struct LabPoint {
+    double at, l, a, b;
+};
+constexpr std::array<LabPoint, 4> kActivityRamp = {{
+    {0.00, 0.27, 0.02, -0.14},
+    {0.35, 0.50, -0.06, -0.07},
+    {0.70, 0.72, -0.13, 0.07},
+    {1.00, 0.93, -0.04, 0.17},
+}};
+
+double encodeSrgb(double linear)
+{
+    const double x = std::clamp(linear, 0.0, 1.0);
+    return x <= 0.0031308 ? 12.92 * x : 1.055 * std::pow(x, 1 / 2.4) - 0.055;
+}
+
+// OKLab to sRGB (Björn Ottosson's published matrices).
+QColor fromOklab(double L, double a, double b)
+{
+    const double l = std::pow(L + 0.3963377774 * a + 0.2158037573 * b, 3);
+    const double m = std::pow(L - 0.1055613458 * a - 0.0638541728 * b, 3);
+    const double s = std::pow(L - 0.0894841775 * a - 1.2914855480 * b, 3);
+    return QColor::fromRgbF(float(encodeSrgb(4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s)),
+                            float(encodeSrgb(-1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s)),
+                            float(encodeSrgb(-0.0041960863 * l - 0.7034186147 * m + 1.7076147010 * s)));
+}
+
+const std::array<QRgb, kActivitySteps> &activityTable()
+{
+    static const std::array<QRgb, kActivitySteps> table = [] {
+        std::array<QRgb, kActivitySteps> t{};
+        for (int i = 0; i < kActivitySteps; ++i) {
+            const double v = double(i) / (kActivitySteps - 1);
+            size_t k = 0;
+            while (k + 2 < kActivityRamp.size() && v > kActivityRamp[k + 1].at)
+                ++k;
+            const LabPoint &p = kActivityRamp[k], &q = kActivityRamp[k + 1];
+            const double u = std::clamp((v - p.at) / (q.at - p.at), 0.0, 1.0);
+            t[size_t(i)] = fromOklab(p.l + (q.l - p.l) * u, p.a + (q.a - p.a) * u, p.b + (q.b - p.b) * u).rgba();
+        }
+        return t;
+    }();
+    return table;
+}
+
+} // namespace
+
+int activityStep(double fraction)
+{
+    if (std::isnan(fraction))
+        return -1;
+    return int(std::lround(std::clamp(fraction, 0.0, 1.0) * (kActivitySteps - 1)));
+}
+
+QColor activityStepColor(int step)
+{
+    return QColor::fromRgb(activityTable()[size_t(std::clamp(step, 0, kActivitySteps - 1))]);
+}
+
+QColor activityColor(double fraction)
+{
+    const int step = activityStep(fraction);
+    return step < 0 ? QColor() : activityStepColor(step);
+}
+
+double activityFraction(const ChipActivity &activity, ActivityMetric metric)
+{
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    if (!activity.reports())
+        return nan;
+    if (metric == ActivityMetric::DutyCycle)
+        return activity.hasDutyCycle() ? std::clamp(double(activity.dutyCycle) / 100.0, 0.0, 1.0) : nan;
+    if (std::isnan(activity.hbmUsedBytes) || std::isnan(activity.hbmTotalBytes) || activity.hbmTotalBytes <= 0)
+        return nan;
+    return std::clamp(activity.hbmUsedBytes / activity.hbmTotalBytes, 0.0, 1.0);
+}
+
+ActivityLook activityLook(const ClusterSnapshot &snapshot, int sliceIndex, int hostIndex, int chipIndex, ActivityMetric metric, const Theme &theme)
+{
+    ActivityLook look;
+    const Host *host = sliceIndex >= 0 && sliceIndex < snapshot.slices.size() && hostIndex >= 0 && hostIndex < snapshot.slices[sliceIndex].hosts.size()
+                           ? &snapshot.slices[sliceIndex].hosts[hostIndex]
+                           : nullptr;
+    if (host && host->state != HostState::Alive) {
+        look.color = theme.absentChip; // a dead, pending or missing host keeps its look
+        return look;
+    }
+    const ChipActivity *a = snapshot.activity ? snapshot.activity->chip(sliceIndex, hostIndex, chipIndex) : nullptr;
+    look.fraction = a ? activityFraction(*a, metric) : std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(look.fraction)) {
+        look.color = theme.unknownChip;
+        look.hatched = true;
+    } else {
+        look.color = activityColor(look.fraction);
+    }
+    return look;
 }
 
 Theme Theme::light()
@@ -124,6 +248,10 @@ Theme Theme::light()
     t.warning = {QColor(0xfff6dc), QColor(0x3d3000), QColor(0xd9b74a)};
     t.error = {QColor(0xfbe4e4), QColor(0x4a1010), QColor(0xd98080)};
     t.success = {QColor(0xe3f4e6), QColor(0x12391b), QColor(0x7bbf88)};
+    t.unknownChip = QColor(0xc3c7cd);
+    t.unknownHatch = QColor(0x6e7682);
+    t.idleOutline = QColor(0xd1168a); // magenta: on no part of the activity scale, nor a state colour
+    t.idleHalo = QColor(0xffffff);
     return t;
 }
 
@@ -151,6 +279,10 @@ Theme Theme::dark()
     t.reserved = QColor(0x6d95f0);
     t.degraded = QColor(0xf05252);
     t.provisioning = QColor(0xf2b632);
+    t.unknownChip = QColor(0x6b7380);
+    t.unknownHatch = QColor(0xc4cad2);
+    t.idleOutline = QColor(0xff5cc8);
+    t.idleHalo = QColor(0x0b0d10);
     return t;
 }
 
@@ -214,11 +346,19 @@ bool sharesHost(const Host &host, int pg)
 }
 } // namespace
 
-QColor chipColor(const ClusterSnapshot &snapshot, const Host &host, int chipIndex, ColorMode mode, const Theme &theme)
+QColor chipColor(const ClusterSnapshot &snapshot, const Host &host, int chipIndex, ColorMode mode, const Theme &theme, ActivityMetric metric)
 {
     if (host.state == HostState::Missing && mode != ColorMode::State)
         return theme.absentChip;
     switch (mode) {
+    case ColorMode::Activity:
+        // Which slice and position the host has: the activity table is indexed by them.
+        for (int s = 0; s < snapshot.slices.size(); ++s) {
+            const QList<Host> &hosts = snapshot.slices[s].hosts;
+            if (!hosts.isEmpty() && &host >= hosts.constData() && &host < hosts.constData() + hosts.size())
+                return activityLook(snapshot, s, int(&host - hosts.constData()), chipIndex, metric, theme).color;
+        }
+        return host.state == HostState::Alive ? theme.unknownChip : theme.absentChip;
     case ColorMode::WorkerId:
         return workerColor(host.workerId);
     case ColorMode::Bundle: {
@@ -251,7 +391,7 @@ QColor chipColor(const ClusterSnapshot &snapshot, const Host &host, int chipInde
     Q_UNREACHABLE();
 }
 
-QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice, ColorMode mode, const Theme &theme)
+QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice, ColorMode mode, const Theme &theme, ActivityMetric metric)
 {
     QList<LegendEntry> entries;
     bool anyMissing = false;
@@ -324,6 +464,31 @@ QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice
                                 s == HostState::Missing});
         }
         return entries;
+    case ColorMode::Activity: {
+        const int sliceIndex = !snapshot.slices.isEmpty() && &slice >= snapshot.slices.constData()
+                                       && &slice < snapshot.slices.constData() + snapshot.slices.size()
+                                   ? int(&slice - snapshot.slices.constData())
+                                   : snapshot.sliceIndex(slice.name);
+        int chips = 0, known = 0, unknown = 0, notAlive = 0;
+        for (int h = 0; h < slice.hosts.size(); ++h)
+            for (int c = 0; c < slice.hosts[h].chips.size(); ++c) {
+                ++chips;
+                const ActivityLook look = activityLook(snapshot, sliceIndex, h, c, metric, theme);
+                if (slice.hosts[h].state != HostState::Alive)
+                    ++notAlive;
+                else if (look.hatched)
+                    ++unknown;
+                else
+                    ++known;
+            }
+        entries.append({QColor(), snapshot.activity ? QStringLiteral("%1 of %2 chips report %3").arg(known).arg(chips).arg(activityMetricLabel(metric))
+                                                    : QStringLiteral("no activity source: every chip unknown")});
+        if (unknown)
+            entries.append({theme.unknownChip, QStringLiteral("unknown · %1 chip%2").arg(unknown).arg(unknown == 1 ? QString() : QStringLiteral("s")), false, true});
+        if (notAlive)
+            entries.append({theme.absentChip, QStringLiteral("host not alive · %1 chips").arg(notAlive)});
+        return entries;
+    }
     }
     if (anyMissing)
         entries.append({theme.absentChip, QStringLiteral("missing host"), true});

@@ -9,7 +9,7 @@ namespace slicescope {
 
 using tpu::ChipCoord;
 
-SliceChips SliceChips::build(const ClusterSnapshot &snapshot, const Slice &slice, ColorMode mode, const Theme &theme)
+SliceChips SliceChips::build(const ClusterSnapshot &snapshot, const Slice &slice, ColorMode mode, const Theme &theme, ActivityMetric metric)
 {
     SliceChips out;
     const tpu::SliceLayout &layout = slice.layout;
@@ -18,15 +18,23 @@ SliceChips SliceChips::build(const ClusterSnapshot &snapshot, const Slice &slice
     out.chips.assign(size_t(layout.chipCount()), Chip{});
     out.hostOfWorker.assign(size_t(layout.hostCount()), -1);
     out.hostOrigin.assign(size_t(slice.hosts.size()), std::nullopt);
-    QHash<QRgb, int> paletteIndex;
-    auto colourIndex = [&](const QColor &c) {
-        const auto it = paletteIndex.constFind(c.rgba());
+    QHash<quint64, int> paletteIndex;
+    auto colourIndex = [&](const QColor &c, bool hatched = false) {
+        const quint64 key = quint64(c.rgba()) | (hatched ? quint64(1) << 32 : 0);
+        const auto it = paletteIndex.constFind(key);
         if (it != paletteIndex.cend())
             return *it;
         out.palette.append(c);
-        paletteIndex.insert(c.rgba(), int(out.palette.size() - 1));
+        out.hatched.append(hatched);
+        paletteIndex.insert(key, int(out.palette.size() - 1));
         return int(out.palette.size() - 1);
     };
+    // The activity table is indexed by slice position; a slice not of `snapshot` has none.
+    const int sliceIndex = mode == ColorMode::Activity && !snapshot.slices.isEmpty() && &slice >= snapshot.slices.constData()
+                                   && &slice < snapshot.slices.constData() + snapshot.slices.size()
+                               ? int(&slice - snapshot.slices.constData())
+                           : mode == ColorMode::Activity ? snapshot.sliceIndex(slice.name)
+                                                         : -1;
     // Chips no host claims (cannot happen for a valid layout, but never paint garbage): ghosts.
     const int absent = colourIndex(theme.absentChip);
     for (Chip &c : out.chips) {
@@ -45,7 +53,12 @@ SliceChips SliceChips::build(const ClusterSnapshot &snapshot, const Slice &slice
             info.host = h;
             info.chipIndex = qint16(i);
             info.ghost = host.state == HostState::Missing;
-            info.palette = colourIndex(chipColor(snapshot, host, i, mode, theme));
+            if (mode == ColorMode::Activity && host.state != HostState::Missing) {
+                const ActivityLook look = activityLook(snapshot, sliceIndex, h, i, metric, theme);
+                info.palette = colourIndex(look.color, look.hatched);
+            } else {
+                info.palette = colourIndex(chipColor(snapshot, host, i, mode, theme, metric));
+            }
         }
     }
     // Links come from the layout's own list, so the view shows exactly the torus it computes.

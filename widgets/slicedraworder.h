@@ -31,6 +31,7 @@ struct SliceChips {
         qint32 palette = 0;   // index into palette
         qint16 chipIndex = 0; // within its host
         bool ghost = false;   // its host is MISSING: drawn hollow, hides nothing
+        bool idle = false;    // reserved but idle (SliceView::setIdleChips): outlined
         // Its ICI links, from layout.iciLinks(): bit 2*axis for the one to the + side, bit
         // 2*axis+1 for the one to the - side; `wraps` likewise for torus wrap edges.
         quint8 links = 0;
@@ -38,12 +39,15 @@ struct SliceChips {
     };
     std::vector<Chip> chips; // by chip index x + X*(y + Y*z); empty when nothing is laid out
     QList<QColor> palette;
+    QList<bool> hatched; // by palette index: drawn with a diagonal hatch (activity unknown)
     std::vector<int> hostOfWorker;                       // worker id -> index into Slice::hosts, or -1
     std::vector<std::optional<tpu::ChipCoord>> hostOrigin; // by host index: its block's lowest corner
     tpu::Dims dims, block;
 
-    // `slice` must have a valid layout; colours as chipColor() gives them in `mode`.
-    static SliceChips build(const ClusterSnapshot &snapshot, const Slice &slice, ColorMode mode, const Theme &theme);
+    // `slice` must have a valid layout; colours as chipColor() gives them in `mode` (in Activity
+    // mode, activityLook() of `metric`: scale colours, quantised, and the unknown hatched).
+    static SliceChips build(const ClusterSnapshot &snapshot, const Slice &slice, ColorMode mode, const Theme &theme,
+                            ActivityMetric metric = ActivityMetric::DutyCycle);
 
     bool isEmpty() const { return chips.empty(); }
     int indexOf(tpu::ChipCoord c) const { return c.x + dims.x * (c.y + dims.y * c.z); }

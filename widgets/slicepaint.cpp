@@ -232,7 +232,7 @@ void message(QPainter &painter, const SliceScene &scene, QSize size, const QStri
 void chipsWithSprites(QPainter &painter, const SliceScene &scene, const SliceProjection &p, const SliceDrawOrder &order,
                       SliceSprites &sprites, LabelSprites &labels)
 {
-    sprites.ensure(p, scene.theme, scene.chips.palette, scene.chips.block, scene.dataVersion);
+    sprites.ensure(p, scene.theme, scene.chips.palette, scene.chips.block, scene.dataVersion, scene.chips.hatched);
     const auto steps = p.axisSteps();
     const QPointF origin = p.chipCenter(ChipCoord{0, 0, 0});
     const tpu::Dims b = scene.slice->layout.block();
@@ -273,6 +273,11 @@ void chipsWithSprites(QPainter &painter, const SliceScene &scene, const SlicePro
             const quint16 stubs = links ? quint16(it.stubs & sprites.stubsMask()) : 0;
             const Sprite &s = stubs ? sprites.chipWithStubs(info.palette, stubs) : sprites.chip(info.palette, info.ghost);
             painter.drawImage(c - s.anchor, s.image);
+            if (info.idle) {
+                painter.setRenderHint(QPainter::Antialiasing, true);
+                idleOutline(painter, scene.theme, outline.translated(c));
+                painter.setRenderHint(QPainter::Antialiasing, false);
+            }
             if (info.host >= 0 && scene.slice->hosts[info.host].workerId == scene.selected) {
                 // Outlined right after the chip, so chips in front still cover it.
                 painter.setRenderHint(QPainter::Antialiasing, true);
@@ -362,7 +367,14 @@ void chipsWithPolygons(QPainter &painter, const SliceScene &scene, const SlicePr
                     pen.setStyle(Qt::DashLine);
                 painter.setPen(pen);
                 painter.drawPolygon(f.polygon.translated(c));
+                if (!info.ghost && scene.chips.hatched.value(info.palette)) {
+                    painter.setBrush(QBrush(scene.theme.unknownHatch, Qt::BDiagPattern));
+                    painter.setPen(Qt::NoPen);
+                    painter.drawPolygon(f.polygon.translated(c));
+                }
             }
+            if (info.idle)
+                idleOutline(painter, scene.theme, outline.translated(c));
             if (info.host >= 0 && scene.slice->hosts[info.host].workerId == scene.selected) {
                 painter.setPen(QPen(scene.theme.selection, 2.5));
                 painter.setBrush(Qt::NoBrush);
@@ -456,6 +468,15 @@ void hover(QPainter &painter, const SliceScene &scene, const SliceProjection &p)
     painter.setBrush(Qt::NoBrush);
     painter.setPen(QPen(scene.theme.hover, 2));
     painter.drawPolygon(p.chipOutline(*scene.hovered));
+}
+
+void idleOutline(QPainter &painter, const Theme &theme, const QPolygonF &silhouette)
+{
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(theme.idleHalo, 4.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolygon(silhouette);
+    painter.setPen(QPen(theme.idleOutline, 2.2, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolygon(silhouette);
 }
 
 void axes(QPainter &painter, const SliceScene &scene, const SliceProjection &p, QSize size)

@@ -33,6 +33,9 @@ struct SliceScene {
     const Slice *slice = nullptr; // inside snapshot; null when nothing is shown
     SliceChips chips;             // empty when the slice cannot be laid out
     ColorMode mode = ColorMode::Bundle;
+    ActivityMetric metric = ActivityMetric::DutyCycle; // what Activity mode shows
+    int sliceIndex = -1;                                // of `slice` in the snapshot
+    QList<IdleChip> idle;                               // chips outlined as reserved but idle
     Theme theme = Theme::light();
     QFont font; // the view's
     bool linksVisible = true;
@@ -93,6 +96,9 @@ void highlights(QPainter &painter, const SliceScene &scene, const SliceProjectio
 // the chips were painted from, when it matches `p`; null counts every visible chip as shown).
 void selection(QPainter &painter, const SliceScene &scene, const SliceProjection &p, const SliceDrawOrder *shown);
 void hover(QPainter &painter, const SliceScene &scene, const SliceProjection &p);
+// The outline of a chip reserved but idle: a bright line over a halo, visible on either theme
+// and over any colour of the activity scale.
+void idleOutline(QPainter &painter, const Theme &theme, const QPolygonF &silhouette);
 void axes(QPainter &painter, const SliceScene &scene, const SliceProjection &p, QSize size);
 
 } // namespace slicepaint

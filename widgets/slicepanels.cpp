@@ -2,10 +2,12 @@
 #include "slicepanels.h"
 
 #include <QFontMetrics>
+#include <QLinearGradient>
 #include <QPaintEngine>
 #include <QPainter>
 
 #include <algorithm>
+#include <cmath>
 
 namespace slicescope::slicepaint {
 
@@ -13,17 +15,65 @@ using tpu::ChipCoord;
 
 namespace {
 
-QString legendHeading(ColorMode mode)
+QString legendHeading(const SliceScene &scene)
 {
-    return mode == ColorMode::WorkerId ? Tr::tr("Colour: worker id") : mode == ColorMode::Bundle ? Tr::tr("Colour: placement group")
-                                                                                                 : Tr::tr("Colour: host state");
+    switch (scene.mode) {
+    case ColorMode::WorkerId: return Tr::tr("Colour: worker id");
+    case ColorMode::Bundle: return Tr::tr("Colour: placement group");
+    case ColorMode::State: return Tr::tr("Colour: host state");
+    case ColorMode::Activity:
+        return scene.metric == ActivityMetric::DutyCycle ? Tr::tr("Colour: duty cycle") : Tr::tr("Colour: HBM used of total");
+    }
+    Q_UNREACHABLE();
+}
+
+// "5 s ago", "3 min ago", "2 h ago".
+QString ageText(qint64 seconds)
+{
+    seconds = std::max<qint64>(0, seconds);
+    if (seconds < 120)
+        return Tr::tr("%1 s ago").arg(seconds);
+    if (seconds < 2 * 3600)
+        return Tr::tr("%1 min ago").arg(seconds / 60);
+    return Tr::tr("%1 h ago").arg(seconds / 3600);
+}
+
+// Activity mode: the scale's rows (the gradient, its ticks) above the entries.
+int scaleLines(const SliceScene &scene)
+{
+    return scene.mode == ColorMode::Activity ? 2 : 0;
+}
+
+// The activity scale as a gradient bar in `bar`, with ticks and labels at 0, 50 and 100 % under it.
+void activityScale(QPainter &painter, const SliceScene &scene, const QRectF &bar, double labelHeight)
+{
+    QLinearGradient gradient(bar.topLeft(), bar.topRight());
+    for (int i = 0; i < kActivitySteps; ++i)
+        gradient.setColorAt(double(i) / (kActivitySteps - 1), activityStepColor(i));
+    painter.setPen(QPen(scene.theme.border, 1));
+    painter.setBrush(gradient);
+    painter.drawRect(bar);
+    const QFontMetricsF fm(painter.font());
+    for (int tick : {0, 50, 100}) {
+        const double x = bar.left() + bar.width() * tick / 100.0;
+        painter.setPen(QPen(scene.theme.text, 1));
+        painter.drawLine(QPointF(x, bar.bottom()), QPointF(x, bar.bottom() + 3));
+        const QString label = QStringLiteral("%1 %").arg(tick);
+        const double w = fm.horizontalAdvance(label);
+        const double left = tick == 0 ? x : tick == 100 ? x - w
+                                                        : x - w / 2;
+        painter.drawText(QRectF(left, bar.bottom() + 3, w + 1, labelHeight), Qt::AlignLeft | Qt::AlignVCenter, label);
+    }
 }
 
 QList<LegendEntry> legendEntries(const SliceScene &scene)
 {
     if (scene.legendVersion == scene.dataVersion)
         return scene.legendCache;
-    QList<LegendEntry> entries = legendFor(*scene.snapshot, *scene.slice, scene.mode, scene.theme);
+    QList<LegendEntry> entries = legendFor(*scene.snapshot, *scene.slice, scene.mode, scene.theme, scene.metric);
+    const auto idle = std::count_if(scene.chips.chips.cbegin(), scene.chips.chips.cend(), [](const SliceChips::Chip &c) { return c.idle; });
+    if (idle)
+        entries.append({scene.theme.idleOutline, (idle == 1 ? Tr::tr("idle while reserved · 1 chip") : Tr::tr("idle while reserved · %1 chips").arg(idle)), false, false, true});
     // What the view adds on top of chip colours: tray colours and links.
     if (scene.mode != ColorMode::State) {
         bool dead = false, pending = false;
@@ -62,12 +112,12 @@ QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm)
     const QList<LegendEntry> entries = legendEntries(scene);
     QFont bold = scene.font;
     bold.setBold(true);
-    int textWidth = QFontMetrics(bold).horizontalAdvance(legendHeading(scene.mode)) - 20;
+    int textWidth = QFontMetrics(bold).horizontalAdvance(legendHeading(scene)) - 20;
     for (const LegendEntry &e : entries)
         textWidth = std::max(textWidth, fm.horizontalAdvance(e.label));
     textWidth = std::max(textWidth, fm.horizontalAdvance(Tr::tr("wraparound: none here")));
     const double width = std::min(double(textWidth + 44), std::max(120.0, size.width() * 0.34));
-    const int lines = int(entries.size()) + 1 + (scene.linksVisible ? 2 : 0);
+    const int lines = int(entries.size()) + 1 + scaleLines(scene) + (scene.linksVisible ? 2 : 0);
     const double height = std::min(double(lines * (fm.height() + 5) + 16), size.height() - 60.0);
     return QRectF(size.width() - width - 12, 12, width, height);
 }
@@ -94,11 +144,15 @@ void legend(QPainter &painter, const SliceScene &scene, QSize size)
     bold.setBold(true);
     painter.setFont(bold);
     painter.setPen(scene.theme.text);
-    const QString heading = legendHeading(scene.mode);
+    const QString heading = legendHeading(scene);
     painter.drawText(QRectF(box.left() + 10, y, box.width() - 20, line), Qt::AlignVCenter | Qt::AlignLeft,
                      QFontMetrics(bold).elidedText(heading, Qt::ElideRight, int(box.width() - 20)));
     painter.setFont(scene.font);
     y += line;
+    if (scaleLines(scene) && y + 2 * line <= box.bottom() - 8) {
+        activityScale(painter, scene, QRectF(box.left() + 10, y + line * 0.3, box.width() - 20, line * 0.75), line);
+        y += 2 * line;
+    }
 
     const QList<LegendEntry> entries = legendEntries(scene);
     const int extra = scene.linksVisible ? 2 : 0;
@@ -107,7 +161,25 @@ void legend(QPainter &painter, const SliceScene &scene, QSize size)
     for (int i = 0; i < shown; ++i) {
         const LegendEntry &e = entries[i];
         const QRectF swatch(box.left() + 10, y + (line - 13) / 2, 13, 13);
-        if (e.ghost) {
+        if (!e.color.isValid()) {
+            painter.setPen(scene.theme.mutedText);
+            painter.drawText(QRectF(box.left() + 10, y, box.right() - 18 - box.left(), line), Qt::AlignVCenter | Qt::AlignLeft,
+                             fm.elidedText(e.label, Qt::ElideRight, int(box.width() - 18)));
+            y += line;
+            continue;
+        }
+        if (e.hatched) {
+            painter.setPen(QPen(e.color.darker(150), 1));
+            painter.setBrush(e.color);
+            painter.drawRoundedRect(swatch, 2, 2);
+            painter.setBrush(QBrush(scene.theme.unknownHatch, Qt::BDiagPattern));
+            painter.setPen(Qt::NoPen);
+        } else if (e.outlined) {
+            painter.setBrush(Qt::NoBrush);
+            painter.setPen(QPen(scene.theme.idleHalo, 4));
+            painter.drawRoundedRect(swatch, 2, 2);
+            painter.setPen(QPen(e.color, 2));
+        } else if (e.ghost) {
             QPen pen(e.color, 1.5, Qt::DashLine);
             painter.setPen(pen);
             painter.setBrush(Qt::NoBrush);
@@ -219,6 +291,44 @@ void panel(QPainter &painter, const SliceScene &scene, PanelImage &cache, const 
     painter.drawImage(cache.at, cache.image);
 }
 
+QStringList activityTooltipLines(const SliceScene &scene, int hostIndex, int chipIndex)
+{
+    QStringList lines;
+    const ActivityTable *table = scene.snapshot->activity.get();
+    if (!table)
+        return lines; // nothing was asked: say nothing rather than "unknown" on every chip
+    const ChipActivity *a = table->chip(scene.sliceIndex, hostIndex, chipIndex);
+    if (!a || !a->reports()) {
+        const QString reason = table->unknownReason(scene.sliceIndex, hostIndex);
+        lines << Tr::tr("activity unknown: %1").arg(reason.isEmpty() ? Tr::tr("no source reports this chip") : reason);
+    } else {
+        auto percent = [](float v) {
+            return std::isnan(v) ? Tr::tr("unknown") : QStringLiteral("%1 %").arg(double(v), 0, 'f', v < 10 ? 1 : 0);
+        };
+        lines << Tr::tr("duty cycle %1 · TensorCore %2 · HBM bandwidth %3").arg(percent(a->dutyCycle), percent(a->tensorcoreUtilization), percent(a->hbmBandwidthUtilization));
+        constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+        if (!std::isnan(a->hbmUsedBytes) && !std::isnan(a->hbmTotalBytes))
+            lines << Tr::tr("HBM %1 of %2 GiB used").arg(a->hbmUsedBytes / kGiB, 0, 'f', 1).arg(a->hbmTotalBytes / kGiB, 0, 'f', 1);
+        else if (!std::isnan(a->hbmUsedBytes))
+            lines << Tr::tr("HBM %1 GiB used, total unknown").arg(a->hbmUsedBytes / kGiB, 0, 'f', 1);
+        else
+            lines << Tr::tr("HBM use unknown");
+        const QString source = a->source == ActivitySource::RayNodeSummary ? Tr::tr("Ray's node summary")
+                               : a->source == ActivitySource::RayMetrics   ? Tr::tr("Prometheus (ray_tpu_*)")
+                                                                           : Tr::tr("Prometheus (TPU device plugin)");
+        const qint64 age = a->ageSeconds(scene.snapshot->capturedAt);
+        lines << (age < 0 ? Tr::tr("from %1, sample time unknown").arg(source) : Tr::tr("from %1, sampled %2").arg(source, ageText(age)));
+    }
+    for (const IdleChip &idle : scene.idle)
+        if (idle.host == hostIndex && idle.chip == chipIndex) {
+            if (!idle.since.isValid() || !scene.snapshot->capturedAt.isValid())
+                lines << Tr::tr("idle while reserved");
+            else
+                lines << Tr::tr("idle while reserved since %1 (%2)").arg(idle.since.toUTC().toString(QStringLiteral("HH:mm 'UTC'")), ageText(idle.since.secsTo(scene.snapshot->capturedAt)));
+        }
+    return lines;
+}
+
 QString chipTooltip(const SliceScene &scene, ChipCoord c)
 {
     const SliceChips::Chip &info = scene.chips.chips[size_t(scene.chips.indexOf(c))];
@@ -263,6 +373,7 @@ QString chipTooltip(const SliceScene &scene, ChipCoord c)
         const PlacementGroup &g = scene.snapshot->placementGroups[scene.slice->headHeldBy];
         lines << Tr::tr("slice head resource held by %1 (%2)").arg(g.displayLabel(), g.state);
     }
+    lines << activityTooltipLines(scene, info.host, info.chipIndex);
     return lines.join(u'\n');
 }
 

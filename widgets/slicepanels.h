@@ -31,7 +31,13 @@ void layoutLabel(QPainter &painter, const SliceScene &scene, QSize size);
 void panel(QPainter &painter, const SliceScene &scene, PanelImage &cache, const QByteArray &key, const QRect &rect,
            const std::function<void(QPainter &)> &draw);
 
-// The text hover shows for chip `c` (a tooltip): its host, Ray node, pod, node and bundle.
+// The text hover shows for chip `c` (a tooltip): its host, Ray node, pod, node and bundle, and,
+// when the snapshot has activity, activityTooltipLines().
 QString chipTooltip(const SliceScene &scene, tpu::ChipCoord c);
+// Chip `chipIndex` of host `hostIndex` (of the scene's slice): duty cycle, TensorCore and HBM
+// bandwidth, HBM used of total (GiB), where from and how old ("5 s ago" against the snapshot's
+// time), or "activity unknown: <why>"; and whether it is idle while reserved. Empty when the
+// snapshot has no activity table.
+QStringList activityTooltipLines(const SliceScene &scene, int hostIndex, int chipIndex);
 
 } // namespace slicescope::slicepaint

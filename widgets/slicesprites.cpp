@@ -55,6 +55,18 @@ double faceShade(const SliceProjection &p, const QVector3D &n)
 
 } // namespace
 
+void hatchPainted(QPainter &painter, const QRect &area, const QColor &colour, double pitch)
+{
+    painter.save();
+    painter.setCompositionMode(QPainter::CompositionMode_SourceAtop);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setPen(QPen(colour, std::max(1.0, pitch * 0.22), Qt::SolidLine, Qt::FlatCap));
+    const double span = area.width() + area.height();
+    for (double x = area.left() - area.height(); x < area.left() + span; x += pitch)
+        painter.drawLine(QPointF(x, area.bottom() + 1), QPointF(x + area.height() + 1, area.top()));
+    painter.restore();
+}
+
 QList<BoxFace> visibleFaces(const SliceProjection &p, const QVector3D &h, const QVector3D &offset)
 {
     std::array<QPointF, 8> corner;
@@ -92,7 +104,8 @@ double brightestShade(const QList<BoxFace> &faces)
     return top;
 }
 
-void SliceSprites::ensure(const SliceProjection &p, const Theme &theme, const QList<QColor> &palette, tpu::Dims block, quint64 dataVersion)
+void SliceSprites::ensure(const SliceProjection &p, const Theme &theme, const QList<QColor> &palette, tpu::Dims block, quint64 dataVersion,
+                          const QList<bool> &hatched)
 {
     const Key key{p.yaw(), p.pitch(), p.scale(), p.explode(), p.chipHeight(), theme.iciLink.rgba(), theme.wrapLink.rgba(),
                   theme.hostOutline.rgba(), theme.window.rgba(), theme.selection.rgba(), theme.dead.rgba(),
@@ -101,7 +114,10 @@ void SliceSprites::ensure(const SliceProjection &p, const Theme &theme, const QL
         return;
     m_key = key;
     m_palette = palette;
+    m_hatched = hatched;
+    m_hatchColour = theme.unknownHatch;
     const double s = p.scale();
+    m_hatchPitch = std::clamp(s * 0.11, 4.0, 9.0);
 
     // The chip, in grey: top full brightness so the top shows exactly the chip's colour.
     const QList<BoxFace> faces = visibleFaces(p, p.chipHalfExtents());
@@ -229,6 +245,10 @@ const Sprite &SliceSprites::chip(int paletteIndex, bool ghost)
     if (s.isNull()) {
         s.image = colourize(ghost ? m_ghostTemplate : m_chipTemplate, m_palette[paletteIndex]);
         s.anchor = ghost ? m_ghostAnchor : m_chipAnchor;
+        if (!ghost && m_hatched.value(paletteIndex)) {
+            QPainter painter(&s.image);
+            hatchPainted(painter, s.image.rect(), m_hatchColour, m_hatchPitch);
+        }
     }
     return s;
 }

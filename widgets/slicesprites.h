@@ -35,6 +35,10 @@ struct Sprite {
     bool isNull() const { return image.isNull(); }
 };
 
+// Lays a diagonal hatch (lines rising to the right, `pitch` pixels apart) over what `painter`
+// has painted so far, only where it painted (its device must have an alpha channel).
+void hatchPainted(QPainter &painter, const QRect &area, const QColor &colour, double pitch);
+
 // Paints `paint` (in coordinates centred on the anchor) into a sprite covering `bounds`.
 template<typename Paint>
 Sprite renderSprite(const QRectF &bounds, Paint &&paint)
@@ -78,8 +82,9 @@ class SliceSprites
 public:
     // Rebuilds the templates, stubs and trays when anything they depend on changed (orientation,
     // zoom, explode, chip height, theme, host block, data); colour sprites are then made on first
-    // use from `palette`.
-    void ensure(const SliceProjection &p, const Theme &theme, const QList<QColor> &palette, tpu::Dims block, quint64 dataVersion);
+    // use from `palette`, hatched (theme.unknownHatch) where `hatched` says so.
+    void ensure(const SliceProjection &p, const Theme &theme, const QList<QColor> &palette, tpu::Dims block, quint64 dataVersion,
+                const QList<bool> &hatched = {});
 
     const Sprite &chip(int paletteIndex, bool ghost);
     // A chip with its link stubs (SliceDrawOrder::StubBit per axis) baked in.
@@ -101,6 +106,9 @@ private:
 
     Key m_key;
     QList<QColor> m_palette;
+    QList<bool> m_hatched;
+    QColor m_hatchColour;
+    double m_hatchPitch = 6;
     QImage m_chipTemplate, m_ghostTemplate;
     QPoint m_chipAnchor, m_ghostAnchor;
     std::vector<Sprite> m_chipSprites, m_ghostSprites; // by palette index, built on first use

@@ -84,11 +84,16 @@ void SliceView::Private::setData(const SnapshotPtr &snap, const QString &name)
     const tpu::Dims oldDims = projection.dims();
     scene.snapshot = snap;
     scene.sliceName = name;
+    if (!sameSlice)
+        scene.idle.clear(); // host positions of another slice: never outline a stranger's chips
     scene.slice = nullptr;
+    scene.sliceIndex = -1;
     if (scene.snapshot && !name.isEmpty()) {
         const int i = scene.snapshot->sliceIndex(name);
-        if (i >= 0)
+        if (i >= 0) {
             scene.slice = &scene.snapshot->slices[i];
+            scene.sliceIndex = i;
+        }
     }
     ++scene.dataVersion;
     if (!sameSlice || !scene.slice || !(scene.slice->layout.dims() == oldDims))
@@ -123,7 +128,20 @@ void SliceView::Private::rebuildChips()
 {
     ++scene.dataVersion;
     const bool laidOut = scene.slice && scene.slice->layout.isValid();
-    scene.chips = laidOut ? SliceChips::build(*scene.snapshot, *scene.slice, scene.mode, scene.theme) : SliceChips{};
+    scene.chips = laidOut ? SliceChips::build(*scene.snapshot, *scene.slice, scene.mode, scene.theme, scene.metric) : SliceChips{};
+    if (!laidOut)
+        return;
+    const tpu::SliceLayout &layout = scene.slice->layout;
+    for (const IdleChip &idle : std::as_const(scene.idle)) {
+        if (idle.host < 0 || idle.host >= scene.slice->hosts.size() || idle.chip < 0 || idle.chip >= layout.chipsPerHost())
+            continue;
+        const int worker = scene.slice->hosts[idle.host].workerId;
+        if (worker < 0 || worker >= layout.hostCount())
+            continue;
+        SliceChips::Chip &chip = scene.chips.chips[size_t(scene.chips.indexOf(layout.chipPosition(worker, idle.chip)))];
+        if (chip.host == idle.host && !chip.ghost)
+            chip.idle = true;
+    }
 }
 
 const Host *SliceView::Private::hostAt(ChipCoord c) const
@@ -228,6 +246,34 @@ void SliceView::setColorMode(ColorMode mode)
 ColorMode SliceView::colorMode() const
 {
     return d->scene.mode;
+}
+
+void SliceView::setActivityMetric(ActivityMetric metric)
+{
+    if (d->scene.metric == metric)
+        return;
+    d->scene.metric = metric;
+    d->rebuildChips();
+    update();
+}
+
+ActivityMetric SliceView::activityMetric() const
+{
+    return d->scene.metric;
+}
+
+void SliceView::setIdleChips(const QList<IdleChip> &chips)
+{
+    if (d->scene.idle == chips)
+        return;
+    d->scene.idle = chips;
+    d->rebuildChips();
+    update();
+}
+
+QList<IdleChip> SliceView::idleChips() const
+{
+    return d->scene.idle;
 }
 
 void SliceView::setTheme(const Theme &theme)

@@ -44,6 +44,14 @@ public:
 
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const;
+    // What the Activity colour mode shows: duty cycle (the default) or HBM used of HBM total.
+    void setActivityMetric(ActivityMetric metric);
+    ActivityMetric activityMetric() const;
+    // Chips of the shown slice reserved but idle (model/alerts.h judges): outlined in every colour
+    // mode and counted in the legend. Positions out of range are ignored. Kept while the same
+    // slice is shown (newer snapshots included), dropped when another slice is; empty clears.
+    void setIdleChips(const QList<IdleChip> &chips);
+    QList<IdleChip> idleChips() const;
     void setTheme(const Theme &theme);
 
     // Camera.

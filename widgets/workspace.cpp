@@ -103,7 +103,14 @@ QWidget *Workspace::makeSlicePage()
     m_colorCombo->addItem(tr("Worker id"), int(ColorMode::WorkerId));
     m_colorCombo->addItem(tr("Bundles"), int(ColorMode::Bundle));
     m_colorCombo->addItem(tr("State"), int(ColorMode::State));
+    m_colorCombo->addItem(tr("Activity"), int(ColorMode::Activity));
     m_colorCombo->setCurrentIndex(1);
+    m_activityCombo = new QComboBox(page);
+    m_activityCombo->setObjectName(QStringLiteral("activityMetric"));
+    m_activityCombo->addItem(tr("Duty cycle"), int(ActivityMetric::DutyCycle));
+    m_activityCombo->addItem(tr("HBM used"), int(ActivityMetric::HbmUsed));
+    m_activityCombo->setToolTip(tr("What the activity colours show: duty cycle, or HBM used of the chip's HBM"));
+    m_activityCombo->setVisible(false);
     m_explode = new QSlider(Qt::Horizontal, page);
     m_explode->setRange(0, 20);
     m_explode->setFixedWidth(70);
@@ -135,6 +142,7 @@ QWidget *Workspace::makeSlicePage()
     bar->setSpacing(6);
     bar->addWidget(m_sliceCombo);
     bar->addWidget(m_colorCombo);
+    bar->addWidget(m_activityCombo);
     bar->addSpacing(6);
     bar->addWidget(new QLabel(tr("Gap"), page));
     bar->addWidget(m_explode);
@@ -153,8 +161,9 @@ QWidget *Workspace::makeSlicePage()
     layout->addWidget(m_sliceView, 1);
 
     connect(m_sliceCombo, &QComboBox::activated, this, [this](int index) { showSlice(m_sliceCombo->itemText(index)); });
-    connect(m_colorCombo, &QComboBox::activated, this, [this](int index) {
-        m_sliceView->setColorMode(ColorMode(m_colorCombo->itemData(index).toInt()));
+    connect(m_colorCombo, &QComboBox::activated, this, [this](int index) { setColorMode(ColorMode(m_colorCombo->itemData(index).toInt())); });
+    connect(m_activityCombo, &QComboBox::activated, this, [this](int index) {
+        m_sliceView->setActivityMetric(ActivityMetric(m_activityCombo->itemData(index).toInt()));
     });
     connect(m_explode, &QSlider::valueChanged, m_sliceView, [this](int v) { m_sliceView->setExplode(v / 10.0); });
     connect(m_zFirst, &QSpinBox::valueChanged, this, [this] {
@@ -232,6 +241,7 @@ bool Workspace::showSlice(const QString &sliceName)
     const bool changed = sliceName != m_slice;
     m_slice = sliceName;
     m_sliceView->setSlice(m_snapshot, sliceName);
+    m_sliceView->setIdleChips(m_idleChips.value(sliceName));
     m_overview->setCurrentSlice(sliceName);
     {
         const QSignalBlocker blocker(m_sliceCombo);
@@ -269,6 +279,30 @@ void Workspace::setColorMode(ColorMode mode)
 {
     m_sliceView->setColorMode(mode);
     m_colorCombo->setCurrentIndex(m_colorCombo->findData(int(mode)));
+    // The metric picker is there only in Activity mode.
+    m_activityCombo->setVisible(mode == ColorMode::Activity);
+}
+
+void Workspace::setActivityMetric(ActivityMetric metric)
+{
+    m_sliceView->setActivityMetric(metric);
+    m_activityCombo->setCurrentIndex(m_activityCombo->findData(int(metric)));
+}
+
+ActivityMetric Workspace::activityMetric() const
+{
+    return m_sliceView->activityMetric();
+}
+
+void Workspace::setIdleChips(const QHash<QString, QList<IdleChip>> &bySlice)
+{
+    m_idleChips = bySlice;
+    m_sliceView->setIdleChips(m_idleChips.value(m_slice));
+}
+
+void Workspace::setAlertCounts(const QHash<QString, int> &bySlice)
+{
+    m_overview->setAlertCounts(bySlice);
 }
 
 ColorMode Workspace::colorMode() const

@@ -8,6 +8,7 @@
 #include "look.h"
 #include "snapshot.h"
 
+#include <QHash>
 #include <QWidget>
 
 class QCheckBox;
@@ -54,6 +55,13 @@ public:
 
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const;
+    // What the Activity mode shows (its own picker beside the colour picker, shown in that mode).
+    void setActivityMetric(ActivityMetric metric);
+    ActivityMetric activityMetric() const;
+    // Reserved-but-idle chips by slice name (the alert engine's), outlined in the slice view.
+    void setIdleChips(const QHash<QString, QList<IdleChip>> &bySlice);
+    // Active alerts by slice name: a count badge on each tile of the overview.
+    void setAlertCounts(const QHash<QString, int> &bySlice);
     void setTheme(const Theme &theme);
     const Theme &theme() const { return m_theme; }
 
@@ -84,6 +92,8 @@ private:
     QComboBox *m_sliceCombo = nullptr;
     QStringList m_sliceNames; // what m_sliceCombo lists
     QComboBox *m_colorCombo = nullptr;
+    QComboBox *m_activityCombo = nullptr; // duty cycle / HBM used, shown in Activity mode
+    QHash<QString, QList<IdleChip>> m_idleChips;
     QSlider *m_explode = nullptr;
     QSpinBox *m_zFirst = nullptr;
     QSpinBox *m_zLast = nullptr;
