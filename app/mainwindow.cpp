@@ -433,6 +433,13 @@ void MainWindow::applyLiveSnapshot()
         m_scaleDialog->setSnapshot(m_snapshot);
     updateScaleAction();
     m_problems->showSnapshot(*m_snapshot, m_spoolError, m_alerts.alerts());
+    // The live alerts on the views: idle chips outlined, a count on each slice's tile.
+    QHash<QString, int> alertsBySlice;
+    for (const Alert &a : m_alerts.alerts())
+        if (!a.selectSlice.isEmpty() && !a.rollup)
+            ++alertsBySlice[a.selectSlice];
+    m_workspace->setIdleChips(m_alerts.idleChips());
+    m_workspace->setAlertCounts(alertsBySlice);
     m_jobLogDock->setSnapshot(m_snapshot);
     updateStatus();
 }
@@ -487,6 +494,9 @@ void MainWindow::showHistoryEntry(int index)
     QElapsedTimer clock;
     clock.start();
     m_workspace->setSnapshot(m_history->snapshot(index));
+    // The alert engine judges the live cluster: its idle chips and counts are not the past's.
+    m_workspace->setIdleChips({});
+    m_workspace->setAlertCounts({});
     m_lastScrubMs = double(clock.nsecsElapsed()) / 1e6;
     m_charts->setCursorTime(m_history->time(index));
     updateStatus();
@@ -497,6 +507,7 @@ void MainWindow::onLiveChanged(bool live)
     if (live) {
         if (m_snapshot)
             m_workspace->setSnapshot(m_snapshot);
+        applyLiveSnapshot(); // the live alerts back on the views
         m_charts->setCursorTime({});
     }
     updateStatus();

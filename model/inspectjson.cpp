@@ -21,6 +21,8 @@ QJsonArray strings(const QStringList &list)
 }
 
 QJsonValue number(double v) { return std::isnan(v) ? QJsonValue() : QJsonValue(v); }
+// Percentages are held as floats: printed as the float's own digits (0.1, not 0.10000000149011612).
+QJsonValue percent(double v) { return std::isnan(v) ? QJsonValue() : QJsonValue(std::round(v * 1e4) / 1e4); }
 
 // A chip's activity (model/activity.h): null when no source reports it; null members unknown.
 QJsonValue activityJson(const ClusterSnapshot &snap, const ChipActivity *a)
@@ -29,9 +31,9 @@ QJsonValue activityJson(const ClusterSnapshot &snap, const ChipActivity *a)
         return QJsonValue();
     const qint64 age = a->ageSeconds(snap.capturedAt);
     return QJsonObject{
-        {QStringLiteral("dutyCycle"), number(a->dutyCycle)},
-        {QStringLiteral("tensorcoreUtilization"), number(a->tensorcoreUtilization)},
-        {QStringLiteral("hbmBandwidthUtilization"), number(a->hbmBandwidthUtilization)},
+        {QStringLiteral("dutyCycle"), percent(a->dutyCycle)},
+        {QStringLiteral("tensorcoreUtilization"), percent(a->tensorcoreUtilization)},
+        {QStringLiteral("hbmBandwidthUtilization"), percent(a->hbmBandwidthUtilization)},
         {QStringLiteral("hbmUsedBytes"), number(a->hbmUsedBytes)},
         {QStringLiteral("hbmTotalBytes"), number(a->hbmTotalBytes)},
         {QStringLiteral("ageSeconds"), age < 0 ? QJsonValue() : QJsonValue(age)},
@@ -55,7 +57,7 @@ QJsonValue activitySummaryJson(const ClusterSnapshot &snap)
     return QJsonObject{
         {QStringLiteral("chips"), t->chipCount()},
         {QStringLiteral("reporting"), t->reportingChips()},
-        {QStringLiteral("meanDutyCycle"), withDutyCycle ? QJsonValue(sum / withDutyCycle) : QJsonValue()},
+        {QStringLiteral("meanDutyCycle"), withDutyCycle ? percent(sum / withDutyCycle) : QJsonValue()},
         {QStringLiteral("sources"), strings(t->sources)},
         {QStringLiteral("problems"), strings(t->problems)},
     };

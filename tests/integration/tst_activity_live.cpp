@@ -12,7 +12,10 @@
 #include "activity.h"
 #include "livesource.h"
 #include "prometheuspoller.h"
+#include "look.h"
+#include "sliceview.h"
 #include "snapshot.h"
+#include "workspace.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -21,6 +24,7 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTest>
@@ -207,6 +211,61 @@ private Q_SLOTS:
         source.stop();
     }
 
+    // The window: the Activity mode paints the scripted chip in the scale's colour for its value,
+    // and repaints it (that chip only) when the device plugin's value changes under Ray.
+    void windowRepaintsThatChip()
+    {
+        const QString slice = QStringLiteral("tpu-v6e-2x4-0"); // 2D, one host of 8 chips: every chip in sight
+        QVERIFY(control("PUT", m_control + QStringLiteral("/hosts/%1/0/chips/5").arg(slice), {{QStringLiteral("dutyCycle"), 90.0}}));
+        LiveRaySource source{QUrl(m_url), RayToken{m_token, QStringLiteral("harness")}};
+        source.setInterval(std::chrono::milliseconds(1000));
+        source.client()->setNodeSummaryInterval(std::chrono::milliseconds(1));
+        Workspace workspace;
+        workspace.resize(1200, 800);
+        workspace.setColorMode(ColorMode::Activity);
+        workspace.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&workspace));
+        SnapshotPtr last;
+        connect(&source, &Source::captureReceived, this, [&](const Capture &c) {
+            last = buildSnapshot(c);
+            workspace.setSnapshot(last);
+        });
+        source.start();
+        const auto dutyIs = [&](int chip, float value) {
+            const ChipActivity *a = last ? chipAt(*last, slice, 0, chip) : nullptr;
+            return a && a->dutyCycle == value;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(dutyIs(5, 90.0f), 45000);
+        QVERIFY(workspace.showSlice(slice));
+        SliceView *view = workspace.sliceView();
+        const Slice &s = last->slices[last->sliceIndex(slice)];
+        auto pixelOf = [&](int chip) {
+            const QSize size = view->size();
+            QImage image(size, QImage::Format_ARGB32_Premultiplied);
+            QPainter painter(&image);
+            view->render(painter, size);
+            painter.end();
+            const SliceProjection &p = view->projection();
+            const tpu::ChipCoord c = s.layout.chipPosition(0, chip);
+            const QPoint at = p.map(p.worldPosition(c) + QVector3D(0, 0, p.chipHalfExtents().z() * 0.999f)).toPoint();
+            return image.pixelColor(at);
+        };
+        auto near = [](QColor a, QColor b) {
+            return std::abs(a.red() - b.red()) <= 24 && std::abs(a.green() - b.green()) <= 24 && std::abs(a.blue() - b.blue()) <= 24;
+        };
+        const QColor busy = pixelOf(5), neighbour = pixelOf(4);
+        QVERIFY2(near(busy, activityColor(0.90)), qPrintable(QStringLiteral("chip 5 painted %1, the scale says %2 for 90 %").arg(busy.name(), activityColor(0.90).name())));
+        QVERIFY2(!near(busy, neighbour), "chip 5 and its neighbour look the same");
+
+        QVERIFY(control("PUT", m_control + QStringLiteral("/hosts/%1/0/chips/5").arg(slice), {{QStringLiteral("dutyCycle"), 3.0}}));
+        QTRY_VERIFY_WITH_TIMEOUT(dutyIs(5, 3.0f), 45000);
+        const QColor idle = pixelOf(5);
+        QVERIFY2(near(idle, activityColor(0.03)), qPrintable(QStringLiteral("chip 5 painted %1, the scale says %2 for 3 %").arg(idle.name(), activityColor(0.03).name())));
+        QVERIFY(!near(idle, busy));
+        QCOMPARE(pixelOf(4), neighbour); // the neighbour did not change
+        source.stop();
+    }
+
     // A Prometheus that is not there: said, and the slices are all still shown.
     void deadPrometheusIsExplained()
     {
@@ -234,5 +293,5 @@ private:
     QByteArray m_token;
 };
 
-QTEST_GUILESS_MAIN(TestActivityLive)
+QTEST_MAIN(TestActivityLive)
 #include "tst_activity_live.moc"
