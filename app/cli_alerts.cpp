@@ -123,6 +123,9 @@ int alerts(const QStringList &arguments)
     if (const int code = readThresholds(parser, thresholds); code >= 0)
         return code;
 
+    // With --prometheus, the window asked is the idle window: one live answer can then say "idle
+    // for at least that long" (0s asks nothing: now is now).
+    spec.prometheusWindowSeconds = int(std::clamp<qint64>(thresholds.idleAfterMs / 1000, 0, 7 * 24 * 3600));
     AlertEngine engine(thresholds);
     int observed = 0;
     if (const int code = observeSource(spec, engine, &observed); code >= 0)

@@ -237,8 +237,11 @@ private Q_SLOTS:
         };
         QTRY_VERIFY_WITH_TIMEOUT(dutyIs(5, 90.0f), 45000);
         QVERIFY(workspace.showSlice(slice));
+        workspace.showPage(Workspace::Page::Slice);
         SliceView *view = workspace.sliceView();
-        const Slice &s = last->slices[last->sliceIndex(slice)];
+        QTRY_VERIFY(view->isVisible() && view->width() > 200 && view->height() > 200); // laid out, the camera fitted
+        QTest::qWait(50);
+        const tpu::SliceLayout layout = last->slices[last->sliceIndex(slice)].layout; // a copy: `last` moves on
         auto pixelOf = [&](int chip) {
             const QSize size = view->size();
             QImage image(size, QImage::Format_ARGB32_Premultiplied);
@@ -246,7 +249,7 @@ private Q_SLOTS:
             view->render(painter, size);
             painter.end();
             const SliceProjection &p = view->projection();
-            const tpu::ChipCoord c = s.layout.chipPosition(0, chip);
+            const tpu::ChipCoord c = layout.chipPosition(0, chip);
             const QPoint at = p.map(p.worldPosition(c) + QVector3D(0, 0, p.chipHalfExtents().z() * 0.999f)).toPoint();
             return image.pixelColor(at);
         };
