@@ -314,6 +314,9 @@ private:
         QStringList errors, warnings;
         QString status, errorType, error, resultType;
         std::vector<Series> series;
+        // Room for as many series as the body could hold (one takes 64 bytes at the least), so a
+        // big answer is not moved series by series as the list grows; untouched room costs nothing.
+        series.reserve(size_t(std::min<qsizetype>(kMaxSeries, answer.body.size() / 64)));
         const bool rayNames = source == ActivitySource::RayMetrics;
         const QString what = window     ? QStringLiteral("Prometheus (%1 s window)").arg(window)
                              : rayNames ? QStringLiteral("Prometheus ray_tpu_*")
