@@ -457,8 +457,7 @@ QByteArray serializeCapture(const Capture &c)
             out += "\"context\":";
             // Qt's writer escapes everything JSON asks (control characters too): a context name
             // comes from the user's kubeconfig and may hold any of them.
-            const QByteArray array = QJsonDocument(QJsonArray{c.kubeContext}).toJson(QJsonDocument::Compact);
-            out += array.mid(1, array.size() - 2); // ["..."] -> "..."
+            out += jsonString(c.kubeContext);
 
             first = false;
         }

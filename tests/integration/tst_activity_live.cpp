@@ -8,6 +8,7 @@
 //
 // Found through SLICESCOPE_RAY_DIR (device-plugin-url) and SLICESCOPE_PROM_DIR (url).
 
+#include "../common/activityfixture.h"
 #include "../common/rayharness.h"
 #include "activity.h"
 #include "livesource.h"
@@ -30,6 +31,8 @@
 #include <QTest>
 
 using namespace slicescope;
+using testing::chipAt;
+using testing::withoutSummaryTpus;
 
 namespace {
 
@@ -64,33 +67,6 @@ bool control(const QByteArray &method, const QString &url, const QJsonObject &bo
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     reply->deleteLater();
     return status >= 200 && status < 300;
-}
-
-const ChipActivity *chipAt(const ClusterSnapshot &s, const QString &slice, int worker, int chip)
-{
-    const int si = s.sliceIndex(slice);
-    if (si < 0 || !s.activity) return nullptr;
-    const QList<Host> &hosts = s.slices[si].hosts;
-    for (int h = 0; h < hosts.size(); ++h)
-        if (hosts[h].workerId == worker) return s.activity->chip(si, h, chip);
-    return nullptr;
-}
-
-// The node summary with every node's `tpus` emptied (its ports kept): what is left to join comes
-// from Prometheus alone.
-QByteArray withoutSummaryTpus(const QByteArray &summary)
-{
-    QJsonObject root = QJsonDocument::fromJson(summary).object();
-    QJsonObject data = root.value(QLatin1String("data")).toObject();
-    QJsonArray list = data.value(QLatin1String("summary")).toArray();
-    for (qsizetype i = 0; i < list.size(); ++i) {
-        QJsonObject e = list[i].toObject();
-        e.insert(QStringLiteral("tpus"), QJsonArray());
-        list[i] = e;
-    }
-    data.insert(QStringLiteral("summary"), list);
-    root.insert(QStringLiteral("data"), data);
-    return QJsonDocument(root).toJson(QJsonDocument::Compact);
 }
 
 } // namespace

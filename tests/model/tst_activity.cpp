@@ -3,6 +3,7 @@
 // chip, unknown kept unknown, and what went wrong said. Bodies in Ray's and Prometheus's shapes;
 // tests/data/activity holds ones captured from a real Ray 2.60 and a real Prometheus.
 
+#include "../common/activityfixture.h"
 #include "activity.h"
 #include "capturecodec.h"
 #include "snapshot.h"
@@ -14,6 +15,7 @@
 #include <QTest>
 
 using namespace slicescope;
+using testing::chipAt;
 
 namespace {
 
@@ -120,17 +122,6 @@ QByteArray promBody(const QList<PromSeries> &series, double ts)
 }
 
 const QDateTime kAt = QDateTime::fromString(QStringLiteral("2026-12-02T01:00:00Z"), Qt::ISODate);
-
-// The slice index, host position and chip of (slice name, worker, chip) in a snapshot.
-const ChipActivity *chipAt(const ClusterSnapshot &s, const QString &slice, int worker, int chip)
-{
-    const int si = s.sliceIndex(slice);
-    if (si < 0 || !s.activity) return nullptr;
-    const QList<Host> &hosts = s.slices[si].hosts;
-    for (int h = 0; h < hosts.size(); ++h)
-        if (hosts[h].workerId == worker) return s.activity->chip(si, h, chip);
-    return nullptr;
-}
 
 } // namespace
 
@@ -518,18 +509,7 @@ void TestActivity::realRayAndPrometheusBodies()
 
     // Prometheus alone, joined through the summary's metrics ports (every node shares 127.0.0.1).
     c.prometheus = answers;
-    c.rayNodeSummary = fixture(QStringLiteral("nodes-summary.json"));
-    QJsonObject root = QJsonDocument::fromJson(c.rayNodeSummary).object();
-    QJsonObject data = root.value(QLatin1String("data")).toObject();
-    QJsonArray list = data.value(QLatin1String("summary")).toArray();
-    for (qsizetype i = 0; i < list.size(); ++i) {
-        QJsonObject e = list[i].toObject();
-        e.insert(QStringLiteral("tpus"), QJsonArray());
-        list[i] = e;
-    }
-    data.insert(QStringLiteral("summary"), list);
-    root.insert(QStringLiteral("data"), data);
-    c.rayNodeSummary = QJsonDocument(root).toJson(QJsonDocument::Compact);
+    c.rayNodeSummary = testing::withoutSummaryTpus(fixture(QStringLiteral("nodes-summary.json")));
     s = buildSnapshot(c);
     QCOMPARE(s->activity->reportingChips(), 35);
     QCOMPARE(duty("tpu-v6e-4x4-1", 0, 0), 97.5);
