@@ -106,6 +106,20 @@ QString openBoundedFile(const QString &path, qint64 maxBytes, const QString &wha
 #endif
 }
 
+QString readBearerTokenFile(const QString &path, const QString &origin, const QString &kind, QByteArray &token)
+{
+    QByteArray raw;
+    if (QString error = readBoundedFile(path, filelimits::kTokenFileBytes, origin, raw); !error.isEmpty())
+        return error;
+    const QByteArray value = raw.trimmed();
+    if (value.isEmpty())
+        return QStringLiteral("%1: the %2 file is empty").arg(origin, kind);
+    if (!std::all_of(value.begin(), value.end(), [](char c) { return c > 0x20 && c < 0x7f; }))
+        return QStringLiteral("%1: the %2 file holds spaces or control characters; a token is one word").arg(origin, kind);
+    token = value;
+    return {};
+}
+
 QString readBoundedFile(const QString &path, qint64 maxBytes, const QString &what, QByteArray &data)
 {
     std::unique_ptr<QFile> file;

@@ -31,6 +31,9 @@ inline constexpr qint64 kCaptureFileBytes = qint64(2) << 30;   // captures and r
 //   "WHAT is a FIFO (named pipe), not a regular file; not read"
 //   "WHAT is larger than 64 KiB (70000 bytes); not read"
 [[nodiscard]] QString readBoundedFile(const QString &path, qint64 maxBytes, const QString &what, QByteArray &data);
+// A bearer token file (filelimits::kTokenFileBytes): one word of visible ASCII, since it goes into
+// an HTTP header. `kind` names it in the error ("Ray token", "token"). Error sentence, or empty.
+[[nodiscard]] QString readBearerTokenFile(const QString &path, const QString &origin, const QString &kind, QByteArray &token);
 
 // The same checks, for a file read in pieces (a recording): hands back the file open for reading.
 QString openBoundedFile(const QString &path, qint64 maxBytes, const QString &what, std::unique_ptr<QFile> &file);

@@ -37,17 +37,7 @@ PrometheusPoller::~PrometheusPoller()
 
 QString PrometheusPoller::readTokenFile(const QString &path, QByteArray &token)
 {
-    const QString origin = QStringLiteral("--prometheus-token-file %1").arg(path);
-    QByteArray raw;
-    if (const QString error = readBoundedFile(path, filelimits::kTokenFileBytes, origin, raw); !error.isEmpty())
-        return error;
-    const QByteArray value = raw.trimmed();
-    if (value.isEmpty())
-        return QStringLiteral("%1: the token file is empty").arg(origin);
-    if (!std::all_of(value.begin(), value.end(), [](char c) { return c > 0x20 && c < 0x7f; }))
-        return QStringLiteral("%1: the token file holds spaces or control characters; a token is one word").arg(origin);
-    token = value;
-    return {};
+    return readBearerTokenFile(path, QStringLiteral("--prometheus-token-file %1").arg(path), QStringLiteral("token"), token);
 }
 
 void PrometheusPoller::setNetworkAccessManager(QNetworkAccessManager *manager)

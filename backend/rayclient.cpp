@@ -24,8 +24,6 @@ namespace slicescope {
 
 namespace {
 
-constexpr qint64 kMaxTokenFileBytes = filelimits::kTokenFileBytes;
-
 // A token goes into an HTTP header: anything but visible ASCII would corrupt the request (or
 // smuggle another header in), so such a token is refused rather than sent.
 bool isUsableToken(const QByteArray &token)
@@ -36,14 +34,9 @@ bool isUsableToken(const QByteArray &token)
 QString readTokenFile(const QString &path, const QString &origin, RayToken &token)
 {
     // A FIFO, a device (/dev/zero) or a directory is refused before a byte is read.
-    QByteArray raw;
-    if (const QString error = readBoundedFile(path, kMaxTokenFileBytes, origin, raw); !error.isEmpty())
+    QByteArray value;
+    if (QString error = readBearerTokenFile(path, origin, QStringLiteral("Ray token"), value); !error.isEmpty())
         return error;
-    const QByteArray value = raw.trimmed();
-    if (value.isEmpty())
-        return QStringLiteral("%1: the Ray token file is empty").arg(origin);
-    if (!isUsableToken(value))
-        return QStringLiteral("%1: the Ray token file holds spaces or control characters; a token is one word").arg(origin);
     token = {value, origin};
     return {};
 }
