@@ -40,7 +40,7 @@ bool operator==(const ChipActivity &a, const ChipActivity &b)
     return sameNumber(a.dutyCycle, b.dutyCycle) && sameNumber(a.tensorcoreUtilization, b.tensorcoreUtilization)
            && sameNumber(a.hbmBandwidthUtilization, b.hbmBandwidthUtilization) && sameNumber(a.hbmUsedBytes, b.hbmUsedBytes)
            && sameNumber(a.hbmTotalBytes, b.hbmTotalBytes) && sameNumber(a.windowMaxDutyCycle, b.windowMaxDutyCycle)
-           && a.windowSeconds == b.windowSeconds && a.sampledAtMs == b.sampledAtMs && a.source == b.source;
+           && a.windowSeconds == b.windowSeconds && a.windowCovered == b.windowCovered && a.sampledAtMs == b.sampledAtMs && a.source == b.source;
 }
 
 void ActivityCounts::add(const ChipActivity &a)
@@ -205,17 +205,30 @@ std::shared_ptr<const ActivityTable> ActivityTableBuilder::finish()
 namespace promql {
 QString windowMaxQuery(int seconds)
 {
-    return QStringLiteral("max_over_time(ray_tpu_duty_cycle[%1s])").arg(seconds);
+    return QStringLiteral("max by (instance, ip, TpuIndex) (max_over_time(ray_tpu_duty_cycle[%1s]) and ray_tpu_duty_cycle offset %1s)").arg(seconds);
 }
 
-int windowOfQuery(const QString &query)
+int windowOfQuery(const QString &query, bool *covered)
 {
-    static const QString prefix = QStringLiteral("max_over_time(ray_tpu_duty_cycle[");
-    if (!query.startsWith(prefix) || !query.endsWith(QLatin1String("s])")))
+    static const QString legacyPrefix = QStringLiteral("max_over_time(ray_tpu_duty_cycle[");
+    static const QString prefix = QStringLiteral("max by (instance, ip, TpuIndex) (max_over_time(ray_tpu_duty_cycle[");
+    const bool current = query.startsWith(prefix);
+    if (!current && !query.startsWith(legacyPrefix))
+        return 0;
+    const qsizetype from = current ? prefix.size() : legacyPrefix.size();
+    const qsizetype close = query.indexOf(QLatin1String("s])"), from);
+    if (close < 0)
         return 0;
     bool ok = false;
-    const int seconds = query.mid(prefix.size(), query.size() - prefix.size() - 3).toInt(&ok);
-    return ok && seconds > 0 && seconds <= 7 * 24 * 3600 ? seconds : 0;
+    const int seconds = query.mid(from, close - from).toInt(&ok);
+    if (!ok || seconds <= 0 || seconds > 7 * 24 * 3600)
+        return 0;
+    // Exactly the query asked, nothing more or less: a capture's other PromQL is not ours to read.
+    if (query != (current ? windowMaxQuery(seconds) : QStringLiteral("max_over_time(ray_tpu_duty_cycle[%1s])").arg(seconds)))
+        return 0;
+    if (covered)
+        *covered = current;
+    return seconds;
 }
 } // namespace promql
 

@@ -48,9 +48,14 @@ struct ChipActivity {
     double hbmUsedBytes = std::numeric_limits<double>::quiet_NaN();
     double hbmTotalBytes = std::numeric_limits<double>::quiet_NaN();
     // The highest duty cycle over the window Prometheus was asked about (max_over_time), NaN when
-    // not asked; windowSeconds says which window.
+    // not asked; windowSeconds says which window. windowCovered: the answer proves the chip's
+    // series already existed at the window's start (promql::windowMaxQuery asks only for those), so
+    // the maximum speaks for the whole window; without it (a Prometheus that has scraped for less
+    // than the window, or a recording made before the proof was asked) it speaks only for the part
+    // Prometheus saw: it can prove a chip busy, never idle for the whole window.
     float windowMaxDutyCycle = kUnknownActivity;
     qint32 windowSeconds = 0;
+    bool windowCovered = false;
     qint64 sampledAtMs = 0; // when the source took the numbers (ms since the epoch); 0 unknown
     ActivitySource source = ActivitySource::None;
 
@@ -146,14 +151,26 @@ struct IdleChip {
 // null when the capture holds no activity body). Called by buildSnapshot() after the join.
 void joinActivity(ClusterSnapshot &snapshot, const Capture &capture);
 
-// The Prometheus queries SliceScope asks (and the only ones it interprets in a capture).
+// The Prometheus queries SliceScope asks (and the only ones it interprets in a capture). Each asks
+// for the labels the join reads and nothing else (max by ...): one series per chip and metric,
+// about a quarter of the bytes of the same series with every label Ray's exporter adds (it is the
+// answers' size that the join's time follows; docs/facts.md 2.5).
 namespace promql {
-inline constexpr char kRayTpu[] = "{__name__=~\"ray_tpu_(duty_cycle|tensorcore_utilization|memory_bandwidth_utilization|memory_used|memory_total)\"}";
-inline constexpr char kDevicePlugin[] = "{__name__=~\"duty_cycle|tensorcore_utilization|memory_bandwidth_utilization|memory_used|memory_total\",accelerator_id!=\"\"}";
-// The highest duty cycle of each chip over `seconds`: "max_over_time(ray_tpu_duty_cycle[600s])".
+inline constexpr char kRayTpu[] = "max by (__name__, instance, ip, TpuIndex) "
+                                  "({__name__=~\"ray_tpu_(duty_cycle|tensorcore_utilization|memory_bandwidth_utilization|memory_used|memory_total)\"})";
+inline constexpr char kDevicePlugin[] = "max by (__name__, namespace, pod, accelerator_id) "
+                                        "({__name__=~\"duty_cycle|tensorcore_utilization|memory_bandwidth_utilization|memory_used|memory_total\",accelerator_id!=\"\"})";
+// What recordings made before the queries above asked (every label); still read.
+inline constexpr char kRayTpuAllLabels[] = "{__name__=~\"ray_tpu_(duty_cycle|tensorcore_utilization|memory_bandwidth_utilization|memory_used|memory_total)\"}";
+inline constexpr char kDevicePluginAllLabels[] = "{__name__=~\"duty_cycle|tensorcore_utilization|memory_bandwidth_utilization|memory_used|memory_total\",accelerator_id!=\"\"}";
+// The highest duty cycle of each chip over `seconds`, for the chips whose series already existed
+// `seconds` ago (the `and ... offset` half: a Prometheus that started scraping 2 minutes ago has
+// no answer for a 10 minute window, rather than a 2 minute one passed off as 10):
+// "max by (instance, ip, TpuIndex) (max_over_time(ray_tpu_duty_cycle[600s]) and ray_tpu_duty_cycle offset 600s)".
 QString windowMaxQuery(int seconds);
-// The window of a query windowMaxQuery() made, or 0.
-int windowOfQuery(const QString &query);
+// The window of a query windowMaxQuery() makes (covered: true), or of the form recordings made
+// before asked, "max_over_time(ray_tpu_duty_cycle[600s])" (covered: false); 0 for anything else.
+int windowOfQuery(const QString &query, bool *covered = nullptr);
 } // namespace promql
 
 } // namespace slicescope

@@ -38,6 +38,13 @@ QJsonValue activityJson(const ClusterSnapshot &snap, const ChipActivity *a)
         {QStringLiteral("hbmTotalBytes"), number(a->hbmTotalBytes)},
         {QStringLiteral("ageSeconds"), age < 0 ? QJsonValue() : QJsonValue(age)},
         {QStringLiteral("source"), toText(a->source)},
+        // Prometheus's idle window, when it was asked and answered for this chip: the highest duty
+        // cycle over it, and whether Prometheus saw the whole window (only then can it prove idle).
+        {QStringLiteral("window"), a->windowSeconds <= 0 || std::isnan(a->windowMaxDutyCycle)
+                                       ? QJsonValue()
+                                       : QJsonValue(QJsonObject{{QStringLiteral("seconds"), a->windowSeconds},
+                                                                {QStringLiteral("maxDutyCycle"), percent(a->windowMaxDutyCycle)},
+                                                                {QStringLiteral("covered"), a->windowCovered}})},
     };
 }
 

@@ -2,13 +2,21 @@
 // `slicescope-bench activity`: the cost of chip activity (issue 15) next to the allocation ingest
 // it rides on. The 10k-node generated capture gets what a live source would add: Ray's node
 // summary (GET /nodes?view=summary, every Ray node listed, `tpus` per chip of each live TPU host)
-// and a Prometheus answer to promql::kRayTpu (5 ray_tpu_* series per chip, labelled as Ray's
-// reporter agent tags them and Prometheus 2.42 returns them). Measured side by side in each run:
+// and Prometheus's answers to the queries the poller asks (model/activity.h): promql::kRayTpu (5
+// ray_tpu_* series per chip, with the labels the query keeps, as Prometheus 2.42 returns them) and
+// the idle window (one series per chip). Measured side by side in each run:
 //  - ingest: buildSnapshot() of the allocation capture (no activity body);
-//  - activity: joinActivity() alone, both bodies, on a copy of that snapshot (the copy is made
-//    outside the timed region); the figure buildSnapshot() adds for activity;
-//  - prometheus / summary: joinActivity() with only that body.
-// The target (issue 15): activity <= 25 % of the ingest.
+//  - activity: joinActivity() alone, all three bodies freshly received (copies of the bytes, so
+//    nothing parsed before is reused), on a copy of that snapshot (copies made outside the timed
+//    region): what a capture with new bodies costs;
+//  - activity per poll: the mean over a cycle of the live cadence (a poll every 2 s, Ray's node
+//    summary and Prometheus's answers new every 10 s: one capture in five brings new bodies, the
+//    other four the same buffers, whose parse the join keeps): what the window pays per capture;
+//  - prometheus / summary: joinActivity() with only that source's bodies (Prometheus: both answers);
+//  - prometheus, every label: the answer to the query recordings made before (every label Ray's
+//    exporter adds), for the ratio of the two query shapes.
+// The target (issue 15): activity <= 25 % of the ingest, per poll; the fresh figure says what a
+// single capture with new bodies costs next to it.
 #include "benchstats.h"
 #include "clustergenerator.h"
 #include "historybench.h"
@@ -77,7 +85,7 @@ double hbmOf(const Slice &s)
 }
 
 struct ActivityBodies {
-    QByteArray summary, prometheus;
+    QByteArray summary, prometheus, window, prometheusAllLabels;
     int chips = 0;     // chips the bodies report (live TPU hosts' chips)
     int series = 0;
 };
@@ -96,11 +104,16 @@ ActivityBodies makeBodies(const ClusterSnapshot &s, quint32 seed, const QDateTim
                 hostOf[size_t(n)] = {si, hi};
 
     QByteArray &sum = b.summary;
-    QByteArray &prom = b.prometheus;
+    QByteArray &prom = b.prometheusAllLabels;
+    QByteArray &kept = b.prometheus;
+    QByteArray &window = b.window;
     sum.reserve(qsizetype(s.rayNodes.size()) * 1500);
     prom.reserve(qsizetype(s.rayNodes.size()) * 4 * 5 * 420);
+    kept.reserve(qsizetype(s.rayNodes.size()) * 4 * 5 * 140);
+    window.reserve(qsizetype(s.rayNodes.size()) * 4 * 120);
     sum.append(R"({"result": true, "msg": "Node summary fetched.", "data": {"summary": [)");
-    prom.append(R"({"status":"success","data":{"resultType":"vector","result":[)");
+    for (QByteArray *answer : {&prom, &kept, &window})
+        answer->append(R"({"status":"success","data":{"resultType":"vector","result":[)");
     bool firstSeries = true;
     for (int ni = 0; ni < s.rayNodes.size(); ++ni) {
         const RayNode &n = s.rayNodes[ni];
@@ -150,9 +163,29 @@ ActivityBodies makeBodies(const ClusterSnapshot &s, quint32 seed, const QDateTim
                                                                     {"ray_tpu_memory_bandwidth_utilization", v.bandwidth},
                                                                     {"ray_tpu_memory_used", v.used},
                                                                     {"ray_tpu_memory_total", v.total}};
+                // The window answer: labels sorted as Prometheus sorts them (capitals first).
+                if (!firstSeries) window.append(',');
+                window.append(R"({"metric":{"TpuIndex":")");
+                appendInt(window, c);
+                window.append(R"(","instance":")").append(instance).append(R"(","ip":")").append(ip).append(R"("},"value":[)");
+                appendNumber(window, now + 0.5);
+                window.append(R"(,")");
+                appendNumber(window, v.duty > 10 ? 100 : v.duty + 0.5);
+                window.append(R"("]})");
                 for (const auto &[metric, value] : metrics) {
-                    if (!firstSeries) prom.append(',');
+                    if (!firstSeries) {
+                        prom.append(',');
+                        kept.append(',');
+                    }
                     firstSeries = false;
+                    kept.append(R"({"metric":{"TpuIndex":")");
+                    appendInt(kept, c);
+                    kept.append(R"(","__name__":")").append(metric).append(R"(","instance":")").append(instance).append(R"(","ip":")").append(ip);
+                    kept.append(R"("},"value":[)");
+                    appendNumber(kept, now + 0.5);
+                    kept.append(R"(,")");
+                    appendNumber(kept, value);
+                    kept.append(R"("]})");
                     prom.append(R"({"metric":{"__name__":")").append(metric);
                     prom.append(R"(","IsHeadNode":"false","RayNodeType":"worker","SessionName":")").append(session);
                     prom.append(R"(","TpuDeviceName":")").append(name).append(R"(","TpuIndex":")");
@@ -171,9 +204,11 @@ ActivityBodies makeBodies(const ClusterSnapshot &s, quint32 seed, const QDateTim
         sum.append("]}");
     }
     sum.append("], \"node_logical_resources\": {}}}");
-    prom.append("]}}");
+    for (QByteArray *answer : {&prom, &kept, &window}) {
+        answer->append("]}}");
+        reserveParsePadding(*answer);
+    }
     reserveParsePadding(b.summary);
-    reserveParsePadding(b.prometheus);
     return b;
 }
 
@@ -225,10 +260,13 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
     if (bodies.chips == 0)
         return fail("the generated cluster has no live TPU host");
 
-    Capture both = allocation, promOnly = allocation, summaryOnly = allocation;
+    Capture both = allocation, promOnly = allocation, summaryOnly = allocation, promAllLabels = allocation;
     both.rayNodeSummary = summaryOnly.rayNodeSummary = bodies.summary;
-    both.prometheusUrl = promOnly.prometheusUrl = QStringLiteral("http://127.0.0.1:9090");
-    both.prometheus = promOnly.prometheus = {Capture::PrometheusAnswer{QString::fromLatin1(promql::kRayTpu), bodies.prometheus}};
+    both.prometheusUrl = promOnly.prometheusUrl = promAllLabels.prometheusUrl = QStringLiteral("http://127.0.0.1:9090");
+    constexpr int kWindowSeconds = 600;
+    both.prometheus = promOnly.prometheus = {Capture::PrometheusAnswer{QString::fromLatin1(promql::kRayTpu), bodies.prometheus},
+                                             Capture::PrometheusAnswer{promql::windowMaxQuery(kWindowSeconds), bodies.window}};
+    promAllLabels.prometheus = {Capture::PrometheusAnswer{QString::fromLatin1(promql::kRayTpuAllLabels), bodies.prometheusAllLabels}};
 
     // A broken join must not produce pretty numbers: every chip the bodies name must report, from
     // the source expected, with no problem.
@@ -244,30 +282,72 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
                         return std::string(what) + ": a chip reports from " + toText(a->source).toStdString() + " without a duty cycle or from the wrong source";
         return {};
     };
+    // Where the window was asked, every reporting chip has its covered maximum.
+    auto checkWindow = [&](const ClusterSnapshot &s, const char *what) -> std::string {
+        int withWindow = 0;
+        for (int si = 0; si < s.slices.size(); ++si)
+            for (int hi = 0; hi < s.slices[si].hosts.size(); ++hi)
+                for (int c = 0; c < s.slices[si].hosts[hi].chips.size(); ++c)
+                    if (const ChipActivity *a = s.activity->chip(si, hi, c); a && a->windowSeconds == kWindowSeconds && a->windowCovered && !std::isnan(a->windowMaxDutyCycle))
+                        ++withWindow;
+        return withWindow == bodies.chips ? std::string() : std::string(what) + ": " + std::to_string(withWindow) + " chips have the window's maximum, the bodies name " + std::to_string(bodies.chips);
+    };
 
     using Clock = std::chrono::steady_clock;
     auto ms = [](Clock::duration d) {
         return std::chrono::duration<double, std::milli>(d).count();
     };
-    std::vector<double> ingestMs, activityMs, promMs, summaryMs, ratios;
+    // New bodies: the same bytes in buffers of their own, so the join's parse cache (keyed by
+    // the buffer) cannot answer; made outside the timed regions.
+    auto fresh = [](Capture c) {
+        auto copyOf = [](const QByteArray &b) {
+            QByteArray out(b.constData(), b.size());
+            reserveParsePadding(out);
+            return out;
+        };
+        c.rayNodeSummary = copyOf(c.rayNodeSummary);
+        for (Capture::PrometheusAnswer &a : c.prometheus)
+            a.body = copyOf(a.body);
+        return c;
+    };
+    constexpr int kPollsPerRefresh = 5; // 10 s bodies over 2 s polls
+    std::vector<double> ingestMs, activityMs, promMs, summaryMs, promAllMs, ratios, perPollMs, perPollRatios;
     for (int run = -1; run < runs; ++run) { // one untimed round first: the parsers size their buffers
         const auto t0 = Clock::now();
         SnapshotPtr snap = buildSnapshot(allocation);
         const auto t1 = Clock::now();
         snap.reset();
 
-        ClusterSnapshot a = *base, p = *base, q = *base; // copies made outside the timed regions
+        ClusterSnapshot a = *base, p = *base, q = *base, r = *base; // copies made outside the timed regions
+        const Capture bothNow = fresh(both), promNow = fresh(promOnly), summaryNow = fresh(summaryOnly), promAllNow = fresh(promAllLabels);
         const auto t2 = Clock::now();
-        joinActivity(a, both);
+        joinActivity(a, bothNow);
         const auto t3 = Clock::now();
-        joinActivity(p, promOnly);
+        joinActivity(p, promNow);
         const auto t4 = Clock::now();
-        joinActivity(q, summaryOnly);
+        joinActivity(q, summaryNow);
         const auto t5 = Clock::now();
+        joinActivity(r, promAllNow);
+        const auto t6 = Clock::now();
+        // One cycle of the live cadence: new bodies, then the same buffers four times.
+        double cycleMs = 0;
+        const Capture cycleBodies = fresh(both);
+        for (int poll = 0; poll < kPollsPerRefresh; ++poll) {
+            ClusterSnapshot s = *base;
+            const auto c0 = Clock::now();
+            joinActivity(s, cycleBodies);
+            cycleMs += ms(Clock::now() - c0);
+            if (const std::string problem = check(s, ActivitySource::RayNodeSummary, "per poll"); !problem.empty())
+                return fail(problem);
+        }
         for (const auto &[s, source, what] : {std::tuple{&a, ActivitySource::RayNodeSummary, "node summary + prometheus"},
                                               std::tuple{&p, ActivitySource::RayMetrics, "prometheus"},
-                                              std::tuple{&q, ActivitySource::RayNodeSummary, "node summary"}})
+                                              std::tuple{&q, ActivitySource::RayNodeSummary, "node summary"},
+                                              std::tuple{&r, ActivitySource::RayMetrics, "prometheus, every label"}})
             if (const std::string problem = check(*s, source, what); !problem.empty())
+                return fail(problem);
+        for (const auto &[s, what] : {std::pair{&a, "node summary + prometheus"}, std::pair{&p, "prometheus"}})
+            if (const std::string problem = checkWindow(*s, what); !problem.empty())
                 return fail(problem);
         if (run < 0)
             continue;
@@ -275,32 +355,42 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
         activityMs.push_back(ms(t3 - t2));
         promMs.push_back(ms(t4 - t3));
         summaryMs.push_back(ms(t5 - t4));
+        promAllMs.push_back(ms(t6 - t5));
+        perPollMs.push_back(cycleMs / kPollsPerRefresh);
+        perPollRatios.push_back(perPollMs.back() / ingestMs.back());
         ratios.push_back(activityMs.back() / ingestMs.back());
     }
-    const Stats ingest = statsOf(ingestMs), activity = statsOf(activityMs), prom = statsOf(promMs), summary = statsOf(summaryMs), ratio = statsOf(ratios);
+    const Stats ingest = statsOf(ingestMs), activity = statsOf(activityMs), prom = statsOf(promMs), summary = statsOf(summaryMs), promAll = statsOf(promAllMs),
+                ratio = statsOf(ratios), perPoll = statsOf(perPollMs), perPollRatio = statsOf(perPollRatios);
     if (json) {
         std::printf("{\"chips\": %d, \"nodes\": %d, \"series\": %d, \"runs\": %d, \"seed\": %u, "
-                    "\"bytes_allocation\": %lld, \"bytes_node_summary\": %lld, \"bytes_prometheus\": %lld, "
+                    "\"bytes_allocation\": %lld, \"bytes_node_summary\": %lld, \"bytes_prometheus\": %lld, \"bytes_prometheus_window\": %lld, "
+                    "\"bytes_prometheus_every_label\": %lld, "
                     "\"activity_ms_median\": %.3f, \"activity_ms_min\": %.3f, \"activity_ms_max\": %.3f, "
                     "\"ingest_ms_median\": %.3f, \"ingest_ms_min\": %.3f, \"ingest_ms_max\": %.3f, "
                     "\"ratio\": %.3f, \"ratio_min\": %.3f, \"ratio_max\": %.3f, \"target_ratio\": 0.25, "
-                    "\"prometheus_ms_median\": %.3f, \"node_summary_ms_median\": %.3f, "
-                    "\"activity_measures\": \"joinActivity() alone on a copy of the allocation snapshot, node summary + ray_tpu_* answer\"}\n",
+                    "\"activity_ms_per_poll_median\": %.3f, \"ratio_per_poll\": %.3f, \"ratio_per_poll_max\": %.3f, "
+                    "\"prometheus_ms_median\": %.3f, \"node_summary_ms_median\": %.3f, \"prometheus_every_label_ms_median\": %.3f, "
+                    "\"activity_measures\": \"joinActivity() alone on a copy of the allocation snapshot, new bodies: node summary, ray_tpu_* answer and window answer; per poll: the mean over one new capture and four with the same bodies\"}\n",
                     bodies.chips, expected.rayNodes, bodies.series, runs, unsigned(options.seed),
-                    (long long)allocation.byteSize(), (long long)bodies.summary.size(), (long long)bodies.prometheus.size(),
-                    activity.median, activity.min, activity.max, ingest.median, ingest.min, ingest.max,
-                    ratio.median, ratio.min, ratio.max, prom.median, summary.median);
+                    (long long)allocation.byteSize(), (long long)bodies.summary.size(), (long long)bodies.prometheus.size(), (long long)bodies.window.size(),
+                    (long long)bodies.prometheusAllLabels.size(), activity.median, activity.min, activity.max, ingest.median, ingest.min, ingest.max,
+                    ratio.median, ratio.min, ratio.max, perPoll.median, perPollRatio.median, perPollRatio.max, prom.median, summary.median, promAll.median);
         return 0;
     }
-    std::printf("activity: %d Ray nodes, %d chips reporting, %d Prometheus series; node summary %.2f MB, Prometheus %.2f MB, allocation %.2f MB\n",
+    std::printf("activity: %d Ray nodes, %d chips reporting, %d Prometheus series; node summary %.2f MB, Prometheus %.2f MB + window %.2f MB "
+                "(every label: %.2f MB), allocation %.2f MB\n",
                 expected.rayNodes, bodies.chips, bodies.series, double(bodies.summary.size()) / 1e6, double(bodies.prometheus.size()) / 1e6,
-                double(allocation.byteSize()) / 1e6);
+                double(bodies.window.size()) / 1e6, double(bodies.prometheusAllLabels.size()) / 1e6, double(allocation.byteSize()) / 1e6);
     std::printf("%d interleaved runs\n\n%-40s %10s %10s %10s\n", runs, "", "median", "min", "max");
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "buildSnapshot, allocation only (ms)", ingest.median, ingest.min, ingest.max);
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, summary + prometheus (ms)", activity.median, activity.min, activity.max);
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, prometheus only (ms)", prom.median, prom.min, prom.max);
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, node summary only (ms)", summary.median, summary.min, summary.max);
-    std::printf("%-40s %10.3f %10.3f %10.3f   (target <= 0.25)\n", "ratio activity / ingest", ratio.median, ratio.min, ratio.max);
+    std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, prometheus every label (ms)", promAll.median, promAll.min, promAll.max);
+    std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity per poll, 1 in 5 new (ms)", perPoll.median, perPoll.min, perPoll.max);
+    std::printf("%-40s %10.3f %10.3f %10.3f\n", "ratio activity (new bodies) / ingest", ratio.median, ratio.min, ratio.max);
+    std::printf("%-40s %10.3f %10.3f %10.3f   (target <= 0.25)\n", "ratio activity per poll / ingest", perPollRatio.median, perPollRatio.min, perPollRatio.max);
     return 0;
 }
 

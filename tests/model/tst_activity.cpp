@@ -116,9 +116,9 @@ QByteArray promBody(const QList<PromSeries> &series, double ts)
             metric.insert(it.key(), it.value());
         result.append(QJsonObject{{QStringLiteral("metric"), metric}, {QStringLiteral("value"), QJsonArray{ts, QString::number(x.value)}}});
     }
-    return QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("success")},
-                                     {QStringLiteral("data"), QJsonObject{{QStringLiteral("resultType"), QStringLiteral("vector")}, {QStringLiteral("result"), result}}}})
-        .toJson(QJsonDocument::Compact);
+    // In Prometheus's own order, "status" first (QJsonDocument would sort "data" before it).
+    return "{\"status\":\"success\",\"data\":"
+           + QJsonDocument(QJsonObject{{QStringLiteral("resultType"), QStringLiteral("vector")}, {QStringLiteral("result"), result}}).toJson(QJsonDocument::Compact) + '}';
 }
 
 const QDateTime kAt = QDateTime::fromString(QStringLiteral("2026-12-02T01:00:00Z"), Qt::ISODate);
@@ -140,6 +140,11 @@ private Q_SLOTS:
     void sharedIpWithoutSummaryIsAmbiguous();
     void devicePluginRemapsSliceWideIndices();
     void windowMaxIsKept();
+    void windowQueryForms();
+    void summaryCoveringEveryChipLeavesPrometheusUnread();
+    void summaryGapsAreFilledFromPrometheus();
+    void legacyQueryAnswersStillRead();
+    void keptParsesNeverGoStale();
     void prometheusErrorsAreExplained_data();
     void prometheusErrorsAreExplained();
     void captureFileRoundTrip();
@@ -362,8 +367,152 @@ void TestActivity::windowMaxIsKept()
     const ChipActivity *a = chipAt(*s, QStringLiteral("tpu-0"), 0, 3);
     QCOMPARE(a->windowMaxDutyCycle, 2.5f);
     QCOMPARE(a->windowSeconds, 600);
-    QCOMPARE(promql::windowOfQuery(promql::windowMaxQuery(600)), 600);
+    QVERIFY(a->windowCovered); // the query asks only for series that existed 600 s ago
+    QVERIFY(std::isnan(chipAt(*s, QStringLiteral("tpu-0"), 1, 0)->windowMaxDutyCycle)); // not in the answer
+}
+
+void TestActivity::windowQueryForms()
+{
+    bool covered = false;
+    QCOMPARE(promql::windowMaxQuery(600),
+             QStringLiteral("max by (instance, ip, TpuIndex) (max_over_time(ray_tpu_duty_cycle[600s]) and ray_tpu_duty_cycle offset 600s)"));
+    QCOMPARE(promql::windowOfQuery(promql::windowMaxQuery(600), &covered), 600);
+    QVERIFY(covered);
+    // What recordings made before asked: read, but it never proved the window was seen whole.
+    QCOMPARE(promql::windowOfQuery(QStringLiteral("max_over_time(ray_tpu_duty_cycle[900s])"), &covered), 900);
+    QVERIFY(!covered);
     QCOMPARE(promql::windowOfQuery(QStringLiteral("max_over_time(ray_tpu_duty_cycle[abc])")), 0);
+    QCOMPARE(promql::windowOfQuery(QStringLiteral("max_over_time(ray_tpu_duty_cycle[0s])")), 0);
+    QCOMPARE(promql::windowOfQuery(QStringLiteral("max_over_time(ray_tpu_duty_cycle[600s]) * 2")), 0);
+    QCOMPARE(promql::windowOfQuery(QStringLiteral("max by (instance, ip, TpuIndex) (max_over_time(ray_tpu_duty_cycle[600s]) and ray_tpu_duty_cycle offset 60s)")), 0);
+}
+
+void TestActivity::summaryCoveringEveryChipLeavesPrometheusUnread()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    for (const FakeNode &n : nodes)
+        chips.insert(n.id, fourChips(30));
+    QList<PromSeries> series;
+    for (const FakeNode &n : nodes)
+        for (int chip = 0; chip < 4; ++chip)
+            series.append({QStringLiteral("ray_tpu_duty_cycle"), {{QStringLiteral("ip"), n.ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}}, 99.0});
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    c.prometheus.append({QLatin1String(promql::kRayTpu), promBody(series, kAt.toSecsSinceEpoch())});
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 32);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-1"), 2, 1)->dutyCycle, 31.0f); // the summary's, never Prometheus's 99
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-1"), 2, 1)->source, ActivitySource::RayNodeSummary);
+    QVERIFY2(s->activity->sources.join(u'|').contains(QLatin1String("Prometheus ray_tpu_*: not read: Ray's node summary reports every chip")),
+             qPrintable(s->activity->sources.join(u'|')));
+    QVERIFY(s->activity->problems.isEmpty());
+
+    // A failed answer is still read and explained, however complete the summary.
+    c.prometheus = {{QLatin1String(promql::kRayTpu), QByteArray(R"({"status":"error","errorType":"bad_data","error":"parse error"})")}};
+    const SnapshotPtr failed = buildSnapshot(c);
+    QCOMPARE(failed->activity->reportingChips(), 32);
+    QVERIFY2(failed->activity->problems.join(u' ').contains(QLatin1String("bad_data: parse error")), qPrintable(failed->activity->problems.join(u'|')));
+}
+
+void TestActivity::summaryGapsAreFilledFromPrometheus()
+{
+    // The summary lacks tpu-0 worker 2 (its agent never reached the plugin): Prometheus is read,
+    // fills that host alone, and leaves the summary's chips as the summary said.
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    for (const FakeNode &n : nodes)
+        if (!(n.slice == QLatin1String("tpu-0") && n.worker == 2)) chips.insert(n.id, fourChips(30));
+    QList<PromSeries> series;
+    for (const FakeNode &n : nodes)
+        for (int chip = 0; chip < 4; ++chip)
+            series.append({QStringLiteral("ray_tpu_duty_cycle"), {{QStringLiteral("ip"), n.ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}}, 70.0 + chip});
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    c.prometheus.append({QLatin1String(promql::kRayTpu), promBody(series, kAt.toSecsSinceEpoch())});
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 32);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 2, 3)->dutyCycle, 73.0f);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 2, 3)->source, ActivitySource::RayMetrics);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 1, 3)->dutyCycle, 33.0f);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 1, 3)->source, ActivitySource::RayNodeSummary);
+    QVERIFY2(s->activity->sources.join(u'|').contains(QLatin1String("Prometheus ray_tpu_*: 32 of 32 series joined")), qPrintable(s->activity->sources.join(u'|')));
+}
+
+void TestActivity::legacyQueryAnswersStillRead()
+{
+    // A recording made before the queries kept only the labels they read: the every-label answers.
+    const QList<FakeNode> nodes = twoSlices();
+    QList<PromSeries> series;
+    for (const FakeNode &n : nodes)
+        for (int chip = 0; chip < 4; ++chip)
+            series.append({QStringLiteral("ray_tpu_duty_cycle"),
+                           {{QStringLiteral("ip"), n.ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}, {QStringLiteral("SessionName"), QStringLiteral("session_x")}, {QStringLiteral("TpuDeviceName"), QStringLiteral("77-%1").arg(chip)}, {QStringLiteral("job"), QStringLiteral("ray")}},
+                           double(n.worker * 10 + chip)});
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.prometheus.append({QLatin1String(promql::kRayTpuAllLabels), promBody(series, kAt.toSecsSinceEpoch())});
+    const SnapshotPtr s = buildSnapshot(c);
+    QCOMPARE(s->activity->reportingChips(), 32);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 3, 1)->dutyCycle, 31.0f);
+}
+
+// The join keeps the parse of the bodies the last capture carried (captures every 2 s share the
+// node summary and Prometheus's answers, new every 10 s): a capture with other bytes, or the same
+// bytes edited in place (a detached copy), never gets an old parse.
+void TestActivity::keptParsesNeverGoStale()
+{
+    const QList<FakeNode> nodes = twoSlices();
+    auto summaryAt = [&](double duty) {
+        QHash<QString, QList<FakeChip>> chips;
+        for (const FakeNode &n : nodes)
+            chips.insert(n.id, fourChips(duty));
+        return summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    };
+    auto promAt = [&](double duty) {
+        QList<PromSeries> series;
+        for (const FakeNode &n : nodes)
+            for (int chip = 0; chip < 4; ++chip)
+                series.append({QStringLiteral("ray_tpu_duty_cycle"), {{QStringLiteral("ip"), n.ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}}, duty});
+        return promBody(series, kAt.toSecsSinceEpoch());
+    };
+    Capture a;
+    a.capturedAt = kAt;
+    a.rayNodes = nodesBody(nodes);
+    a.rayNodeSummary = summaryAt(10);
+    Capture b = a;
+    b.rayNodeSummary = summaryAt(50);
+    const auto dutyOf = [](const Capture &c) {
+        return chipAt(*buildSnapshot(c), QStringLiteral("tpu-1"), 2, 0)->dutyCycle;
+    };
+    QCOMPARE(dutyOf(a), 10.0f);
+    QCOMPARE(dutyOf(a), 10.0f); // the same buffer again
+    QCOMPARE(dutyOf(b), 50.0f);
+    QCOMPARE(dutyOf(a), 10.0f);
+    Capture edited = a;
+    edited.rayNodeSummary.replace("\"dutyCycle\":10", "\"dutyCycle\":77"); // detaches: a buffer of its own
+    QCOMPARE(dutyOf(edited), 77.0f);
+    QCOMPARE(dutyOf(a), 10.0f);
+
+    // Prometheus's answers alike, per query.
+    Capture p;
+    p.capturedAt = kAt;
+    p.rayNodes = nodesBody(nodes);
+    p.prometheus = {{QLatin1String(promql::kRayTpu), promAt(20)}, {promql::windowMaxQuery(600), promBody({}, kAt.toSecsSinceEpoch())}};
+    Capture q = p;
+    q.prometheus[0].body = promAt(30);
+    QCOMPARE(dutyOf(p), 20.0f);
+    QCOMPARE(dutyOf(q), 30.0f);
+    QCOMPARE(dutyOf(p), 20.0f);
+    // The same bytes under another query are read as that query's.
+    Capture legacy = p;
+    legacy.prometheus[0].query = QLatin1String(promql::kRayTpuAllLabels);
+    QCOMPARE(dutyOf(legacy), 20.0f);
 }
 
 void TestActivity::prometheusErrorsAreExplained_data()
