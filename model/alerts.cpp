@@ -314,14 +314,14 @@ void AlertEngine::Private::observeSlices(const ClusterSnapshot &snap)
                     continue;
                 }
                 const bool window = a && a->windowSeconds > 0 && !std::isnan(a->windowMaxDutyCycle) && qint64(a->windowSeconds) * 1000 >= th.idleAfterMs;
-                if (window) {
-                    // Prometheus looked at the whole window: it decides.
-                    if (a->windowMaxDutyCycle < below && (!known || a->dutyCycle < below)) {
-                        const qint64 start = nowMs - qint64(a->windowSeconds) * 1000;
-                        run = run ? std::min(run, start) : start;
-                    } else {
-                        run = known && a->dutyCycle < below ? nowMs : 0;
-                    }
+                // Only a window Prometheus saw whole (windowCovered) proves idle for all of it; any
+                // window's maximum over the threshold proves the chip busy within it.
+                const bool busyInWindow = a && a->windowSeconds > 0 && !std::isnan(a->windowMaxDutyCycle) && a->windowMaxDutyCycle >= below;
+                if (window && a->windowCovered && !busyInWindow && (!known || a->dutyCycle < below)) {
+                    const qint64 start = nowMs - qint64(a->windowSeconds) * 1000;
+                    run = run ? std::min(run, start) : start;
+                } else if (window && busyInWindow) {
+                    run = known && a->dutyCycle < below ? nowMs : 0;
                 } else if (known && a->dutyCycle < below) {
                     if (!run) run = nowMs;
                 } else {

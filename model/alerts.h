@@ -17,9 +17,11 @@
 //  - reserved-idle: chips held by a placement-group bundle whose duty cycle stayed under
 //    idleBelowPercent for idleAfter; one alert per slice and holding group. A chip is idle-since
 //    the first of an unbroken run of snapshots in which it was held and under the threshold; when
-//    Prometheus answered max_over_time over a window at least idleAfter long, that window decides
-//    (under the threshold: idle since at least the window's start; over it: busy within it). An
-//    unknown duty cycle breaks the run: unknown is never idle;
+//    Prometheus answered max_over_time over a window at least idleAfter long, that window decides:
+//    over the threshold, busy within it; under it, idle since at least the window's start, but
+//    only when Prometheus saw the whole window (ChipActivity::windowCovered: the series existed at
+//    its start), else the observed run decides. An unknown duty cycle breaks the run: unknown is
+//    never idle;
 //  - metrics-missing: activity was asked (the snapshot has a table) and no chip of a slice's alive
 //    hosts reports, for metricsMissingAfter (warning when other slices report, info when none does);
 //  - worker-id-gap: a slice whose present hosts' worker ids skip one (a MISSING worker below a

@@ -80,6 +80,7 @@ struct Activity {
     float dutyB = kUnknownActivity;
     int windowSeconds = 0;
     float windowMaxA = kUnknownActivity;
+    bool windowCovered = true; // Prometheus saw the whole window (promql::windowMaxQuery's proof)
 };
 
 // `base` at kStart + `atMs`, with a table whose chips say what `act` says.
@@ -101,6 +102,7 @@ ClusterSnapshot at(const SnapshotPtr &base, qint64 atMs, const Activity &act, bo
                 if (isA && act.windowSeconds > 0) {
                     chip->windowSeconds = act.windowSeconds;
                     chip->windowMaxDutyCycle = act.windowMaxA;
+                    chip->windowCovered = act.windowCovered;
                     chip->source = ActivitySource::RayMetrics;
                 }
                 if (std::isnan(duty)) continue;
@@ -310,22 +312,27 @@ private Q_SLOTS:
         QTest::addColumn<int>("windowSeconds");
         QTest::addColumn<float>("windowMax");
         QTest::addColumn<float>("duty");
+        QTest::addColumn<bool>("covered");
         QTest::addColumn<bool>("fires");
-        QTest::newRow("600 s under") << 600 << 2.0f << 1.0f << true;
-        QTest::newRow("900 s under, no current sample") << 900 << 2.0f << kUnknownActivity << true;
-        QTest::newRow("600 s with a spike") << 600 << 40.0f << 1.0f << false;
-        QTest::newRow("300 s: shorter than idle-after") << 300 << 2.0f << 1.0f << false;
-        QTest::newRow("600 s under, busy now") << 600 << 2.0f << 30.0f << false;
+        QTest::newRow("600 s under") << 600 << 2.0f << 1.0f << true << true;
+        QTest::newRow("900 s under, no current sample") << 900 << 2.0f << kUnknownActivity << true << true;
+        QTest::newRow("600 s with a spike") << 600 << 40.0f << 1.0f << true << false;
+        QTest::newRow("300 s: shorter than idle-after") << 300 << 2.0f << 1.0f << true << false;
+        QTest::newRow("600 s under, busy now") << 600 << 2.0f << 30.0f << true << false;
+        // Prometheus has scraped for less than the window: its maximum says nothing of the rest.
+        QTest::newRow("600 s under, not seen whole") << 600 << 2.0f << 1.0f << false << false;
+        QTest::newRow("600 s spike, not seen whole") << 600 << 40.0f << 1.0f << false << false;
     }
     void windowFromPrometheus()
     {
         QFETCH(int, windowSeconds);
         QFETCH(float, windowMax);
         QFETCH(float, duty);
+        QFETCH(bool, covered);
         QFETCH(bool, fires);
         const SnapshotPtr base = World{}.build();
         AlertEngine e(thresholds(10 * kMin));
-        Activity act{duty, 50.0f, windowSeconds, windowMax};
+        Activity act{duty, 50.0f, windowSeconds, windowMax, covered};
         e.observe(at(base, 30 * kMin, act));
         const QList<Alert> idle = ofKind(e, AlertKind::ReservedIdle);
         QCOMPARE(idle.size(), fires ? 1 : 0);
@@ -347,6 +354,7 @@ private Q_SLOTS:
         QVERIFY(s->activity);
         const int a = s->sliceIndex(u"tpu-a");
         QCOMPARE(s->activity->chip(a, 3, 3)->windowSeconds, 900);
+        QVERIFY(s->activity->chip(a, 3, 3)->windowCovered);
         QCOMPARE(s->activity->chip(a, 3, 3)->dutyCycle, 1.0f);
         AlertEngine e(thresholds(10 * kMin));
         e.observe(*s);
@@ -357,6 +365,33 @@ private Q_SLOTS:
         QVERIFY2(idle.first().text.contains(QStringLiteral("for 15 min")), qPrintable(idle.first().text));
         // tpu-b reports nothing while tpu-a does, but only for now: metrics-missing waits its minute.
         QVERIFY(ofKind(e, AlertKind::MetricsMissing).isEmpty());
+    }
+
+    // A window Prometheus did not see whole (it started scraping 2 minutes ago, or a recording
+    // made before the proof was asked) never claims the whole window idle: the engine's own run
+    // decides, and fires once it has seen idle-after itself.
+    void uncoveredWindowWaitsForOwnRun()
+    {
+        const SnapshotPtr base = World{}.build();
+        AlertEngine e(thresholds(10 * kMin));
+        for (int m = 0; m <= 10; ++m) {
+            e.observe(at(base, m * kMin, {1.0f, 50.0f, 600, 2.0f, false}));
+            QCOMPARE(ofKind(e, AlertKind::ReservedIdle).size(), m < 10 ? 0 : 1);
+        }
+        QCOMPARE(ofKind(e, AlertKind::ReservedIdle).value(0).since, kStart);
+
+        // The same answer through the capture: the form recordings made before is read, uncovered.
+        Capture c = World{}.capture();
+        c.prometheusUrl = QStringLiteral("http://127.0.0.1:9090");
+        c.prometheus = {{QString::fromLatin1(promql::kRayTpuAllLabels), promAnswer(QStringLiteral("ray_tpu_duty_cycle"), 1.0, c.capturedAt)},
+                        {QStringLiteral("max_over_time(ray_tpu_duty_cycle[900s])"), promAnswer(QString(), 2.5, c.capturedAt)}};
+        const SnapshotPtr s = buildSnapshot(c);
+        const int a = s->sliceIndex(u"tpu-a");
+        QCOMPARE(s->activity->chip(a, 3, 3)->windowSeconds, 900);
+        QVERIFY(!s->activity->chip(a, 3, 3)->windowCovered);
+        AlertEngine once(thresholds(10 * kMin));
+        once.observe(*s);
+        QVERIFY(ofKind(once, AlertKind::ReservedIdle).isEmpty());
     }
 
     // A spike inside the window beats the engine's own (sparser) samples.
