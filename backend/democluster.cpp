@@ -10,6 +10,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <limits>
 
 namespace slicescope {
 
@@ -24,6 +25,10 @@ DemoCluster::DemoCluster(quint32 seed, QDateTime start)
 {
     buildScenario();
     scheduleStory();
+    // What the scenario holds it has held since long before the demo started (its own set-up
+    // went through the actions, which noted the work as of now: forget that).
+    m_workSince.clear();
+    noteWork(std::numeric_limits<qint64>::min() / 4);
 }
 
 void DemoCluster::scheduleStory()
@@ -382,9 +387,11 @@ void DemoCluster::advance(qint64 ms)
         m_timers.erase(next);
         action();
         progressRequests();
+        noteWork(m_now);
     }
     m_now = target;
     progressRequests();
+    noteWork(m_now);
 }
 
 QList<DemoCluster::Node *> DemoCluster::sliceNodes(const QString &sliceName)
@@ -451,6 +458,7 @@ QString DemoCluster::readySliceFor(const QString &podType, const QString &topolo
 
 ActionResult DemoCluster::submitSlicePlacementGroup(const SlicePlacementRequest &request)
 {
+    const NoteWorkOnReturn note{*this};
     const tpu::Generation *gen = tpu::findGeneration(request.accelerator);
     if (!gen)
         return {false, QStringLiteral("unknown TPU accelerator \"%1\"").arg(request.accelerator), {}, {}};
@@ -610,6 +618,7 @@ void DemoCluster::failRequest(Job &job, const QString &message)
 
 ActionResult DemoCluster::releasePlacementGroup(const QString &nameOrId)
 {
+    const NoteWorkOnReturn note{*this};
     PlacementGroup *target = nullptr;
     for (PlacementGroup &pg : m_groupsPg)
         if (pg.state != QLatin1String("REMOVED") && (pg.id == nameOrId || (!pg.name.isEmpty() && pg.name == nameOrId)))
@@ -640,6 +649,7 @@ ActionResult DemoCluster::releasePlacementGroup(const QString &nameOrId)
 
 ActionResult DemoCluster::scaleWorkerGroup(const QString &qualifiedGroup, int replicas)
 {
+    const NoteWorkOnReturn note{*this};
     Group *group = nullptr;
     for (Group &g : m_groups)
         if (QStringLiteral("%1/%2/%3").arg(g.ns, g.cluster, g.name) == qualifiedGroup || g.name == qualifiedGroup)
@@ -673,6 +683,7 @@ ActionResult DemoCluster::scaleWorkerGroup(const QString &qualifiedGroup, int re
 
 ActionResult DemoCluster::removeSlice(const QString &sliceName)
 {
+    const NoteWorkOnReturn note{*this};
     Group *group = groupOfSlice(sliceName);
     if (!group)
         return {false, QStringLiteral("no worker group owns a slice named \"%1\"").arg(sliceName), {}, {}};

@@ -11,6 +11,7 @@
 #include "source.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QRandomGenerator>
@@ -69,6 +70,13 @@ public:
     // 0-3 % (a collective waiting for the dead peer); v5p-4x4x4-0's hosts run without the TPU
     // device plugin (`tpus: []`, unknown); every other chip idles at 0 %.
     static constexpr qint64 kReporterIntervalMs = 5000; // Ray's REPORTER_UPDATE_INTERVAL_MS
+    // The demo's Prometheus: every capture also carries its answer to promql::windowMaxQuery over
+    // this window (what `--prometheus` adds to a live source), computed from the same samples the
+    // node summary shows. It answers only for chips whose work it saw whole (the query's `and ...
+    // offset` proof): the scenario's hosts held what they hold since before the demo started, so
+    // the detached "rl-rollout" group is reserved and idle for the whole window from the first
+    // capture; chips that changed hands during the demo wait out the window.
+    static constexpr int kWindowSeconds = 600;
 
 private:
     struct Node;
@@ -161,6 +169,22 @@ private:
     QString hex(int digits);
     QString nextIp();
     QByteArray nodeSummaryBody() const; // democlusteractivity.cpp
+    QByteArray windowMaxBody(int seconds) const; // democlusteractivity.cpp
+    // What each alive TPU node's chips are doing, as small numbers (democlusteractivity.cpp's
+    // Work), and since when: noteWork() marks the nodes whose chips changed hands since it last
+    // looked as changed at `sinceMs`. Called after every transition and action.
+    QHash<QString, QList<int>> chipWorkByNode() const;
+    void noteWork(qint64 sinceMs);
+    struct WorkMark {
+        QList<int> work;
+        qint64 sinceMs = 0;
+    };
+    QHash<QString, WorkMark> m_workSince;
+    // Notes the work when an action returns, whichever way it returns.
+    struct NoteWorkOnReturn {
+        DemoCluster &cluster;
+        ~NoteWorkOnReturn() { cluster.noteWork(cluster.m_now); }
+    };
 
     quint32 m_seed = 0;
     QRandomGenerator m_random;

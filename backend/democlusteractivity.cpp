@@ -3,7 +3,9 @@
 // (docs/facts.md 2.5), each node's `tpus` as its reporter agent read them from the TPU device
 // plugin, with the story of democluster.h. The numbers are a pure function of the seed, the
 // node, the chip and the reporter's sample time: no draw from the simulation's generator, so
-// every other body stays exactly what it was, and advancing in steps or at once agrees.
+// every other body stays exactly what it was, and advancing in steps or at once agrees. The
+// demo's Prometheus answers the idle window's query from the same samples (windowMaxBody), for
+// the chips whose work it saw whole (noteWork() marks when chips change hands).
 #include "democluster.h"
 #include "democluster_p.h"
 
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace slicescope {
@@ -81,12 +84,49 @@ struct ChipNumbers {
     double duty = 0, tensorcore = 0, bandwidth = 0, usedFraction = 0;
 };
 
+// A chip's numbers in the sample its node's agent took at `sampleMs`: a pure function of the work,
+// the node, the chip and the time (peerDead: a host of its slice had died by then).
+ChipNumbers numbersAt(Work work, quint64 nodeHash, int chip, qint64 sampleMs, bool peerDead)
+{
+    const double t = double(sampleMs) / 1000;
+    auto noise = [&](quint64 salt) {
+        return unit(nodeHash, quint64(chip), quint64(sampleMs), salt);
+    };
+    // A slow wave per node (a training step's rhythm) plus a per-sample jitter.
+    const double wave = std::sin(2 * std::numbers::pi * t / 47.0 + double(nodeHash % 628) / 100.0);
+    ChipNumbers c;
+    switch (work) {
+    case Work::Idle: break;
+    case Work::Training:
+        c.duty = std::clamp(83 + 8 * wave + 6 * (noise(1) - 0.5), 70.0, 95.0);
+        c.usedFraction = 0.70 + 0.02 * (unit(nodeHash, quint64(chip), 0, 2) - 0.5);
+        break;
+    case Work::UnreservedJob:
+        c.duty = peerDead ? 3 * noise(1) : std::clamp(72 + 9 * wave + 6 * (noise(1) - 0.5), 60.0, 85.0);
+        c.usedFraction = 0.55 + 0.02 * (unit(nodeHash, quint64(chip), 0, 2) - 0.5);
+        break;
+    case Work::ReservedIdle:
+        c.duty = 2 * noise(1) * noise(3);
+        c.usedFraction = 0.04;
+        break;
+    case Work::Notebook: {
+        // Bursts of 20 s in every minute, by the simulated clock.
+        const bool burst = std::fmod(t + double(nodeHash % 60), 60.0) < 20;
+        c.duty = burst ? 25 + 15 * noise(1) : 2 * noise(1);
+        c.usedFraction = 0.30;
+        break;
+    }
+    }
+    c.duty = round1(c.duty);
+    c.tensorcore = round1(c.duty * (0.78 + 0.1 * noise(4)));
+    c.bandwidth = round1(c.duty * (0.5 + 0.1 * noise(5)));
+    return c;
+}
+
 } // namespace
 
-QByteArray DemoCluster::nodeSummaryBody() const
+QHash<QString, QList<int>> DemoCluster::chipWorkByNode() const
 {
-    const qint64 epoch = m_start.toMSecsSinceEpoch();
-
     // Which chips the placement groups hold: per node, bundles fill its chips in order
     // (docs/facts.md 3); a group's work follows from what it is.
     struct Held {
@@ -106,6 +146,73 @@ QByteArray DemoCluster::nodeSummaryBody() const
                 heldOn[b.nodeId].append({tpu, work});
         }
     }
+    QHash<QString, QList<int>> out;
+    for (const Node &n : m_nodes) {
+        if (!n.alive || n.tpu <= 0)
+            continue;
+        const QList<Held> held = heldOn.value(n.id);
+        QList<int> &work = out[n.id];
+        for (int chip = 0; chip < int(n.tpu); ++chip) {
+            Work w = n.sliceName == QLatin1String("v6e-4x4-2") ? Work::UnreservedJob : Work::Idle;
+            for (int i = 0, first = 0; i < held.size(); first += held[i].chips, ++i)
+                if (chip >= first && chip < first + held[i].chips)
+                    w = held[i].work;
+            work.append(int(w));
+        }
+    }
+    return out;
+}
+
+void DemoCluster::noteWork(qint64 sinceMs)
+{
+    const QHash<QString, QList<int>> now = chipWorkByNode();
+    for (auto it = now.begin(); it != now.end(); ++it) {
+        auto mark = m_workSince.find(it.key());
+        if (mark == m_workSince.end())
+            m_workSince.insert(it.key(), {it.value(), sinceMs});
+        else if (mark->work != it.value())
+            *mark = {it.value(), sinceMs};
+    }
+    for (auto it = m_workSince.begin(); it != m_workSince.end();)
+        it = now.contains(it.key()) ? std::next(it) : m_workSince.erase(it); // dead or gone
+}
+
+namespace {
+
+// The pod of a node (null for none) and whether its agent reads the TPU device plugin:
+// v5p-4x4x4's pods run an image whose agents were never given TPU_DEVICE_PLUGIN_ADDR.
+template<typename Pods, typename Node>
+auto podOf(const Pods &pods, const Node &n) -> decltype(&pods.front())
+{
+    for (const auto &p : pods)
+        if (p.name == n.name)
+            return &p;
+    return nullptr;
+}
+
+template<typename Pod, typename Node>
+bool readsPlugin(const Pod *pod, const Node &n)
+{
+    return pod && !pod->head && n.tpu > 0 && pod->group != QLatin1String("v5p-4x4x4");
+}
+
+// Since when a host of `slice` is dead (the earliest death), or the far future.
+template<typename Nodes>
+qint64 sliceDeathMs(const Nodes &nodes, const QString &slice)
+{
+    qint64 at = std::numeric_limits<qint64>::max();
+    for (const auto &o : nodes)
+        if (!o.alive && o.sliceName == slice)
+            at = std::min(at, o.endMs);
+    return at;
+}
+
+} // namespace
+
+QByteArray DemoCluster::nodeSummaryBody() const
+{
+    const qint64 epoch = m_start.toMSecsSinceEpoch();
+    const QHash<QString, QList<int>> workByNode = chipWorkByNode();
 
     QList<const Node *> sorted;
     for (const Node &n : m_nodes)
@@ -135,57 +242,15 @@ QByteArray DemoCluster::nodeSummaryBody() const
         }
 
         QJsonArray tpus;
-        const Pod *pod = nullptr;
-        for (const Pod &p : m_pods)
-            if (p.name == n->name)
-                pod = &p;
-        // v5p-4x4x4's pods run an image whose agents were never given TPU_DEVICE_PLUGIN_ADDR.
-        const bool plugin = pod && !pod->head && n->tpu > 0 && pod->group != QLatin1String("v5p-4x4x4");
-        if (plugin) {
+        const Pod *pod = podOf(m_pods, *n);
+        if (readsPlugin(pod, *n)) {
             const double total = hbmBytesPerChip(pod->accelerator);
-            const double t = double(sampleMs) / 1000;
             // A collective stalls when a host of its slice died before this sample.
-            bool peerDead = false;
-            for (const Node &o : m_nodes)
-                peerDead = peerDead || (!o.alive && o.sliceName == n->sliceName && o.endMs <= sampleMs);
+            const bool peerDead = sliceDeathMs(m_nodes, n->sliceName) <= sampleMs;
             const QString uid = QString::number(1000000000000000000ULL + hashOf(n->sliceName, m_seed) % 8000000000000000000ULL);
-            const QList<Held> held = heldOn.value(n->id);
+            const QList<int> work = workByNode.value(n->id);
             for (int chip = 0; chip < int(n->tpu); ++chip) {
-                Work work = n->sliceName == QLatin1String("v6e-4x4-2") ? Work::UnreservedJob : Work::Idle;
-                for (int i = 0, first = 0; i < held.size(); first += held[i].chips, ++i)
-                    if (chip >= first && chip < first + held[i].chips)
-                        work = held[i].work;
-                auto noise = [&](quint64 salt) {
-                    return unit(nodeHash, quint64(chip), quint64(sampleMs), salt);
-                };
-                // A slow wave per node (a training step's rhythm) plus a per-sample jitter.
-                const double wave = std::sin(2 * std::numbers::pi * t / 47.0 + double(nodeHash % 628) / 100.0);
-                ChipNumbers c;
-                switch (work) {
-                case Work::Idle: break;
-                case Work::Training:
-                    c.duty = std::clamp(83 + 8 * wave + 6 * (noise(1) - 0.5), 70.0, 95.0);
-                    c.usedFraction = 0.70 + 0.02 * (unit(nodeHash, quint64(chip), 0, 2) - 0.5);
-                    break;
-                case Work::UnreservedJob:
-                    c.duty = peerDead ? 3 * noise(1) : std::clamp(72 + 9 * wave + 6 * (noise(1) - 0.5), 60.0, 85.0);
-                    c.usedFraction = 0.55 + 0.02 * (unit(nodeHash, quint64(chip), 0, 2) - 0.5);
-                    break;
-                case Work::ReservedIdle:
-                    c.duty = 2 * noise(1) * noise(3);
-                    c.usedFraction = 0.04;
-                    break;
-                case Work::Notebook: {
-                    // Bursts of 20 s in every minute, by the simulated clock.
-                    const bool burst = std::fmod(t + double(nodeHash % 60), 60.0) < 20;
-                    c.duty = burst ? 25 + 15 * noise(1) : 2 * noise(1);
-                    c.usedFraction = 0.30;
-                    break;
-                }
-                }
-                c.duty = round1(c.duty);
-                c.tensorcore = round1(c.duty * (0.78 + 0.1 * noise(4)));
-                c.bandwidth = round1(c.duty * (0.5 + 0.1 * noise(5)));
+                const ChipNumbers c = numbersAt(Work(work.value(chip)), nodeHash, chip, sampleMs, peerDead);
                 tpus.append(QJsonObject{
                     {s("index"), chip},
                     {s("name"), QStringLiteral("%1-%2").arg(uid).arg(chip)},
@@ -211,6 +276,47 @@ QByteArray DemoCluster::nodeSummaryBody() const
                                          {s("result"), true},
                                          {s("msg"), s("Node summary fetched.")},
                                          {s("data"), QJsonObject{{s("summary"), summary}}},
+                                     })
+                           .toJson(QJsonDocument::Compact);
+    reserveParsePadding(bytes);
+    return bytes;
+}
+
+// Prometheus's answer to promql::windowMaxQuery(seconds): each chip's highest duty cycle over the
+// agent's samples in the window, for the chips whose node and work it saw whole; labels as the
+// query keeps them (TpuIndex, instance, ip), sorted as Prometheus sorts them.
+QByteArray DemoCluster::windowMaxBody(int seconds) const
+{
+    const qint64 windowMs = qint64(seconds) * 1000;
+    const QHash<QString, QList<int>> workByNode = chipWorkByNode();
+    QList<const Node *> sorted;
+    for (const Node &n : m_nodes)
+        sorted.append(&n);
+    std::sort(sorted.begin(), sorted.end(), [](const Node *a, const Node *b) { return a->id < b->id; });
+    const double evaluatedAt = double(m_start.toMSecsSinceEpoch() + m_now) / 1000;
+    QJsonArray result;
+    for (const Node *n : std::as_const(sorted)) {
+        const auto mark = m_workSince.constFind(n->id);
+        if (!n->alive || mark == m_workSince.constEnd() || mark->sinceMs > m_now - windowMs || !readsPlugin(podOf(m_pods, *n), *n))
+            continue;
+        const quint64 nodeHash = hashOf(n->id, m_seed);
+        const qint64 phase = qint64(nodeHash % quint64(kReporterIntervalMs));
+        const qint64 newest = phase + qint64(std::floor(double(m_now - phase) / kReporterIntervalMs)) * kReporterIntervalMs;
+        const qint64 deathMs = sliceDeathMs(m_nodes, n->sliceName);
+        const QList<int> work = workByNode.value(n->id);
+        for (int chip = 0; chip < int(n->tpu); ++chip) {
+            double highest = 0;
+            for (qint64 at = newest; at > m_now - windowMs; at -= kReporterIntervalMs)
+                highest = std::max(highest, numbersAt(Work(work.value(chip)), nodeHash, chip, at, deathMs <= at).duty);
+            result.append(QJsonObject{
+                {s("metric"), QJsonObject{{s("TpuIndex"), QString::number(chip)}, {s("instance"), QStringLiteral("%1:%2").arg(n->ip).arg(kMetricsExportPort)}, {s("ip"), n->ip}}},
+                {s("value"), QJsonArray{evaluatedAt, QString::number(highest)}},
+            });
+        }
+    }
+    QByteArray bytes = QJsonDocument(QJsonObject{
+                                         {s("status"), s("success")},
+                                         {s("data"), QJsonObject{{s("resultType"), s("vector")}, {s("result"), result}}},
                                      })
                            .toJson(QJsonDocument::Compact);
     reserveParsePadding(bytes);

@@ -4,6 +4,8 @@
 #include "democluster.h"
 #include "democluster_p.h"
 
+#include "activity.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -158,6 +160,7 @@ Capture DemoCluster::capture() const
         });
     c.rayJobs = body(QJsonDocument(jobs));
     c.rayNodeSummary = nodeSummaryBody(); // chip activity: democlusteractivity.cpp
+    c.prometheus = {{promql::windowMaxQuery(kWindowSeconds), windowMaxBody(kWindowSeconds)}};
 
     // Kubernetes.
     c.kubeContext = s("demo");
