@@ -131,6 +131,11 @@ public:
     int runCount() const { return m_runs; }
     // How long one run may take before it is killed and reported (60 s; tests shorten it).
     void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
+    // A command named without a path and missing from this process's PATH is looked for on the
+    // user's login shell's PATH ($SHELL -ilc, asked once per process, 5 s at most; a window
+    // started from a desktop launcher has a bare PATH), and the plugin then runs with both; not
+    // found on either, the error names both. Tests forget the answer to ask again.
+    static void forgetLoginShellPath();
 
 private:
     void run();
@@ -143,6 +148,7 @@ private:
     std::optional<KubeExecCredential> m_cached;
     QList<Handler> m_waiting;
     QProcess *m_process = nullptr;
+    bool m_findingPlugin = false; // waiting for the login shell's PATH
     int m_runs = 0;
     std::chrono::milliseconds m_timeout{60000};
 };

@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTimer>
 
 namespace slicescope {
@@ -38,6 +39,108 @@ QList<QPointer<QProcess>> &killedPlugins()
     static auto *processes = new QList<QPointer<QProcess>>;
     processes->removeAll(nullptr);
     return *processes;
+}
+
+// A window started from a desktop launcher inherits the session's bare PATH, not the one the
+// user's shell startup files build (where gcloud's installer puts gke-gcloud-auth-plugin), so a
+// plugin kubectl finds in a terminal is "not found" here: a known failure of Lens, Headlamp and
+// others. A bare command name missing from the process's PATH is looked up on the user's login
+// shell's PATH too, asked once per process, bounded in time and output, never blocking.
+constexpr int kShellPathTimeoutMs = 5000;
+constexpr qint64 kMaxShellOutputBytes = 64 * 1024;
+constexpr char kPathMarker[] = "__SLICESCOPE_PATH__";
+
+struct LoginShellPath {
+    enum class State
+    {
+        NotAsked,
+        Asking,
+        Known
+    } state = State::NotAsked;
+    QString path;   // as the shell printed it (may be empty)
+    QString failed; // why the shell could not tell, when it could not
+    QList<std::function<void()>> waiting;
+};
+
+LoginShellPath &loginShellPath()
+{
+    static auto *cache = new LoginShellPath; // never destroyed: a run may still be reaped at exit
+    return *cache;
+}
+
+// The user's shell: $SHELL, else /bin/sh.
+QString userShell()
+{
+    const QString shell = qEnvironmentVariable("SHELL");
+    return shell.isEmpty() || !QFileInfo(shell).isExecutable() ? QStringLiteral("/bin/sh") : shell;
+}
+
+// Asks the login shell (interactive too: many startup files set PATH only for interactive
+// shells) for its PATH, then calls `then` (always from the event loop).
+void askLoginShellPath(std::function<void()> then)
+{
+    LoginShellPath &cache = loginShellPath();
+    cache.waiting.append(std::move(then));
+    if (cache.state == LoginShellPath::State::Asking)
+        return;
+    cache.state = LoginShellPath::State::Asking;
+    auto *shell = new QProcess;
+    const QString program = userShell();
+    shell->setProgram(program);
+    // Markers around the value: startup files may print greetings of their own.
+    shell->setArguments({QStringLiteral("-ilc"), QStringLiteral("printf '\\n%s%s%s\\n' %1 \"$PATH\" %1").arg(QLatin1String(kPathMarker))});
+    shell->setStandardInputFile(QProcess::nullDevice());
+    shell->setProcessChannelMode(QProcess::SeparateChannels);
+    auto settle = [shell, program](const QString &path, const QString &failed) {
+        LoginShellPath &c = loginShellPath();
+        if (c.state != LoginShellPath::State::Asking)
+            return;
+        c.state = LoginShellPath::State::Known;
+        c.path = path;
+        c.failed = failed;
+        shell->disconnect();
+        if (shell->state() != QProcess::NotRunning) {
+            QObject::connect(shell, &QProcess::finished, shell, &QObject::deleteLater);
+            shell->kill();
+        } else {
+            shell->deleteLater();
+        }
+        for (auto &waiter : std::exchange(c.waiting, {}))
+            QTimer::singleShot(0, std::move(waiter));
+    };
+    QObject::connect(shell, &QProcess::errorOccurred, shell, [settle, shell, program](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            settle({}, QStringLiteral("%1 could not be started (%2)").arg(program, shell->errorString()));
+    });
+    QObject::connect(shell, &QProcess::readyReadStandardOutput, shell, [settle, shell, program] {
+        if (shell->bytesAvailable() > kMaxShellOutputBytes)
+            settle({}, QStringLiteral("%1 printed more than %2 bytes").arg(program).arg(kMaxShellOutputBytes));
+    });
+    QObject::connect(shell, &QProcess::finished, shell, [settle, shell, program] {
+        const QString out = QString::fromLocal8Bit(shell->readAllStandardOutput());
+        const qsizetype from = out.lastIndexOf(QLatin1String(kPathMarker), out.lastIndexOf(QLatin1String(kPathMarker)) - 1);
+        const qsizetype to = out.lastIndexOf(QLatin1String(kPathMarker));
+        if (from < 0 || to <= from)
+            settle({}, QStringLiteral("%1 -ilc did not print its PATH").arg(program));
+        else
+            settle(out.mid(from + qsizetype(sizeof kPathMarker) - 1, to - from - qsizetype(sizeof kPathMarker) + 1), QString());
+    });
+    auto *timer = new QTimer(shell);
+    timer->setSingleShot(true);
+    QObject::connect(timer, &QTimer::timeout, shell, [settle, program] {
+        settle({}, QStringLiteral("%1 gave no PATH within %2 s").arg(program).arg(kShellPathTimeoutMs / 1000));
+    });
+    timer->start(kShellPathTimeoutMs);
+    shell->start();
+}
+
+QStringList pathEntries(const QString &path)
+{
+    QStringList out;
+    for (const QString &dir : path.split(u':', Qt::SkipEmptyParts))
+        if (!out.contains(dir))
+            out.append(dir);
+    return out;
 }
 
 bool stillValid(const KubeExecCredential &credential)
@@ -149,7 +252,7 @@ void KubeExecCredentialProvider::get(Handler handler)
         return;
     }
     m_waiting.append(std::move(handler));
-    if (!m_process)
+    if (!m_process && !m_findingPlugin)
         run();
 }
 
@@ -158,8 +261,46 @@ void KubeExecCredentialProvider::invalidate()
     m_cached.reset();
 }
 
+void KubeExecCredentialProvider::forgetLoginShellPath()
+{
+    LoginShellPath &cache = loginShellPath();
+    if (cache.state == LoginShellPath::State::Known)
+        cache = {};
+}
+
 void KubeExecCredentialProvider::run()
 {
+    // A bare name that the process's PATH lacks: the login shell's PATH decides (see the top).
+    const QString processPath = qEnvironmentVariable("PATH");
+    QString program = m_exec.command;
+    QString searchedPath;
+    if (!program.contains(u'/') && QStandardPaths::findExecutable(program, pathEntries(processPath)).isEmpty()) {
+        LoginShellPath &shell = loginShellPath();
+        if (shell.state != LoginShellPath::State::Known) {
+            QPointer<KubeExecCredentialProvider> self(this);
+            m_findingPlugin = true; // get() meanwhile waits for this run rather than starting one
+            askLoginShellPath([self] {
+                if (!self)
+                    return;
+                self->m_findingPlugin = false;
+                self->run();
+            });
+            return;
+        }
+        const QString found = QStandardPaths::findExecutable(program, pathEntries(shell.path));
+        if (found.isEmpty()) {
+            ++m_runs;
+            QString message = QStringLiteral("the exec plugin %1 was not found on this process's PATH (%2) nor on the login shell's (%3)")
+                                  .arg(quoted(program), processPath.isEmpty() ? QStringLiteral("empty") : processPath,
+                                       shell.failed.isEmpty() ? (shell.path.isEmpty() ? QStringLiteral("empty") : shell.path) : shell.failed);
+            if (const QString hint = m_exec.installHint.simplified(); !hint.isEmpty())
+                message += QStringLiteral("; ") + hint;
+            finish(message, KubeExecCredential());
+            return;
+        }
+        program = found;
+        searchedPath = pathEntries(processPath + u':' + shell.path).join(u':');
+    }
     ++m_runs;
     auto *process = new QProcess(this);
     m_process = process;
@@ -182,11 +323,13 @@ void KubeExecCredentialProvider::run()
                            {QStringLiteral("kind"), QStringLiteral("ExecCredential")},
                            {QStringLiteral("spec"), spec}};
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!searchedPath.isEmpty())
+        env.insert(QStringLiteral("PATH"), searchedPath); // what the plugin runs in turn (gcloud) is found alike
     for (const auto &[key, value] : std::as_const(m_exec.env))
         env.insert(key, value);
     env.insert(QStringLiteral("KUBERNETES_EXEC_INFO"), QString::fromUtf8(QJsonDocument(info).toJson(QJsonDocument::Compact)));
     process->setProcessEnvironment(env);
-    process->setProgram(m_exec.command);
+    process->setProgram(program);
     process->setArguments(m_exec.args);
     if (!m_exec.workingDirectory.isEmpty() && QFileInfo(m_exec.workingDirectory).isDir())
         process->setWorkingDirectory(m_exec.workingDirectory);

@@ -16,6 +16,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -1249,6 +1250,65 @@ private Q_SLOTS:
         QVERIFY2(a.error.contains(command) && a.error.contains(QLatin1String("Install the test plugin from example.com.")), qPrintable(a.error));
         QCOMPARE(b.error, a.error);
         QCOMPARE(provider.runCount(), 1);
+    }
+
+    // A window started from a desktop launcher has a bare PATH: a plugin named without a path and
+    // missing from it is found on the login shell's PATH ($SHELL -ilc, whatever its startup files
+    // print around it), and runs with that PATH so what it runs in turn is found too.
+    void execFoundOnLoginShellPath()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("sdk-bin")));
+        KubeExecConfig exec = plugin(dir, QStringLiteral("client.authentication.k8s.io/v1"),
+                                     "printf '%s' \"$PATH\" > \"$PLUGIN_DIR/path\"\ncat \"$PLUGIN_DIR/response.json\"\n");
+        respond(dir, {{QStringLiteral("token"), QStringLiteral("from-login-path")}});
+        const QString sdkBin = dir.filePath(QStringLiteral("sdk-bin"));
+        QVERIFY(QFile::rename(exec.command, sdkBin + QStringLiteral("/slicescope-test-auth-plugin")));
+        exec.command = QStringLiteral("slicescope-test-auth-plugin");
+        // The login shell: greets, then prints its PATH between the markers the caller asked for.
+        const QString shell = dir.filePath(QStringLiteral("login-shell"));
+        QVERIFY(writeFile(shell, "#!/bin/sh\necho 'Welcome back!'\necho \"$1\" > \"" + dir.path().toLocal8Bit() + "/shell-args\"\n"
+                                                                                                                  "PATH=/opt/elsewhere:"
+                                     + sdkBin.toLocal8Bit() + " /bin/sh -c \"$2\"\n",
+                          true));
+        const QByteArray savedShell = qgetenv("SHELL");
+        qputenv("SHELL", shell.toLocal8Bit());
+        KubeExecCredentialProvider::forgetLoginShellPath();
+        const auto restore = qScopeGuard([&] {
+            qputenv("SHELL", savedShell);
+            KubeExecCredentialProvider::forgetLoginShellPath();
+        });
+        KubeExecCredentialProvider provider(exec, QUrl(QStringLiteral("https://a")), {}, false);
+        Answer a, b;
+        provider.get(into(a));
+        provider.get(into(b)); // shares the one lookup and run
+        QTRY_VERIFY_WITH_TIMEOUT(a.called && b.called, 10000);
+        QCOMPARE(a.error, QString());
+        QCOMPARE(a.credential.token, QByteArray("from-login-path"));
+        QCOMPARE(provider.runCount(), 1);
+        QCOMPARE(readFile(dir.filePath(QStringLiteral("shell-args"))).trimmed(), QByteArray("-ilc"));
+        const QStringList pluginPath = QString::fromLocal8Bit(readFile(dir.filePath(QStringLiteral("path")))).split(u':');
+        QVERIFY2(pluginPath.contains(sdkBin) && pluginPath.contains(QStringLiteral("/opt/elsewhere")), qPrintable(pluginPath.join(u':')));
+        QVERIFY(pluginPath.indexOf(QStringLiteral("/opt/elsewhere")) > 0); // after this process's own PATH
+
+        // Not on either PATH: the error names both, and the install hint.
+        exec.command = QStringLiteral("slicescope-no-such-auth-plugin");
+        KubeExecCredentialProvider missing(exec, QUrl(QStringLiteral("https://a")), {}, false);
+        Answer m;
+        missing.get(into(m));
+        QTRY_VERIFY_WITH_TIMEOUT(m.called, 10000);
+        QVERIFY2(m.error.contains(QLatin1String("was not found on this process's PATH (")) && m.error.contains(sdkBin)
+                     && m.error.contains(QLatin1String("Install the test plugin from example.com.")),
+                 qPrintable(m.error));
+
+        // A login shell that prints no PATH (or hangs: bounded to 5 s) is said, not guessed around.
+        QVERIFY(writeFile(shell, "#!/bin/sh\necho 'no path for you'\n", true));
+        KubeExecCredentialProvider::forgetLoginShellPath();
+        KubeExecCredentialProvider silent(exec, QUrl(QStringLiteral("https://a")), {}, false);
+        Answer q;
+        silent.get(into(q));
+        QTRY_VERIFY_WITH_TIMEOUT(q.called, 10000);
+        QVERIFY2(q.error.contains(QLatin1String("did not print its PATH")), qPrintable(q.error));
     }
 
     void execTimeout()
