@@ -204,7 +204,7 @@ void HistoryChartsPanel::Private::updatePickers(int n)
     // Group names for the activity picker: the newest snapshot's, older ones' for groups gone (a
     // few rebuilt per refresh at most; a group not named yet shows its short id until then).
     if (history && seen.anyActivity)
-        historychart::learnPlacementGroupNames(*history, n, placementGroupNames, 4);
+        historychart::learnPlacementGroupNames(*history, n, placementGroupNames, 2);
 
     auto fillBox = [](QComboBox *box, const QString &allText, const QStringList &items, const QStringList &texts, const QString &current) {
         const QSignalBlocker blocker(box);
