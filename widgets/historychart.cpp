@@ -282,9 +282,11 @@ void ChartState::setRuns(int k, int extra)
         run->setName(first->name());
         run->setPen(first->pen());
         chart->addSeries(run);
-        for (QAbstractAxis *axis : first->attachedAxes())
+        const QList<QAbstractAxis *> axes = first->attachedAxes();
+        for (QAbstractAxis *axis : axes)
             run->attachAxis(axis);
-        for (QLegendMarker *marker : chart->legend()->markers(run))
+        const QList<QLegendMarker *> markers = chart->legend()->markers(run);
+        for (QLegendMarker *marker : markers)
             marker->setVisible(false); // the line is in the legend once
         more << run;
     }
