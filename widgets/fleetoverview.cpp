@@ -5,6 +5,7 @@
 #include "fleetoverview.h"
 
 #include "fleetoverview_p.h"
+#include "history.h"
 
 #include <QCoreApplication>
 #include <QHelpEvent>
@@ -16,6 +17,9 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
 
 namespace slicescope {
 
@@ -356,6 +360,67 @@ void FleetOverview::setAlertCounts(const QHash<QString, int> &bySlice)
 QHash<QString, int> FleetOverview::alertCounts() const
 {
     return d->alertCounts;
+}
+
+void FleetOverview::setActivityHistory(const QHash<QString, QList<QPointF>> &bySlice)
+{
+    // NaN != NaN: an equal history with gaps compares unequal and repaints, which is harmless.
+    if (d->activityHistory == bySlice)
+        return;
+    d->activityHistory = bySlice;
+    update();
+}
+
+QHash<QString, QList<QPointF>> FleetOverview::activityHistory() const
+{
+    return d->activityHistory;
+}
+
+QHash<QString, QList<QPointF>> FleetOverview::recentActivity(const SnapshotHistory &history, int last, int maxEntries, qint64 maxSpanMs)
+{
+    QHash<QString, QList<QPointF>> bySlice;
+    if (last < 0 || last >= history.size() || maxEntries < 1)
+        return bySlice;
+    const std::shared_ptr<const ActivityTable> newest = history.activity(last);
+    if (!newest)
+        return bySlice;
+    const qint64 lastMs = history.time(last).toMSecsSinceEpoch();
+    int first = last;
+    while (first > 0 && last - first + 1 < maxEntries && lastMs - history.time(first - 1).toMSecsSinceEpoch() <= maxSpanMs)
+        --first;
+    QList<std::shared_ptr<const ActivityTable>> tables;
+    QList<double> times;
+    for (int i = first; i <= last; ++i) {
+        tables << history.activity(i);
+        times << double(history.time(i).toMSecsSinceEpoch());
+    }
+    constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+    bySlice.reserve(newest->bySlice.size());
+    for (auto it = newest->bySlice.constBegin(); it != newest->bySlice.constEnd(); ++it) {
+        QList<QPointF> points;
+        points.reserve(tables.size());
+        for (int k = 0; k < tables.size(); ++k) {
+            // No table, or the slice not in it: unknown (a slice absent has no chips to average).
+            const auto found = tables[k] ? tables[k]->bySlice.constFind(it.key()) : newest->bySlice.constEnd();
+            points << QPointF(times[k], tables[k] && found != tables[k]->bySlice.constEnd() ? found->meanDutyCycle() : kUnknown);
+        }
+        bySlice.insert(it.key(), points);
+    }
+    return bySlice;
+}
+
+QList<QPolygonF> FleetOverview::sparkline(const QString &sliceName) const
+{
+    d->ensureLayout();
+    const int t = d->tileOfSlice.value(sliceName, -1);
+    if (t < 0 || !d->snapshot)
+        return {};
+    const Layout::Tile &tile = d->layout.tiles[t];
+    const Private::ActivityFigure f = d->activityFigure(d->fleet.entries[tile.entry], d->activityLineOf(tile.rect));
+    QList<QPolygonF> runs = f.width > 0 ? f.sparkline : QList<QPolygonF>();
+    for (QPolygonF &run : runs)
+        run.translate(0, -d->scroll());
+    return runs;
 }
 
 void FleetOverview::setCurrentSlice(const QString &name)

@@ -4,18 +4,25 @@
 // Every slice of the fleet as a tile, grouped by generation and worker group, with status badges
 // (ready, reserved, degraded, provisioning), occupancy bars, search and filter, and a
 // fragmentation summary (model/fleetstats.h). When the snapshot carries activity, each tile also
-// shows its slice's mean duty cycle and how many chips report ("duty 43 % · 16/16").
+// shows its slice's mean duty cycle and how many chips report ("duty 43 % · 16/16"), and, given
+// the slice's recent history (setActivityHistory()), a sparkline of that mean in place of the
+// small gauge: 0..100 % bottom to top, broken where the mean was unknown.
 
 #include "fleetstats.h"
 #include "look.h"
 #include "snapshot.h"
 
 #include <QHash>
+#include <QList>
+#include <QPointF>
+#include <QPolygonF>
 #include <QWidget>
 
 #include <memory>
 
 namespace slicescope {
+
+class SnapshotHistory;
 
 // Scrolls itself (a vertical scroll bar appears when the tiles do not fit) and paints only the
 // tiles in view, so it stays fast for thousands of slices. Keyboard: arrows move the current
@@ -44,6 +51,22 @@ public:
     // Active alerts by slice name: a count badge on the tile's top edge (0 or absent: none).
     void setAlertCounts(const QHash<QString, int> &bySlice);
     QHash<QString, int> alertCounts() const;
+    // Each slice's recent mean duty cycle, oldest first: x is the entry's time (ms since the
+    // epoch), y the percentage, NaN where it was unknown (no chip reported, the slice was not
+    // there, or the capture had no activity). A tile draws it when at least 2 values are known
+    // (one value is no history: the figure beside it says that much).
+    void setActivityHistory(const QHash<QString, QList<QPointF>> &bySlice);
+    QHash<QString, QList<QPointF>> activityHistory() const;
+    // That series for every slice of entry `last`'s activity table, over the entries up to it:
+    // at most `maxEntries`, none more than `maxSpanMs` older than it. Empty when entry `last` has
+    // no activity table. What Workspace feeds setActivityHistory() from the window's history.
+    static constexpr int kSparklineEntries = 30;
+    static constexpr qint64 kSparklineSpanMs = 15 * 60 * 1000;
+    static QHash<QString, QList<QPointF>> recentActivity(const SnapshotHistory &history, int last, int maxEntries = kSparklineEntries,
+                                                         qint64 maxSpanMs = kSparklineSpanMs);
+    // The sparkline on a slice's tile as painted, in widget coordinates: one polyline per run of
+    // known values (a lone value is a one-point polygon, drawn as a dot); empty when none is drawn.
+    QList<QPolygonF> sparkline(const QString &sliceName) const;
     // The marked tile (the slice shown in the slice view). Scrolls it into view when it changes,
     // not when the same name is set again (the window re-sets it on every refresh).
     void setCurrentSlice(const QString &name);

@@ -16,6 +16,8 @@
 #include <QFontMetrics>
 #include <QHash>
 #include <QList>
+#include <QPointF>
+#include <QPolygonF>
 #include <QRect>
 #include <QScrollBar>
 #include <QSet>
@@ -136,6 +138,7 @@ struct FleetOverview::Private {
     QStringList highlighted;
     QSet<QString> highlightedSet; // what painting asks, tile by tile
     QHash<QString, int> alertCounts; // active alerts by slice name
+    QHash<QString, QList<QPointF>> activityHistory; // recent mean duty cycle by slice name
     QString current;
     QString hovered;
     FleetStats stats;
@@ -175,6 +178,19 @@ struct FleetOverview::Private {
     void drawTile(QPainter &p, const Layout::Tile &t) const;
     void drawHostStrip(QPainter &p, const Slice &s, const QRect &r) const;
     void drawOccupancy(QPainter &p, const FleetEntry &e, const QRect &r) const;
+    // Where a tile's second line (shape, activity figure) is, for its rectangle.
+    QRect activityLineOf(const QRect &tile) const;
+    // The activity figure of a tile's second line `r`: its text, and the gauge left of it, a
+    // sparkline when the slice has a recent history of at least 2 known values. `width` is 0 when
+    // the snapshot has no activity or the figure does not fit.
+    struct ActivityFigure {
+        int width = 0;
+        QString text;
+        double mean = 0; // NaN: unknown
+        QRect gauge, label;
+        QList<QPolygonF> sparkline; // in the painter's coordinates; empty: the plain gauge
+    };
+    ActivityFigure activityFigure(const FleetEntry &e, const QRect &r) const;
     // The slice's mean duty cycle and reporting chips, right-aligned in `r`; returns its width
     // (0 when the snapshot has no activity).
     int drawActivity(QPainter &p, const FleetEntry &e, const QRect &r) const;

@@ -6,6 +6,9 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
+#include <cmath>
+
 namespace slicescope {
 
 namespace {
@@ -30,6 +33,47 @@ int severity(HostState state)
 }
 
 const QString kDot = QStringLiteral(" \u00b7 ");
+
+// A recent mean duty cycle (oldest first, NaN unknown) drawn in `box`: x by time across the
+// box, 0..100 % bottom to top, one polyline per run of known values.
+QList<QPolygonF> sparklineRuns(const QList<QPointF> &points, const QRectF &box)
+{
+    QList<QPolygonF> runs;
+    if (points.isEmpty())
+        return runs;
+    const double x0 = points.first().x(), x1 = points.last().x();
+    const qsizetype n = points.size();
+    QPolygonF run;
+    for (qsizetype i = 0; i < n; ++i) {
+        const QPointF &pt = points[i];
+        if (std::isnan(pt.y())) {
+            if (!run.isEmpty())
+                runs << run;
+            run.clear();
+            continue;
+        }
+        // Times that do not advance (a recording's repeated stamp) spread by position instead.
+        double fx = n > 1 ? double(i) / double(n - 1) : 1.0;
+        if (x1 > x0)
+            fx = (pt.x() - x0) / (x1 - x0);
+        const double fy = std::clamp(pt.y(), 0.0, 100.0) / 100.0;
+        run << QPointF(box.left() + fx * box.width(), box.bottom() - fy * box.height());
+    }
+    if (!run.isEmpty())
+        runs << run;
+    return runs;
+}
+
+// "58 s", "4 min", "2 h": how far back a tile's sparkline reaches.
+QString spanText(qint64 ms)
+{
+    const qint64 s = std::max<qint64>(0, (ms + 500) / 1000);
+    if (s < 120)
+        return QStringLiteral("%1 s").arg(s);
+    if (s < 2 * 3600)
+        return QStringLiteral("%1 min").arg((s + 30) / 60);
+    return QStringLiteral("%1 h").arg((s + 1800) / 3600);
+}
 
 } // namespace
 
@@ -78,6 +122,23 @@ QString FleetOverview::Private::tooltipFor(const FleetEntry &e) const
                                        .arg(a.chips);
         if (const double hbm = a.hbmUsedFraction(); !std::isnan(hbm))
             html += QStringLiteral("; HBM %1 % used").arg(hbm * 100, 0, 'f', 0);
+        const QList<QPointF> recent = activityHistory.value(s.name);
+        double lo = 100, hi = 0;
+        int known = 0;
+        for (const QPointF &pt : recent)
+            if (!std::isnan(pt.y())) {
+                lo = std::min(lo, pt.y());
+                hi = std::max(hi, pt.y());
+                ++known;
+            }
+        if (known >= 2) {
+            html += QStringLiteral("<br>Over the last %1 (the sparkline): mean duty cycle %2 % to %3 %")
+                        .arg(spanText(qint64(recent.last().x() - recent.first().x())))
+                        .arg(lo, 0, 'f', 0)
+                        .arg(hi, 0, 'f', 0);
+            if (known < recent.size())
+                html += QStringLiteral(", unknown in %1 of %2 snapshots").arg(recent.size() - known).arg(recent.size());
+        }
     }
     if (const int alerts = alertCounts.value(s.name); alerts > 0)
         html += QStringLiteral("<br><b>%1 active alert%2</b> (see Problems)").arg(alerts).arg(alerts == 1 ? QString() : QStringLiteral("s"));
@@ -351,38 +412,90 @@ void FleetOverview::Private::drawOccupancy(QPainter &p, const FleetEntry &e, con
     p.drawText(QRect(r.right() - textWidth, r.top(), textWidth + 1, r.height()), Qt::AlignRight | Qt::AlignVCenter, text);
 }
 
-int FleetOverview::Private::drawActivity(QPainter &p, const FleetEntry &e, const QRect &r) const
+QRect FleetOverview::Private::activityLineOf(const QRect &tile) const
 {
+    const Metrics &m = metrics;
+    const QRect in = tile.adjusted(m.pad + m.em / 4, m.pad, -m.pad, -m.pad);
+    return QRect(in.left(), in.top() + m.lineName + m.gap / 2, in.width(), m.lineSmall);
+}
+
+FleetOverview::Private::ActivityFigure FleetOverview::Private::activityFigure(const FleetEntry &e, const QRect &r) const
+{
+    ActivityFigure f;
     if (!snapshot->activity)
-        return 0;
+        return f;
     const Metrics &m = metrics;
     const ActivityCounts counts = snapshot->activity->sliceCounts(e.slice);
-    const double mean = counts.meanDutyCycle();
-    const bool known = !std::isnan(mean);
-    const QString text = known ? QStringLiteral("duty %1 %").arg(int(std::lround(mean))) + kDot + QStringLiteral("%1/%2").arg(counts.withDutyCycle).arg(counts.chips)
-                               : QStringLiteral("duty unknown") + kDot + QStringLiteral("0/%1").arg(counts.chips);
-    const QFontMetrics fm(m.small);
-    const int textWidth = fm.horizontalAdvance(text);
-    // A small bar: filled to the mean in its scale colour, hatched grey when no chip reports.
-    const int barWidth = m.em * 2;
-    const int width = barWidth + m.em / 3 + textWidth;
-    if (width > r.width())
+    f.mean = counts.meanDutyCycle();
+    f.text = !std::isnan(f.mean) ? QStringLiteral("duty %1 %").arg(int(std::lround(f.mean))) + kDot + QStringLiteral("%1/%2").arg(counts.withDutyCycle).arg(counts.chips)
+                                 : QStringLiteral("duty unknown") + kDot + QStringLiteral("0/%1").arg(counts.chips);
+    const int textWidth = QFontMetrics(m.small).horizontalAdvance(f.text);
+    const QList<QPointF> recent = activityHistory.value(sliceOf(e).name);
+    const qsizetype known = std::count_if(recent.cbegin(), recent.cend(), [](const QPointF &pt) { return !std::isnan(pt.y()); });
+    // The gauge: a small bar filled to the mean, or (with a history) a sparkline twice as wide;
+    // where the sparkline does not fit, the bar.
+    for (const bool spark : {known >= 2, false}) {
+        const int gaugeWidth = spark ? m.em * 4 : m.em * 2;
+        const int width = gaugeWidth + m.em / 3 + textWidth;
+        if (width > r.width())
+            continue;
+        const int gaugeHeight = spark ? std::max(m.barHeight, r.height() - 2) : m.barHeight;
+        f.width = width;
+        f.gauge = QRect(r.right() - width + 1, r.center().y() - gaugeHeight / 2, gaugeWidth, gaugeHeight);
+        f.label = QRect(r.right() - textWidth, r.top(), textWidth + 1, r.height());
+        if (spark)
+            f.sparkline = sparklineRuns(recent, QRectF(f.gauge).adjusted(1.5, 1.5, -1.5, -1.5));
+        return f;
+    }
+    return f;
+}
+
+int FleetOverview::Private::drawActivity(QPainter &p, const FleetEntry &e, const QRect &r) const
+{
+    const ActivityFigure f = activityFigure(e, r);
+    if (f.width == 0)
         return 0;
-    const QRect bar(r.right() - width + 1, r.center().y() - m.barHeight / 2, barWidth, m.barHeight);
+    const Metrics &m = metrics;
+    const bool known = !std::isnan(f.mean);
     p.setPen(Qt::NoPen);
-    p.setBrush(theme.unknownChip);
-    p.drawRoundedRect(bar, 2, 2);
-    if (known) {
-        p.setBrush(activityColor(mean / 100.0));
-        p.drawRect(QRectF(bar.left(), bar.top(), std::max(2.0, bar.width() * std::clamp(mean, 0.0, 100.0) / 100.0), bar.height()));
+    // The sparkline's box a step from the panel (the gauge's grey would drown a light line on
+    // the dark theme).
+    p.setBrush(f.sparkline.isEmpty() ? theme.unknownChip : mix(theme.unknownChip, theme.panel, 0.55));
+    p.drawRoundedRect(f.gauge, 2, 2);
+    if (!f.sparkline.isEmpty()) {
+        // The recent mean, 0 % at the bottom: a line per run of known values, a dot for a lone
+        // one, the newest value (when known) a dot in its scale colour.
+        QPen pen(theme.text, 1.3);
+        pen.setCapStyle(Qt::RoundCap);
+        pen.setJoinStyle(Qt::RoundJoin);
+        for (const QPolygonF &run : f.sparkline) {
+            if (run.size() == 1) {
+                p.setPen(Qt::NoPen);
+                p.setBrush(theme.text);
+                p.drawEllipse(run.first(), 1.3, 1.3);
+            } else {
+                p.setPen(pen);
+                p.setBrush(Qt::NoBrush);
+                p.drawPolyline(run);
+            }
+        }
+        const QList<QPointF> recent = activityHistory.value(sliceOf(e).name);
+        if (known && !recent.isEmpty() && !std::isnan(recent.last().y())) {
+            p.setPen(QPen(theme.text, 1));
+            p.setBrush(activityColor(recent.last().y() / 100.0));
+            p.drawEllipse(f.sparkline.last().last(), 2.5, 2.5);
+        }
+    } else if (known) {
+        p.setBrush(activityColor(f.mean / 100.0));
+        p.drawRect(QRectF(f.gauge.left(), f.gauge.top(), std::max(2.0, f.gauge.width() * std::clamp(f.mean, 0.0, 100.0) / 100.0), f.gauge.height()));
     } else {
         p.setBrush(QBrush(theme.unknownHatch, Qt::BDiagPattern));
-        p.drawRoundedRect(bar, 2, 2);
+        p.drawRoundedRect(f.gauge, 2, 2);
     }
     p.setFont(m.small);
     p.setPen(known ? theme.text : theme.mutedText);
-    p.drawText(QRect(r.right() - textWidth, r.top(), textWidth + 1, r.height()), Qt::AlignRight | Qt::AlignVCenter, text);
-    return width;
+    p.drawText(f.label, Qt::AlignRight | Qt::AlignVCenter, f.text);
+    return f.width;
 }
 
 void FleetOverview::Private::drawHostStrip(QPainter &p, const Slice &s, const QRect &r) const
@@ -482,7 +595,7 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
     const QFontMetrics smallFm(m.small);
     p.setFont(m.small);
     p.setPen(theme.mutedText);
-    const int activityWidth = drawActivity(p, e, QRect(in.left(), y, in.width(), m.lineSmall));
+    const int activityWidth = drawActivity(p, e, activityLineOf(r));
     const int shapeWidth = activityWidth > 0 ? std::max(0, in.width() - activityWidth - m.em / 2) : in.width();
     p.setFont(m.small);
     p.setPen(theme.mutedText);

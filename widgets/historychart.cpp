@@ -12,6 +12,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QDateTimeAxis>
 #include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
@@ -83,7 +84,7 @@ void ChartState::build(Chart chartKind, const QString &chartUnit, int index, QWi
     axisY->setTitleText(unit);
     chart->addAxis(axisX, Qt::AlignBottom);
     chart->addAxis(axisY, Qt::AlignLeft);
-    if (kind == Chart::PlacementGroups) {
+    if (kind == Chart::PlacementGroups || kind == Chart::Activity) {
         axisY2 = new QValueAxis(chart);
         axisY2->setLabelFormat(QStringLiteral("%.0f"));
         chart->addAxis(axisY2, Qt::AlignRight);
@@ -93,7 +94,7 @@ void ChartState::build(Chart chartKind, const QString &chartUnit, int index, QWi
     cursor->setVisible(false);
     view = new ChartView(chart, parent);
     view->setObjectName(QStringLiteral("chart%1").arg(index));
-    view->setMinimumSize(240, 180);
+    view->setMinimumSize(240, 150);
 }
 
 void ChartState::style(const Theme &theme, const QFont &base)
@@ -123,8 +124,10 @@ void ChartState::style(const Theme &theme, const QFont &base)
     }
     if (axisY2) {
         axisY2->setGridLineVisible(false);
-        axisY2->setLabelsBrush(ageColor(theme));
-        axisY2->setTitleBrush(ageColor(theme));
+        if (kind == Chart::PlacementGroups) {
+            axisY2->setLabelsBrush(ageColor(theme));
+            axisY2->setTitleBrush(ageColor(theme));
+        }
     }
     // The cursor in the text colour: every hue is taken by a series (the selection blue is v6e's
     // and "reserved"'s), and a neutral line reads as "now" against all of them.
@@ -146,6 +149,8 @@ void ChartState::rebuildSeries(const Theme &theme, bool dots)
     lines.clear();
     areas.clear();
     lowers.clear();
+    runs.clear();
+    runs.resize(columns.size());
     QLineSeries *previous = nullptr;
     for (const Column &col : std::as_const(columns)) {
         auto *line = new QLineSeries;
@@ -206,21 +211,39 @@ void ChartState::fill(const SnapshotHistory *history, int n, const EntryTimes &t
     double maxLeft = 0, maxRight = 0;
     QList<QPointF> previous;
     for (int k = 0; k < columnCount; ++k) {
-        QList<QPointF> points;
-        points.reserve(rows.size());
-        for (int r : rows)
-            points.append(QPointF(times.xs[r], values[k][r]));
+        // The kept rows as runs of known values (a NaN ends one); a line without gaps is one run.
+        QList<QList<QPointF>> pieces(1);
+        pieces.first().reserve(rows.size());
+        for (int r : rows) {
+            const double v = values[k][r];
+            if (std::isnan(v)) {
+                if (!pieces.last().isEmpty())
+                    pieces.append(QList<QPointF>());
+                continue;
+            }
+            pieces.last().append(QPointF(times.xs[r], v));
+        }
+        if (pieces.size() > 1 && pieces.last().isEmpty())
+            pieces.removeLast();
         double &axisMax = columns[k].secondary ? maxRight : maxLeft;
         for (double v : std::as_const(values[k]))
-            axisMax = std::max(axisMax, v);
-        lines[k]->replace(points);
-        lines[k]->setPointsVisible(n == 1); // one entry: a dot, not an invisible zero-length line
-        // The marker size also sets how long a legend line is (too short to show dashes): only the
-        // lone dots change it, and the series are made anew when a second entry arrives.
+            axisMax = std::max(axisMax, v); // NaN compares false: skipped
+        setRuns(k, int(pieces.size()) - 1);
+        const QList<QXYSeries *> drawn = seriesOf(k);
+        for (int j = 0; j < drawn.size(); ++j) {
+            QXYSeries *line = drawn[j];
+            const bool lone = n == 1 || pieces[j].size() == 1; // a dot, not an invisible zero-length line
+            line->replace(pieces[j]);
+            line->setPointsVisible(lone);
+            // The marker size also sets how long a legend line is (too short to show dashes): only
+            // lone dots change it (one entry: the series are made anew when a second arrives; a
+            // lone run: the activity lines, solid, or a run without a legend marker).
 #ifndef Q_OS_WASM // the browser's Qt Charts is 5.15's (installer/web/toolchain.sh): no QXYSeries::setMarkerSize
-        if (n == 1)
-            lines[k]->setMarkerSize(7);
+            if (lone)
+                line->setMarkerSize(7);
 #endif
+        }
+        QList<QPointF> points = pieces.first();
         if (stacked) {
             if (lowers[k])
                 lowers[k]->replace(previous);
@@ -228,15 +251,53 @@ void ChartState::fill(const SnapshotHistory *history, int n, const EntryTimes &t
             previous = std::move(points);
         }
     }
-    const NiceRange left = niceRange(maxLeft);
-    axisY->setRange(0, left.max);
-    axisY->setTickCount(left.ticks);
+    if (kind == Chart::Activity) {
+        axisY->setRange(0, 100); // a percentage: the whole scale, so 40 % looks like 40 %
+        axisY->setTickCount(6);
+    } else {
+        const NiceRange left = niceRange(maxLeft);
+        axisY->setRange(0, left.max);
+        axisY->setTickCount(left.ticks);
+    }
     if (axisY2) {
         const NiceRange right = niceRange(maxRight);
         axisY2->setRange(0, right.max);
         axisY2->setTickCount(right.ticks);
-        axisY2->setTitleText(HistoryChartsPanel::tr("oldest pending (%1)").arg(ageUnitText));
+        axisY2->setTitleText(kind == Chart::Activity ? HistoryChartsPanel::tr("chips") : HistoryChartsPanel::tr("oldest pending (%1)").arg(ageUnitText));
     }
+}
+
+void ChartState::setRuns(int k, int extra)
+{
+    QList<QLineSeries *> &more = runs[k];
+    while (more.size() > extra) {
+        QLineSeries *run = more.takeLast();
+        chart->removeSeries(run); // a series still in a chart must not be deleted
+        delete run;
+    }
+    while (more.size() < extra) {
+        QXYSeries *first = lines[k];
+        auto *run = new QLineSeries;
+        run->setObjectName(first->objectName());
+        run->setName(first->name());
+        run->setPen(first->pen());
+        chart->addSeries(run);
+        const QList<QAbstractAxis *> axes = first->attachedAxes();
+        for (QAbstractAxis *axis : axes)
+            run->attachAxis(axis);
+        const QList<QLegendMarker *> markers = chart->legend()->markers(run);
+        for (QLegendMarker *marker : markers)
+            marker->setVisible(false); // the line is in the legend once
+        more << run;
+    }
+}
+
+QList<QXYSeries *> ChartState::seriesOf(int k) const
+{
+    QList<QXYSeries *> all{lines[k]};
+    for (QLineSeries *run : runs[k])
+        all << run;
+    return all;
 }
 
 void ChartState::setTimeAxis(const TimeAxis &axis, int n)

@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
+#include <optional>
 
 namespace slicescope::historychart {
 
@@ -36,6 +39,100 @@ QString ageText(qint64 ms)
 constexpr std::array<qint64, 20> kTimeSteps{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
                                             10800, 21600, 43200, 86400, 172800, 604800};
 
+// Chart 5: the scope's counts of each entry, by serial (what a Column's functions get is the
+// HistoryPoint); an entry without an activity table has none.
+using ActivityBySerial = QHash<qint64, std::optional<ActivityCounts>>;
+
+QList<Column> activityColumns(const SnapshotHistory &history, int n, const ActivityScope &scope, const Theme &theme)
+{
+    auto rows = std::make_shared<ActivityBySerial>();
+    rows->reserve(n);
+    bool any = false;
+    for (int i = 0; i < n; ++i) {
+        const std::shared_ptr<const ActivityTable> table = history.activity(i);
+        std::optional<ActivityCounts> counts;
+        if (table) {
+            counts = countsIn(*table, scope);
+            any = true;
+        }
+        rows->insert(history.serial(i), counts);
+    }
+    if (!any)
+        return {};
+    auto countsOf = [rows](const HistoryPoint &p) {
+        return rows->value(p.serial);
+    };
+    const QColor counted = theme.mutedText;
+    QList<Column> cols;
+    cols << Column{QStringLiteral("activity:mean"), tr("mean duty cycle"), dutyColor(theme), Qt::SolidLine, 2, false,
+                   [countsOf](const HistoryPoint &p) {
+                       const std::optional<ActivityCounts> c = countsOf(p);
+                       return c ? c->meanDutyCycle() : std::numeric_limits<double>::quiet_NaN();
+                   },
+                   [countsOf](const HistoryPoint &p) {
+                       const std::optional<ActivityCounts> c = countsOf(p);
+                       if (!c)
+                           return tr("no activity in this capture");
+                       if (c->withDutyCycle == 0)
+                           return tr("unknown: no chip reports");
+                       return QStringLiteral("%1 %").arg(c->meanDutyCycle(), 0, 'f', 1);
+                   }};
+    cols << Column{QStringLiteral("activity:reporting"), tr("chips reporting"), counted, Qt::SolidLine, 1.5, true,
+                   [countsOf](const HistoryPoint &p) {
+                       const std::optional<ActivityCounts> c = countsOf(p);
+                       return c ? double(c->withDutyCycle) : std::numeric_limits<double>::quiet_NaN();
+                   },
+                   [countsOf](const HistoryPoint &p) {
+                       const std::optional<ActivityCounts> c = countsOf(p);
+                       return c ? tr("%1 of %2").arg(c->withDutyCycle).arg(c->chips) : QStringLiteral("\u2013");
+                   }};
+    cols << Column{QStringLiteral("activity:chips"), tr("chips"), mix(counted, theme.panel, 0.35), Qt::DotLine, 1.5, true,
+                   [countsOf](const HistoryPoint &p) {
+                       const std::optional<ActivityCounts> c = countsOf(p);
+                       return c ? double(c->chips) : std::numeric_limits<double>::quiet_NaN();
+                   },
+                   [countsOf](const HistoryPoint &p) {
+                       const std::optional<ActivityCounts> c = countsOf(p);
+                       return c ? QString::number(c->chips) : QStringLiteral("\u2013");
+                   }};
+    return cols;
+}
+
+// Names with their numbers compared as numbers: "tpu-v6e-4x4-2" before "tpu-v6e-4x4-10".
+bool naturalLess(const QString &a, const QString &b)
+{
+    qsizetype i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a[i].isDigit() && b[j].isDigit()) {
+            qsizetype ie = i, je = j;
+            while (ie < a.size() && a[ie].isDigit())
+                ++ie;
+            while (je < b.size() && b[je].isDigit())
+                ++je;
+            // Compare the runs as numbers without converting: leading zeros off, then length, then digits.
+            QStringView x = QStringView(a).mid(i, ie - i), y = QStringView(b).mid(j, je - j);
+            while (x.size() > 1 && x.front() == u'0')
+                x = x.mid(1);
+            while (y.size() > 1 && y.front() == u'0')
+                y = y.mid(1);
+            if (x.size() != y.size())
+                return x.size() < y.size();
+            if (const int c = x.compare(y); c != 0)
+                return c < 0;
+            i = ie;
+            j = je;
+            continue;
+        }
+        if (a[i] != b[j])
+            return a[i] < b[j];
+        ++i;
+        ++j;
+    }
+    if ((a.size() - i) != (b.size() - j))
+        return a.size() - i < b.size() - j;
+    return a < b; // equal as numbers ("01" and "1"): a stable order anyway
+}
+
 } // namespace
 
 QColor generationColor(const QString &label, const Theme &theme)
@@ -50,6 +147,10 @@ QColor generationColor(const QString &label, const Theme &theme)
 }
 
 QColor ageColor(const Theme &theme) { return theme.isDark ? QColor(0xf472b6) : QColor(0xdb2777); }
+
+// The activity scale's mid-point (look.h): the hue the Activity colour mode gives a chip at about
+// half duty, dark enough on the light theme's panel, lightened on the dark one's.
+QColor dutyColor(const Theme &theme) { return theme.isDark ? activityColor(0.75) : activityColor(0.35); }
 
 QString counted(int n, const QString &one, const QString &many)
 {
@@ -188,6 +289,9 @@ QList<Column> columnsFor(Chart kind, const SnapshotHistory &history, int n, cons
         }
         break;
     }
+    case Chart::Activity:
+        cols = activityColumns(history, n, parseActivityScope(choices.activityScope), theme);
+        break;
     }
     return cols;
 }
@@ -208,7 +312,103 @@ SeenInHistory seenIn(const SnapshotHistory *history, int n)
             }
     }
     std::stable_sort(gens.begin(), gens.end(), [](const QString &a, const QString &b) { return tpu::generationOrder(tpu::findGeneration(a)) < tpu::generationOrder(tpu::findGeneration(b)); });
-    return {gens, groups};
+
+    // The activity scopes. Consecutive entries often share one table (history.h): read each once.
+    QSet<QString> slices, seenIds;
+    QStringList groupIds;
+    bool anyActivity = false;
+    const ActivityTable *previous = nullptr;
+    for (int i = 0; i < n; ++i) {
+        const std::shared_ptr<const ActivityTable> table = history->activity(i);
+        if (!table || table.get() == previous)
+            continue;
+        previous = table.get();
+        anyActivity = true;
+        for (auto it = table->bySlice.constBegin(); it != table->bySlice.constEnd(); ++it)
+            slices.insert(it.key());
+        QStringList fresh; // a hash's order is no order: the new ids of one entry by id
+        for (auto it = table->byPlacementGroup.constBegin(); it != table->byPlacementGroup.constEnd(); ++it)
+            if (!seenIds.contains(it.key()))
+                fresh << it.key();
+        std::sort(fresh.begin(), fresh.end());
+        for (const QString &id : std::as_const(fresh))
+            seenIds.insert(id);
+        groupIds << fresh;
+    }
+    QStringList sliceNames(slices.cbegin(), slices.cend());
+    std::sort(sliceNames.begin(), sliceNames.end(), naturalLess);
+    QStringList scopes;
+    scopes.reserve(sliceNames.size() + groupIds.size());
+    for (const QString &name : std::as_const(sliceNames))
+        scopes << QStringLiteral("slice:") + name;
+    for (const QString &id : std::as_const(groupIds))
+        scopes << QStringLiteral("pg:") + id;
+    return {gens, groups, scopes, anyActivity};
+}
+
+ActivityScope parseActivityScope(const QString &scope)
+{
+    if (scope.startsWith(QLatin1String("slice:")))
+        return {ActivityScope::Kind::Slice, scope.mid(6)};
+    if (scope.startsWith(QLatin1String("pg:")))
+        return {ActivityScope::Kind::PlacementGroup, scope.mid(3)};
+    return {};
+}
+
+ActivityCounts countsIn(const ActivityTable &table, const ActivityScope &scope)
+{
+    switch (scope.kind) {
+    case ActivityScope::Kind::Fleet:
+        return table.fleet;
+    case ActivityScope::Kind::Slice:
+        return table.bySlice.value(scope.key);
+    case ActivityScope::Kind::PlacementGroup:
+        return table.byPlacementGroup.value(scope.key);
+    }
+    Q_UNREACHABLE();
+}
+
+void learnPlacementGroupNames(const SnapshotHistory &history, int n, QHash<QString, QString> &names, int rebuildBudget)
+{
+    auto learn = [&names](const ClusterSnapshot &s) {
+        for (const PlacementGroup &g : s.placementGroups)
+            names.insert(g.id, g.name);
+    };
+    if (n <= 0)
+        return;
+    if (const SnapshotPtr newest = history.snapshot(n - 1))
+        learn(*newest);
+    const ActivityTable *previous = nullptr;
+    for (int i = n - 1; i >= 0 && rebuildBudget > 0; --i) {
+        const std::shared_ptr<const ActivityTable> table = history.activity(i);
+        if (!table || table.get() == previous)
+            continue;
+        previous = table.get();
+        bool unknown = false;
+        for (auto it = table->byPlacementGroup.constBegin(); it != table->byPlacementGroup.constEnd() && !unknown; ++it)
+            unknown = !names.contains(it.key());
+        if (!unknown)
+            continue;
+        if (const SnapshotPtr s = history.snapshot(i))
+            learn(*s);
+        --rebuildBudget;
+    }
+}
+
+QString activityScopeLabel(const QString &scope, const QHash<QString, QString> &placementGroupNames)
+{
+    const ActivityScope s = parseActivityScope(scope);
+    switch (s.kind) {
+    case ActivityScope::Kind::Fleet:
+        return tr("whole fleet");
+    case ActivityScope::Kind::Slice:
+        return tr("slice %1").arg(s.key);
+    case ActivityScope::Kind::PlacementGroup: {
+        const QString name = placementGroupNames.value(s.key);
+        return tr("group %1").arg(name.isEmpty() ? s.key.left(PlacementGroup::kDisplayIdChars) : name);
+    }
+    }
+    Q_UNREACHABLE();
 }
 
 EntryTimes entryTimes(const SnapshotHistory *history, int n)
@@ -288,6 +488,15 @@ QList<int> keptRows(const QList<double> &t, const QList<QList<double>> &columns,
     for (int i = 1; i + 1 < n; ++i) {
         bool keep = false;
         for (const QList<double> &c : columns) {
+            const bool gapBefore = std::isnan(c[i - 1]), gap = std::isnan(c[i]), gapAfter = std::isnan(c[i + 1]);
+            if (gap || gapBefore || gapAfter) {
+                // A gap's row goes only inside a longer gap; a known value beside one ends a run.
+                if (!(gap && gapBefore && gapAfter)) {
+                    keep = true;
+                    break;
+                }
+                continue;
+            }
             const double lhs = (c[i] - c[i - 1]) * (t[i + 1] - t[i - 1]);
             const double rhs = (c[i + 1] - c[i - 1]) * (t[i] - t[i - 1]);
             if (std::abs(lhs - rhs) > 1e-9 * std::max(std::abs(lhs), std::abs(rhs)) + 1e-12) {
@@ -315,14 +524,23 @@ QList<int> keptRows(const QList<double> &t, const QList<QList<double>> &columns,
                 ++end;
             QList<int> picks;
             for (const QList<double> &c : columns) {
-                int lo = i, hi = i;
-                for (int r = i + 1; r < end; ++r) {
-                    if (c[r] < c[lo])
+                // The extremes of the known values, and the bucket's first gap (NaN compares
+                // false, so it is never an extreme once a known value is found).
+                int lo = -1, hi = -1, gap = -1;
+                for (int r = i; r < end; ++r) {
+                    if (std::isnan(c[r])) {
+                        if (gap < 0)
+                            gap = r;
+                        continue;
+                    }
+                    if (lo < 0 || c[r] < c[lo])
                         lo = r;
-                    if (c[r] > c[hi])
+                    if (hi < 0 || c[r] > c[hi])
                         hi = r;
                 }
-                picks << lo << hi;
+                for (int r : {lo, hi, gap})
+                    if (r >= 0)
+                        picks << r;
             }
             std::sort(picks.begin(), picks.end());
             for (int r : std::as_const(picks))

@@ -2,14 +2,17 @@
 #pragma once
 
 // The data side of the history charts (historycharts.h), private to them: what each chart plots
-// and how each quantity is read from a HistoryPoint (its key, label, colour and hover text), the
+// and how each quantity is read from a HistoryPoint or the entry's activity table (its key, label,
+// colour and hover text), the
 // times of the entries as axis values, the x axis' round UTC ticks, the y axes' round ranges, and
 // the exact decimation of long histories. No QtCharts here: values in, values out.
 
+#include "activity.h"
 #include "historycharts.h"
 #include "look.h"
 
 #include <QColor>
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -30,6 +33,8 @@ using Chart = HistoryChartsPanel::Chart;
 QColor generationColor(const QString &label, const Theme &theme);
 // The oldest pending placement group's age line and axis.
 QColor ageColor(const Theme &theme);
+// The activity chart's mean duty cycle line.
+QColor dutyColor(const Theme &theme);
 // "1 slice", "3 slices": English, like the rest of the UI (no translations ship yet).
 QString counted(int n, const QString &one, const QString &many);
 
@@ -40,7 +45,8 @@ struct Column {
     QColor color;
     Qt::PenStyle style = Qt::SolidLine;
     qreal width = 2;
-    bool secondary = false; // on the right-hand axis (chart 3's oldest pending age)
+    bool secondary = false; // on the right-hand axis (chart 3's oldest pending age, chart 5's chips)
+    // NaN where the entry has no value: the line breaks there (historycharts.h, chart 5).
     std::function<double(const HistoryPoint &)> value;
     std::function<QString(const HistoryPoint &)> text; // hover text of the value
 };
@@ -50,6 +56,7 @@ struct ChartChoices {
     QString generation;       // chart 1: empty for every generation
     QStringList generations;  // chart 1: the generations the history has seen
     QString workerGroup;      // chart 4: empty for all groups summed
+    QString activityScope;    // chart 5: empty for the whole fleet, "slice:NAME" or "pg:ID"
 };
 struct AgeUnit {
     qint64 ms = 1000;
@@ -57,17 +64,44 @@ struct AgeUnit {
 };
 
 // The quantities chart `kind` plots over the first `n` entries of `history` (n > 0). Chart 3's
-// also pick the age unit (seconds up to 5 minutes, minutes up to 5 hours, then hours).
+// also pick the age unit (seconds up to 5 minutes, minutes up to 5 hours, then hours). Chart 5's
+// are none when no entry has an activity table.
 QList<Column> columnsFor(Chart kind, const SnapshotHistory &history, int n, const ChartChoices &choices, const Theme &theme,
                          AgeUnit &ageUnit);
 
 // What the pickers can offer: the generations (tpu::generations() order, "unknown" last) and the
-// worker groups (in the order they first appeared) of the first `n` entries.
+// worker groups (in the order they first appeared) of the first `n` entries; the activity
+// scopes ("slice:NAME" in natural order, then "pg:ID" in the order they first appeared, ids of
+// one entry by id) and whether any entry has an activity table.
 struct SeenInHistory {
     QStringList generations;
     QStringList workerGroups;
+    QStringList activityScopes;
+    bool anyActivity = false;
 };
 SeenInHistory seenIn(const SnapshotHistory *history, int n);
+
+// "slice:NAME" / "pg:ID" / "" (the whole fleet), taken apart.
+struct ActivityScope {
+    enum class Kind
+    {
+        Fleet,
+        Slice,
+        PlacementGroup
+    };
+    Kind kind = Kind::Fleet;
+    QString key; // the slice's name or the group's id
+};
+ActivityScope parseActivityScope(const QString &scope);
+// The scope's counts in `table`: zero counts when the slice or group is not in it.
+ActivityCounts countsIn(const ActivityTable &table, const ActivityScope &scope);
+
+// Placement group names by id, learnt from snapshots: the newest entry's (as added, no cost),
+// then for ids the activity tables name and `names` does not know, older entries rebuilt, newest
+// first, at most `rebuildBudget` of them (each names every group it holds).
+void learnPlacementGroupNames(const SnapshotHistory &history, int n, QHash<QString, QString> &names, int rebuildBudget);
+// "whole fleet", "slice NAME", "group NAME" (or the id's first 12 characters when unnamed).
+QString activityScopeLabel(const QString &scope, const QHash<QString, QString> &placementGroupNames);
 
 // The entries' times: epoch ms, ms since the first entry (decimation), and axis values
 // (HistoryChartsPanel::axisValue, the local-time offset computed once per hour of history).
@@ -99,7 +133,9 @@ NiceRange niceRange(double maxValue, int maxIntervals = 6);
 // Which rows of a table to draw, when there are more than `maxPoints`: first the rows whose
 // every column lies on the straight line between its neighbours go (exact: the polyline does not
 // change); then, if still too many, per time bucket the rows holding each column's minimum and
-// maximum (spikes survive), with fewer buckets until the rows fit.
+// maximum (spikes survive), with fewer buckets until the rows fit. NaN values (gaps) are kept,
+// and the known values beside them (a run's ends); buckets keep one NaN row each, so a gap
+// narrows at worst, it never closes.
 QList<int> keptRows(const QList<double> &t, const QList<QList<double>> &columns, int maxPoints);
 
 } // namespace historychart

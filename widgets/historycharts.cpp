@@ -12,6 +12,7 @@
 #include <QGraphicsLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QLabel>
 #include <QPointer>
 #include <QShowEvent>
@@ -43,8 +44,10 @@ struct HistoryChartsPanel::Private {
     QList<QMetaObject::Connection> connections;
     Theme theme = Theme::light();
     QDateTime cursor;
-    QString generation, workerGroup;
-    QStringList generations, workerGroups;
+    QString generation, workerGroup, activityScope;
+    QStringList generations, workerGroups, activityScopes;
+    bool anyActivity = false;
+    QHash<QString, QString> placementGroupNames; // by id, learnt as the history grows (activity picker)
     int refreshInterval = kDefaultRefreshIntervalMs;
     int maxPoints = kDefaultMaxPointsPerSeries;
     int refreshCount = 0;
@@ -55,6 +58,7 @@ struct HistoryChartsPanel::Private {
     std::array<ChartState, kChartCount> charts;
     QComboBox *generationBox = nullptr;
     QComboBox *workerGroupBox = nullptr;
+    QComboBox *activityBox = nullptr;
     QLabel *summary = nullptr;
     // The age axis' unit, picked per refresh from the longest wait in the history.
     AgeUnit ageUnit;
@@ -96,6 +100,12 @@ void HistoryChartsPanel::Private::buildUi()
     workerGroupBox->setObjectName(QStringLiteral("workerGroup"));
     workerGroupBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     groupLabel->setBuddy(workerGroupBox);
+    auto *activityLabel = new QLabel(tr("Chip activity of"), q);
+    activityBox = new QComboBox(q);
+    activityBox->setObjectName(QStringLiteral("activityScope"));
+    activityBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    activityBox->setMaximumWidth(320); // a long slice or group name is elided, not the bar pushed wide
+    activityLabel->setBuddy(activityBox);
     summary = new QLabel(q);
     summary->setObjectName(QStringLiteral("summary"));
     summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -104,6 +114,9 @@ void HistoryChartsPanel::Private::buildUi()
     bar->addSpacing(12);
     bar->addWidget(groupLabel);
     bar->addWidget(workerGroupBox);
+    bar->addSpacing(12);
+    bar->addWidget(activityLabel);
+    bar->addWidget(activityBox);
     bar->addStretch(1);
     bar->addWidget(summary);
     outer->addLayout(bar);
@@ -114,6 +127,9 @@ void HistoryChartsPanel::Private::buildUi()
     QObject::connect(workerGroupBox, &QComboBox::activated, q, [this](int index) {
         q->setWorkerGroup(workerGroupBox->itemData(index).toString());
     });
+    QObject::connect(activityBox, &QComboBox::activated, q, [this](int index) {
+        q->setActivityScope(activityBox->itemData(index).toString());
+    });
 
     auto *grid = new QGridLayout;
     grid->setContentsMargins(4, 0, 4, 4);
@@ -123,6 +139,7 @@ void HistoryChartsPanel::Private::buildUi()
         {Chart::Slices, tr("slices")},
         {Chart::PlacementGroups, tr("groups")},
         {Chart::WorkerGroups, tr("slices")},
+        {Chart::Activity, tr("duty cycle (%)")},
     }};
     for (int i = 0; i < kChartCount; ++i) {
         ChartState &c = charts[size_t(i)];
@@ -145,10 +162,15 @@ void HistoryChartsPanel::Private::buildUi()
             QToolTip::hideText();
         };
         QObject::connect(c.chart, &QChart::plotAreaChanged, q, [this, kind] { updateCursor(state(kind)); });
-        grid->addWidget(c.view, i / 2, i % 2);
+        // Two by two; the activity chart, the one read over time most, across the whole width.
+        if (kind == Chart::Activity)
+            grid->addWidget(c.view, 2, 0, 1, 2);
+        else
+            grid->addWidget(c.view, i / 2, i % 2);
     }
     grid->setRowStretch(0, 1);
     grid->setRowStretch(1, 1);
+    grid->setRowStretch(2, 1);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     outer->addLayout(grid, 1);
@@ -177,24 +199,40 @@ void HistoryChartsPanel::Private::updatePickers(int n)
         generation.clear();
     if (!workerGroup.isEmpty() && !groups.contains(workerGroup))
         workerGroup.clear();
+    if (!activityScope.isEmpty() && !seen.activityScopes.contains(activityScope))
+        activityScope.clear();
+    // Group names for the activity picker: the newest snapshot's, older ones' for groups gone (a
+    // few rebuilt per refresh at most; a group not named yet shows its short id until then).
+    if (history && seen.anyActivity)
+        historychart::learnPlacementGroupNames(*history, n, placementGroupNames, 2);
 
-    auto fillBox = [](QComboBox *box, const QString &allText, const QStringList &items, const QString &current) {
+    auto fillBox = [](QComboBox *box, const QString &allText, const QStringList &items, const QStringList &texts, const QString &current) {
         const QSignalBlocker blocker(box);
         QStringList present;
         for (int i = 1; i < box->count(); ++i)
-            present << box->itemData(i).toString();
-        if (box->count() == 0 || present != items || box->itemText(0) != allText) {
+            present << box->itemData(i).toString() << box->itemText(i);
+        QStringList wanted;
+        for (int i = 0; i < items.size(); ++i)
+            wanted << items[i] << texts[i];
+        if (box->count() == 0 || present != wanted || box->itemText(0) != allText) {
             box->clear();
             box->addItem(allText, QString());
-            for (const QString &item : items)
-                box->addItem(item, item);
+            for (int i = 0; i < items.size(); ++i)
+                box->addItem(texts[i], items[i]);
         }
         box->setCurrentIndex(std::max(0, box->findData(current)));
     };
-    fillBox(generationBox, tr("every generation"), gens, generation);
-    fillBox(workerGroupBox, tr("all groups (sum)"), groups, workerGroup);
+    fillBox(generationBox, tr("every generation"), gens, gens, generation);
+    fillBox(workerGroupBox, tr("all groups (sum)"), groups, groups, workerGroup);
+    QStringList scopeTexts;
+    for (const QString &scope : seen.activityScopes)
+        scopeTexts << historychart::activityScopeLabel(scope, placementGroupNames);
+    fillBox(activityBox, historychart::activityScopeLabel(QString(), placementGroupNames), seen.activityScopes, scopeTexts, activityScope);
+    activityBox->setEnabled(seen.anyActivity);
     generations = gens;
     workerGroups = groups;
+    activityScopes = seen.activityScopes;
+    anyActivity = seen.anyActivity;
 }
 
 void HistoryChartsPanel::Private::refresh()
@@ -212,10 +250,11 @@ void HistoryChartsPanel::Private::refresh()
 
     const std::array<QString, kChartCount> titles{
         tr("TPU chips: reserved (solid) vs free (dashed)"), tr("Slices by use"),
-        tr("Placement groups by state, and the oldest pending"), tr("Worker group slices: desired vs ready")};
+        tr("Placement groups by state, and the oldest pending"), tr("Worker group slices: desired vs ready"),
+        tr("Chip activity: mean duty cycle, and chips reporting one")};
     for (ChartState &c : charts) {
         // No entries, no series: the empty charts show their axes and "no history yet" only.
-        c.columns = n > 0 ? historychart::columnsFor(c.kind, *history, n, {generation, generations, workerGroup}, theme, ageUnit) : QList<Column>();
+        c.columns = n > 0 ? historychart::columnsFor(c.kind, *history, n, {generation, generations, workerGroup, activityScope}, theme, ageUnit) : QList<Column>();
         c.rebuildSeries(theme, n == 1);
         c.fill(history, n, times, maxPoints, ageUnit.text);
         QString title = titles[size_t(c.kind)];
@@ -223,6 +262,8 @@ void HistoryChartsPanel::Private::refresh()
             title += QStringLiteral(" \u00b7 ") + generation;
         if (c.kind == Chart::WorkerGroups)
             title += QStringLiteral(" \u00b7 ") + (workerGroup.isEmpty() ? tr("all groups") : workerGroup);
+        if (c.kind == Chart::Activity && n > 0)
+            title += QStringLiteral(" \u00b7 ") + (anyActivity ? historychart::activityScopeLabel(activityScope, placementGroupNames) : tr("no chip activity in this history"));
         if (n == 0)
             title += QStringLiteral(" \u00b7 ") + tr("no history yet");
         c.chart->setTitle(title);
@@ -318,6 +359,23 @@ void HistoryChartsPanel::setWorkerGroup(const QString &qualifiedName)
 
 QString HistoryChartsPanel::workerGroup() const { return d->workerGroup; }
 
+QStringList HistoryChartsPanel::activityScopes() const { return d->activityScopes; }
+
+void HistoryChartsPanel::setActivityScope(const QString &scope)
+{
+    if (d->activityScope == scope)
+        return;
+    d->activityScope = scope;
+    d->refresh();
+}
+
+QString HistoryChartsPanel::activityScope() const { return d->activityScope; }
+
+QString HistoryChartsPanel::activityScopeLabel(const QString &scope) const
+{
+    return historychart::activityScopeLabel(scope, d->placementGroupNames);
+}
+
 void HistoryChartsPanel::setRefreshInterval(int ms) { d->refreshInterval = std::max(0, ms); }
 int HistoryChartsPanel::refreshInterval() const { return d->refreshInterval; }
 
@@ -379,8 +437,8 @@ QDateTime HistoryChartsPanel::timeOfAxisValue(qreal value)
     return QDateTime(local.date(), local.time(), Qt::UTC);
 }
 
-QSize HistoryChartsPanel::sizeHint() const { return {1000, 680}; }
-QSize HistoryChartsPanel::minimumSizeHint() const { return {500, 400}; }
+QSize HistoryChartsPanel::sizeHint() const { return {1000, 760}; }
+QSize HistoryChartsPanel::minimumSizeHint() const { return {500, 480}; }
 
 void HistoryChartsPanel::showEvent(QShowEvent *event)
 {

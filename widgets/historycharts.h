@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// How the fleet changed: four QtCharts charts over a SnapshotHistory (model/history.h).
+// How the fleet changed: five QtCharts charts over a SnapshotHistory (model/history.h).
 //  1. chips reserved vs free, per TPU generation (every generation, or the one picked);
 //  2. slices by use, stacked: ready, partly used, reserved, provisioning, degraded;
 //  3. placement groups by state, and on a second axis how long the oldest PENDING one has waited;
-//  4. worker groups: slices desired (spec replicas) vs ready, all groups summed or the one picked.
+//  4. worker groups: slices desired (spec replicas) vs ready, all groups summed or the one picked;
+//  5. chip activity (issue 15): the mean duty cycle of the whole fleet, one slice or one placement
+//     group's chips, and on a second axis how many chips report one against how many there are
+//     (the honest count: an unknown chip is not idle). Where no chip reports, or an entry has no
+//     activity table (an older capture), the mean has no point: the line breaks, it never drops
+//     to 0. A history without any activity says so in the chart's title and draws no series.
 // A vertical cursor line marks the time the window's scrubber is at; hovering a chart shows the
 // values of the entry nearest the mouse and its time.
 //
@@ -46,10 +51,11 @@ public:
         Chips,
         Slices,
         PlacementGroups,
-        WorkerGroups
+        WorkerGroups,
+        Activity
     };
     Q_ENUM(Chart)
-    static constexpr int kChartCount = 4;
+    static constexpr int kChartCount = 5;
     static constexpr int kDefaultRefreshIntervalMs = 250;
     static constexpr int kDefaultMaxPointsPerSeries = 600;
 
@@ -81,6 +87,19 @@ public:
     void setWorkerGroup(const QString &qualifiedName);
     QString workerGroup() const;
 
+    // Chart 5's picker: whose chips the activity chart averages. Empty is the whole fleet (the
+    // default); "slice:NAME" one slice; "pg:ID" the chips one placement group's bundles hold. The
+    // scopes offered are those the history's activity tables have seen: slices by name (natural
+    // order), then placement groups in the order they first appeared. A pick the history no
+    // longer holds falls back to the fleet.
+    QStringList activityScopes() const;
+    void setActivityScope(const QString &scope);
+    QString activityScope() const;
+    // How the picker and the title name a scope: "whole fleet", "slice tpu-v6e-4x4-0",
+    // "group llm-train" (a group's name, else its short id; names are read from the newest
+    // snapshot, then from older ones where a group is gone).
+    QString activityScopeLabel(const QString &scope) const;
+
     // At most one redraw per this many ms while entries keep arriving (>= 0; 0 redraws on the
     // next event-loop turn, still coalescing a burst).
     void setRefreshInterval(int ms);
@@ -99,7 +118,10 @@ public:
     // The chart behind each panel, for tests and screenshots; the panel owns it. Series carry
     // object names: "reserved:v6e", "free:v6e", "slices:ready" (the stacked area; its upper
     // line series is "slices:ready:upper"), "pg:PENDING", "pg:oldest-pending", "wg:desired",
-    // "wg:ready", "wg:slices".
+    // "wg:ready", "wg:slices", "activity:mean" (percent), "activity:reporting" and
+    // "activity:chips" (chips, the right-hand axis). A line with gaps (unknown values) is drawn
+    // as one series per run of known values, every run with the line's name, the first one in
+    // the legend; a run of one value shows as a dot.
     QChart *chart(Chart which) const;
     // A chart's cursor line in panel coordinates; a null line when it is hidden.
     QLineF cursorLine(Chart which) const;

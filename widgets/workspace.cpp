@@ -4,6 +4,7 @@
 #include "detailspanel.h"
 #include "fleetoverview.h"
 #include "fleettables.h"
+#include "history.h"
 #include "sliceview.h"
 
 #include <QCheckBox>
@@ -193,6 +194,7 @@ void Workspace::setSnapshot(const SnapshotPtr &snapshot)
 {
     m_snapshot = snapshot;
     m_overview->setSnapshot(snapshot);
+    updateActivityHistory();
     m_tables->setSnapshot(snapshot);
     // The slice picker is refilled only when the slices themselves changed (most snapshots keep
     // them all; refilling thousands of items on every poll or scrub step costs tens of ms).
@@ -303,6 +305,34 @@ void Workspace::setIdleChips(const QHash<QString, QList<IdleChip>> &bySlice)
 void Workspace::setAlertCounts(const QHash<QString, int> &bySlice)
 {
     m_overview->setAlertCounts(bySlice);
+}
+
+void Workspace::setHistory(const SnapshotHistory *history)
+{
+    if (m_history == history)
+        return;
+    disconnect(m_historyCleared);
+    m_history = history;
+    if (history)
+        m_historyCleared = connect(history, &SnapshotHistory::cleared, this, &Workspace::updateActivityHistory);
+    updateActivityHistory();
+}
+
+const SnapshotHistory *Workspace::history() const
+{
+    return m_history;
+}
+
+void Workspace::updateActivityHistory()
+{
+    // The shown snapshot's entry: the one at its time, when that entry is this very capture.
+    int index = -1;
+    if (m_history && m_snapshot && m_snapshot->capturedAt.isValid()) {
+        index = m_history->indexAt(m_snapshot->capturedAt);
+        if (index >= 0 && m_history->time(index) != m_snapshot->capturedAt)
+            index = -1;
+    }
+    m_overview->setActivityHistory(index >= 0 ? FleetOverview::recentActivity(*m_history, index) : QHash<QString, QList<QPointF>>());
 }
 
 ColorMode Workspace::colorMode() const

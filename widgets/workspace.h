@@ -9,6 +9,7 @@
 #include "snapshot.h"
 
 #include <QHash>
+#include <QPointer>
 #include <QWidget>
 
 class QCheckBox;
@@ -27,6 +28,7 @@ class DetailsPanel;
 class FleetOverview;
 class FleetTables;
 class SliceView;
+class SnapshotHistory;
 
 class Workspace : public QWidget
 {
@@ -62,6 +64,12 @@ public:
     void setIdleChips(const QHash<QString, QList<IdleChip>> &bySlice);
     // Active alerts by slice name: a count badge on each tile of the overview.
     void setAlertCounts(const QHash<QString, int> &bySlice);
+    // The window's history (not owned; null for none): each overview tile draws its slice's
+    // recent mean duty cycle up to the shown snapshot's entry (FleetOverview::recentActivity()),
+    // read again on every setSnapshot(), so add a live snapshot to the history before showing it.
+    // A snapshot that is not one of its entries (a screenshot, a single capture) gets none.
+    void setHistory(const SnapshotHistory *history);
+    const SnapshotHistory *history() const;
     void setTheme(const Theme &theme);
     const Theme &theme() const { return m_theme; }
 
@@ -79,6 +87,7 @@ private:
     QWidget *makeSlicePage();
     void onHostSelected(const QString &sliceName, int workerId);
     void syncLayerControls();
+    void updateActivityHistory();
 
     SnapshotPtr m_snapshot;
     QString m_slice;
@@ -94,6 +103,8 @@ private:
     QComboBox *m_colorCombo = nullptr;
     QComboBox *m_activityCombo = nullptr; // duty cycle / HBM used, shown in Activity mode
     QHash<QString, QList<IdleChip>> m_idleChips;
+    QPointer<const SnapshotHistory> m_history;
+    QMetaObject::Connection m_historyCleared;
     QSlider *m_explode = nullptr;
     QSpinBox *m_zFirst = nullptr;
     QSpinBox *m_zLast = nullptr;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The fleet overview with the demo cluster (backend/democluster.cpp): tiles, grouping, geometry,
-// filtering, mouse and keyboard, tooltips, scrolling, and a 2,500-slice fleet that must lay out
-// and paint quickly (the time is printed, not asserted: these machines are shared).
+// filtering, mouse and keyboard, tooltips, scrolling, the tiles' duty-cycle sparkline (and the
+// recent history Workspace feeds it from a SnapshotHistory), and a 2,500-slice fleet that must
+// lay out and paint quickly (the time is printed, not asserted: these machines are shared).
 //
 // The demo's slices, in the order the overview shows them (generation, then worker group):
 //   v4  · ml/tpu-team/v4-2x2x2    v4-2x2x2-0                                  reserved
@@ -11,7 +12,9 @@
 
 #include "democluster.h"
 #include "fleetoverview.h"
+#include "history.h"
 #include "look.h"
+#include "workspace.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -20,6 +23,10 @@
 #include <QTest>
 #include <QToolTip>
 #include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 using namespace slicescope;
 
@@ -88,6 +95,52 @@ int countPixels(const QImage &image, const QRect &area, const QColor &color)
         for (int x = r.left(); x <= r.right(); ++x)
             n += image.pixelColor(x, y) == color;
     return n;
+}
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A slice's recent mean duty cycle, one value every 2 s (NaN: unknown), as setActivityHistory() takes it.
+QList<QPointF> recent(std::initializer_list<double> values)
+{
+    QList<QPointF> points;
+    const double t0 = double(QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC).toMSecsSinceEpoch());
+    for (double v : values)
+        points << QPointF(t0 + 2000.0 * double(points.size()), v);
+    return points;
+}
+
+// Equal series, NaN equal to NaN (QPointF's == says no).
+bool sameSeries(const QList<QPointF> &a, const QList<QPointF> &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        if (a[i].x() != b[i].x() || (std::isnan(a[i].y()) ? !std::isnan(b[i].y()) : a[i].y() != b[i].y()))
+            return false;
+    return true;
+}
+
+// The pixel nearest `colour` (largest channel delta) in the 3x3 around `at`: a thin antialiased
+// line may fall between pixels.
+int nearestDelta(const QImage &image, QPointF at, const QColor &colour)
+{
+    int best = 256;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            const QColor c = image.pixelColor(int(at.x()) + dx, int(at.y()) + dy);
+            best = std::min(best, std::max({std::abs(c.red() - colour.red()), std::abs(c.green() - colour.green()), std::abs(c.blue() - colour.blue())}));
+        }
+    return best;
+}
+
+// Demo snapshots every 2 s, `count` of them, in a history.
+void record(SnapshotHistory &history, int count)
+{
+    DemoCluster demo;
+    for (int i = 0; i < count; ++i) {
+        history.add(buildSnapshot(demo.capture()));
+        demo.advance(2000);
+    }
 }
 
 QImage renderOf(FleetOverview &overview)
@@ -406,6 +459,140 @@ private Q_SLOTS:
         const QImage marked = renderOf(overview);
         QVERIFY(countPixels(marked, around, t.selection) > 100);
         QVERIFY(countPixels(marked, around, t.hover) > 100);
+    }
+
+    // The sparkline: the slice's recent mean duty cycle in place of the small gauge, 0 % at the
+    // bottom, x by time, broken where it was unknown, the newest value a dot in its scale colour.
+    void sparklineDrawn()
+    {
+        const Theme t = Theme::light();
+        FleetOverview overview;
+        overview.resize(1280, 800);
+        overview.setSnapshot(demoSnapshot());
+        QVERIFY(demoSnapshot()->activity);
+        const QString name = s("v6e-4x4-1");
+        const QRect tile = overview.tileRect(name);
+        const QImage plain = renderOf(overview);
+        QVERIFY(overview.sparkline(name).isEmpty());
+
+        overview.setActivityHistory({{name, recent({20, kNaN, 60, 80})}});
+        const QList<QPolygonF> runs = overview.sparkline(name);
+        QCOMPARE(runs.size(), 2); // 20 | gap | 60, 80
+        QCOMPARE(runs[0].size(), 1);
+        QCOMPARE(runs[1].size(), 2);
+        for (const QPolygonF &run : runs)
+            for (const QPointF &p : run)
+                QVERIFY(QRectF(tile).contains(p));
+        // Evenly spaced times: the gap is a third of the width; higher duty is higher up.
+        const double step = runs[1][1].x() - runs[1][0].x();
+        QVERIFY(step > 5);
+        QVERIFY(std::abs((runs[1][0].x() - runs[0][0].x()) - 2 * step) < 0.01);
+        QVERIFY(runs[1][1].y() < runs[1][0].y() && runs[1][0].y() < runs[0][0].y());
+        // 20 % to 80 % is 60 % of the height: three times the 60-to-80 rise.
+        QVERIFY(std::abs((runs[0][0].y() - runs[1][1].y()) - 3 * (runs[1][0].y() - runs[1][1].y())) < 0.01);
+
+        const QImage drawn = renderOf(overview);
+        // The line in the text colour halfway from 60 to 80, the dot of 20 %, nothing in the gap.
+        QVERIFY(nearestDelta(drawn, (runs[1][0] + runs[1][1]) / 2, t.text) < 60);
+        QVERIFY(nearestDelta(drawn, runs[0][0], t.text) < 60);
+        const QPointF gap((runs[0][0].x() + runs[1][0].x()) / 2, (runs[0][0].y() + runs[1][0].y()) / 2);
+        QVERIFY(nearestDelta(drawn, gap, t.text) > 100);
+        QVERIFY(nearestDelta(drawn, runs[1][1] + QPointF(0.5, 0.5), activityColor(0.8)) < 40);
+        // Only that tile changed.
+        const QRect other = overview.tileRect(s("v6e-4x4-2"));
+        QCOMPARE(drawn.copy(other), plain.copy(other));
+        QVERIFY(drawn.copy(tile) != plain.copy(tile));
+        const QString tip = overview.toolTipAt(tile.center());
+        QVERIFY2(tip.contains(s("Over the last 6 s (the sparkline): mean duty cycle 20 % to 80 %, unknown in 1 of 4 snapshots")), qPrintable(tip));
+    }
+
+    // Fewer than 2 known values is no history: the tile keeps its gauge, pixel for pixel (goldens
+    // of a single snapshot do not change).
+    void sparklineNeedsTwoKnownValues_data()
+    {
+        QTest::addColumn<QList<QPointF>>("history");
+        QTest::newRow("none") << QList<QPointF>();
+        QTest::newRow("one value") << recent({50});
+        QTest::newRow("one known, one unknown") << recent({50, kNaN});
+        QTest::newRow("all unknown") << recent({kNaN, kNaN, kNaN});
+    }
+    void sparklineNeedsTwoKnownValues()
+    {
+        QFETCH(QList<QPointF>, history);
+        FleetOverview overview;
+        overview.resize(1280, 800);
+        overview.setSnapshot(demoSnapshot());
+        const QString name = s("v6e-4x4-1");
+        const QImage plain = renderOf(overview);
+        overview.setActivityHistory({{name, history}});
+        QVERIFY(overview.sparkline(name).isEmpty());
+        QCOMPARE(renderOf(overview), plain);
+        QVERIFY(!overview.toolTipAt(overview.tileRect(name).center()).contains(s("sparkline")));
+    }
+
+    // What Workspace feeds the tiles: each slice's mean over the entries up to the shown one (at
+    // most 30, at most 15 minutes back), NaN where unknown, none without an activity table.
+    void recentActivityOfAHistory()
+    {
+        SnapshotHistory history;
+        record(history, 40);
+        const QString name = s("v6e-4x4-0");
+        const QHash<QString, QList<QPointF>> all = FleetOverview::recentActivity(history, 39);
+        QCOMPARE(all.size(), history.activity(39)->bySlice.size());
+        const QList<QPointF> series = all.value(name);
+        QCOMPARE(series.size(), FleetOverview::kSparklineEntries);
+        for (int k = 0; k < series.size(); ++k) {
+            const int i = 10 + k;
+            QCOMPARE(series[k].x(), double(history.time(i).toMSecsSinceEpoch()));
+            const double mean = history.activity(i)->bySlice.value(name).meanDutyCycle();
+            QVERIFY(std::isnan(mean) ? std::isnan(series[k].y()) : series[k].y() == mean);
+        }
+        QCOMPARE(FleetOverview::recentActivity(history, 39, 30, 10 * 1000).value(name).size(), 6); // 10 s back
+        QCOMPARE(FleetOverview::recentActivity(history, 5).value(name).size(), 6);                 // from the start
+        QVERIFY(FleetOverview::recentActivity(history, 40).isEmpty());
+
+        // An entry without an activity table is a gap; the newest without one: no sparklines.
+        SnapshotHistory gappy;
+        for (int i = 0; i < 4; ++i) {
+            auto copy = std::make_shared<ClusterSnapshot>(*history.snapshot(i));
+            if (i == 1 || i == 3)
+                copy->activity = nullptr;
+            gappy.add(copy);
+        }
+        const QList<QPointF> withGap = FleetOverview::recentActivity(gappy, 2).value(name);
+        QCOMPARE(withGap.size(), 3);
+        QVERIFY(!std::isnan(withGap[0].y()) && std::isnan(withGap[1].y()) && !std::isnan(withGap[2].y()));
+        QVERIFY(FleetOverview::recentActivity(gappy, 3).isEmpty());
+    }
+
+    // Workspace reads the history on every snapshot: up to the shown entry (live or scrubbed),
+    // nothing for a snapshot that is not one of its entries or once the history is cleared.
+    void workspaceFeedsTheTiles()
+    {
+        SnapshotHistory history;
+        record(history, 12);
+        Workspace ws;
+        ws.resize(1280, 800);
+        ws.show(); // lays the overview out at its size
+        QVERIFY(QTest::qWaitForWindowExposed(&ws));
+        ws.setSnapshot(history.snapshot(11));
+        QVERIFY(ws.overview()->activityHistory().isEmpty()); // no history yet
+        ws.setHistory(&history);
+        QCOMPARE(ws.history(), &history);
+        QVERIFY(ws.overview()->activityHistory().size() > 0);
+        const QString name = s("v6e-4x4-0");
+        QVERIFY(sameSeries(ws.overview()->activityHistory().value(name), FleetOverview::recentActivity(history, 11).value(name)));
+        QVERIFY(!ws.overview()->sparkline(name).isEmpty());
+        ws.setSnapshot(history.snapshot(4)); // scrubbed back
+        QVERIFY(sameSeries(ws.overview()->activityHistory().value(name), FleetOverview::recentActivity(history, 4).value(name)));
+        auto elsewhere = std::make_shared<ClusterSnapshot>(*history.snapshot(11));
+        elsewhere->capturedAt = elsewhere->capturedAt.addSecs(1);
+        ws.setSnapshot(elsewhere);
+        QVERIFY(ws.overview()->activityHistory().isEmpty());
+        ws.setSnapshot(history.snapshot(11));
+        QVERIFY(!ws.overview()->activityHistory().isEmpty());
+        history.clear();
+        QVERIFY(ws.overview()->activityHistory().isEmpty());
     }
 
     // One dead host among 2,240 must still show in the host strip: the tile of a slice with one DEAD

@@ -2,7 +2,9 @@
 // The history charts panel (widgets/historycharts.h) over a SnapshotHistory recorded from the demo
 // cluster while an operator acts on it: series equal the history's points, throttled redraws,
 // the cursor line, hover text, clicks, decimation of long histories (with the redraw figures for
-// 1800 entries printed, not asserted), and golden images in the light and dark themes.
+// 1800 entries printed, not asserted), and golden images in the light and dark themes. The chip
+// activity chart (chart 5) also over a scripted history: gaps where nothing reports or an entry
+// has no activity table, never a 0.
 //
 // The process runs in a non-UTC zone (TZ set in main) so the goldens also prove the time labels
 // are UTC. Re-record the goldens with SLICESCOPE_RECORD_GOLDENS=1, then LOOK at them.
@@ -27,7 +29,14 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+
+#include <QComboBox>
+
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 using namespace slicescope;
 using Chart = HistoryChartsPanel::Chart;
@@ -107,6 +116,58 @@ QStringList seriesNames(QChart *chart)
     for (QAbstractSeries *s : chart->series())
         names << s->objectName();
     return names;
+}
+
+// Every series of a line with gaps (historycharts.h: one per run, all with the line's name).
+QList<QXYSeries *> runsOf(HistoryChartsPanel &panel, Chart chart, const QString &name)
+{
+    QList<QXYSeries *> runs;
+    for (QAbstractSeries *s : panel.chart(chart)->series())
+        if (s->objectName() == name)
+            runs << qobject_cast<QXYSeries *>(s);
+    return runs;
+}
+
+// Those runs' points, one list, in time order.
+QList<QPointF> pointsOf(HistoryChartsPanel &panel, Chart chart, const QString &name)
+{
+    QList<QPointF> all;
+    for (QXYSeries *run : runsOf(panel, chart, name))
+        all << run->points();
+    std::sort(all.begin(), all.end(), [](const QPointF &a, const QPointF &b) { return a.x() < b.x(); });
+    return all;
+}
+
+// What a line should hold: entry i's value at its time, no point where the value is NaN.
+QList<QPointF> expectedPoints(const SnapshotHistory &history, const std::function<double(int)> &value)
+{
+    QList<QPointF> points;
+    for (int i = 0; i < history.size(); ++i)
+        if (const double v = value(i); !std::isnan(v))
+            points << QPointF(HistoryChartsPanel::axisValue(history.time(i)), v);
+    return points;
+}
+
+// `base` at time `at` with an activity table in which every chip of slice `slice` reports duty
+// cycle `duty` and no other chip reports; a NaN duty: a table where no chip reports; no duty: no
+// activity table at all (a capture from before issue 15).
+SnapshotPtr scripted(const SnapshotPtr &base, const QDateTime &at, const QString &slice, std::optional<float> duty)
+{
+    auto copy = std::make_shared<ClusterSnapshot>(*base);
+    copy->capturedAt = at;
+    copy->activity = nullptr;
+    if (duty) {
+        ActivityTableBuilder builder(*copy);
+        const int s = copy->sliceIndex(slice);
+        for (int h = 0; !std::isnan(*duty) && h < copy->slices[s].hosts.size(); ++h)
+            for (int c = 0; c < copy->slices[s].hosts[h].chips.size(); ++c) {
+                ChipActivity *a = builder.chip(s, h, c);
+                a->dutyCycle = *duty;
+                a->source = ActivitySource::RayNodeSummary;
+            }
+        copy->activity = builder.finish();
+    }
+    return copy;
 }
 
 struct Figures {
@@ -459,6 +520,173 @@ private Q_SLOTS:
         QCOMPARE(pending->at(history.size() - 1).y(), double(history.point(history.size() - 1).placementGroups.pending));
     }
 
+    // Chart 5 over the story: the fleet's mean duty cycle, the chips reporting one and the chips
+    // counted, entry by entry, as the history's activity tables say.
+    void activitySeriesFollowTheHistory()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.refreshNow();
+        for (int i = 0; i < m_story.size(); ++i)
+            QVERIFY2(m_story.activity(i), "the demo reports chip activity in every capture");
+        QCOMPARE(panel.activityScope(), QString());
+        QCOMPARE(seriesNames(panel.chart(Chart::Activity)), (QStringList{QStringLiteral("activity:mean"), QStringLiteral("activity:reporting"), QStringLiteral("activity:chips")}));
+        const auto fleet = [this](int i) {
+            return m_story.activity(i)->fleet;
+        };
+        QCOMPARE(pointsOf(panel, Chart::Activity, QStringLiteral("activity:mean")), expectedPoints(m_story, [&](int i) { return fleet(i).meanDutyCycle(); }));
+        QCOMPARE(pointsOf(panel, Chart::Activity, QStringLiteral("activity:reporting")), expectedPoints(m_story, [&](int i) { return double(fleet(i).withDutyCycle); }));
+        QCOMPARE(pointsOf(panel, Chart::Activity, QStringLiteral("activity:chips")), expectedPoints(m_story, [&](int i) { return double(fleet(i).chips); }));
+        // Something happens in the story: the mean moves, and it is a percentage on a 0..100 axis.
+        const QList<QPointF> mean = pointsOf(panel, Chart::Activity, QStringLiteral("activity:mean"));
+        const auto [lo, hi] = std::minmax_element(mean.cbegin(), mean.cend(), [](const QPointF &a, const QPointF &b) { return a.y() < b.y(); });
+        QVERIFY2(lo->y() > 0 && hi->y() < 100 && hi->y() - lo->y() > 1, qPrintable(QStringLiteral("%1..%2").arg(lo->y()).arg(hi->y())));
+        auto *axis = qobject_cast<QValueAxis *>(panel.chart(Chart::Activity)->axes(Qt::Vertical, runsOf(panel, Chart::Activity, QStringLiteral("activity:mean")).first()).first());
+        QCOMPARE(axis->max(), 100.0);
+        QVERIFY(panel.chart(Chart::Activity)->title().contains(QStringLiteral("whole fleet")));
+    }
+
+    // The picker: the whole fleet, the slices (natural order) and the placement groups the
+    // tables have seen, a released group still named; picking one plots its chips, gaps where it
+    // held none.
+    void activityPicker()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.refreshNow();
+        const QStringList scopes = panel.activityScopes();
+        QStringList slices, groups;
+        for (const QString &scope : scopes)
+            (scope.startsWith(QLatin1String("slice:")) ? slices : groups) << scope;
+        QCOMPARE(scopes, slices + groups); // slices first
+        QVERIFY(slices.contains(QStringLiteral("slice:v6e-4x4-3")));
+        QVERIFY2(slices.indexOf(QStringLiteral("slice:v6e-4x4-5")) < slices.indexOf(QStringLiteral("slice:v6e-4x4-10")) || !slices.contains(QStringLiteral("slice:v6e-4x4-10")), qPrintable(slices.join(u' ')));
+        for (const QString &g : groups)
+            QVERIFY2(g.startsWith(QLatin1String("pg:")), qPrintable(g));
+        // llm-train is released at 140 s: gone from the newest snapshot, still in the picker by name.
+        const SnapshotPtr first = m_story.snapshot(0);
+        const int llm = first->placementGroupIndex(u"llm-train");
+        QVERIFY(llm >= 0);
+        const QString llmId = first->placementGroups[llm].id;
+        QCOMPARE(m_story.snapshot(m_story.size() - 1)->placementGroupIndex(llmId), -1);
+        const QString llmScope = QStringLiteral("pg:") + llmId;
+        QVERIFY2(groups.contains(llmScope), qPrintable(groups.join(u' ')));
+        QCOMPARE(panel.activityScopeLabel(llmScope), QStringLiteral("group llm-train"));
+        QCOMPARE(panel.activityScopeLabel(QString()), QStringLiteral("whole fleet"));
+        QCOMPARE(panel.activityScopeLabel(QStringLiteral("slice:v6e-4x4-3")), QStringLiteral("slice v6e-4x4-3"));
+        auto *box = panel.findChild<QComboBox *>(QStringLiteral("activityScope"));
+        QVERIFY(box && box->isEnabled());
+        QCOMPARE(box->count(), scopes.size() + 1);
+        QCOMPARE(box->itemText(0), QStringLiteral("whole fleet"));
+        QCOMPARE(box->itemData(box->findText(QStringLiteral("group llm-train"))).toString(), llmScope);
+
+        // The picked group: its chips while it held them, a gap (no 0) once it is gone.
+        box->setCurrentIndex(box->findData(llmScope));
+        Q_EMIT box->activated(box->currentIndex());
+        QCOMPARE(panel.activityScope(), llmScope);
+        QVERIFY(panel.chart(Chart::Activity)->title().contains(QStringLiteral("group llm-train")));
+        const auto counts = [this, &llmId](int i) {
+            return m_story.activity(i)->byPlacementGroup.value(llmId);
+        };
+        const QList<QPointF> mean = pointsOf(panel, Chart::Activity, QStringLiteral("activity:mean"));
+        QCOMPARE(mean, expectedPoints(m_story, [&](int i) { return counts(i).meanDutyCycle(); }));
+        QVERIFY(mean.size() > 10 && mean.size() < m_story.size());
+        QCOMPARE(mean.last().x() < HistoryChartsPanel::axisValue(m_story.time(m_story.size() - 1)), true);
+        QCOMPARE(pointsOf(panel, Chart::Activity, QStringLiteral("activity:chips")).last().y(), 0.0); // it holds none now
+
+        panel.setActivityScope(QStringLiteral("slice:v6e-4x4-3"));
+        QCOMPARE(pointsOf(panel, Chart::Activity, QStringLiteral("activity:reporting")),
+                 expectedPoints(m_story, [this](int i) { return double(m_story.activity(i)->bySlice.value(QStringLiteral("v6e-4x4-3")).withDutyCycle); }));
+        // A pick the history does not hold falls back to the fleet.
+        panel.setActivityScope(QStringLiteral("slice:no-such-slice"));
+        QCOMPARE(panel.activityScope(), QString());
+    }
+
+    // Gaps: an entry where no chip reports and one without an activity table put no point on
+    // the mean (never a 0); the count says 0 chips report where a table says so, and nothing
+    // where there is no table. The line is one series per run, in the legend once.
+    void activityGaps()
+    {
+        DemoCluster demo;
+        const SnapshotPtr base = buildSnapshot(demo.capture());
+        const QString slice = QStringLiteral("v6e-4x4-1");
+        const int chips = base->slices[base->sliceIndex(slice)].layout.chipCount();
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const QList<std::optional<float>> duty{40.0f, nan, std::nullopt, 60.0f, 60.0f, 80.0f};
+        SnapshotHistory history;
+        for (int i = 0; i < duty.size(); ++i)
+            history.add(scripted(base, base->capturedAt.addSecs(2 * i), slice, duty[i]));
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&history);
+        panel.show();
+        panel.refreshNow();
+        const auto x = [&](int i) {
+            return HistoryChartsPanel::axisValue(history.time(i));
+        };
+
+        const QList<QXYSeries *> mean = runsOf(panel, Chart::Activity, QStringLiteral("activity:mean"));
+        QCOMPARE(mean.size(), 2);
+        QCOMPARE(mean[0]->points(), (QList<QPointF>{{x(0), 40}}));
+        QVERIFY(mean[0]->pointsVisible()); // a lone value is a dot
+        QCOMPARE(mean[1]->points(), (QList<QPointF>{{x(3), 60}, {x(4), 60}, {x(5), 80}}));
+        QVERIFY(!mean[1]->pointsVisible());
+        const QList<QXYSeries *> reporting = runsOf(panel, Chart::Activity, QStringLiteral("activity:reporting"));
+        QCOMPARE(reporting.size(), 2);
+        QCOMPARE(reporting[0]->points(), (QList<QPointF>{{x(0), double(chips)}, {x(1), 0}}));
+        QCOMPARE(reporting[1]->points().first(), QPointF(x(3), double(chips)));
+        int markers = 0;
+        for (QLegendMarker *m : panel.chart(Chart::Activity)->legend()->markers())
+            markers += m->series()->objectName() == QLatin1String("activity:mean") && m->isVisible();
+        QCOMPARE(markers, 1);
+
+        // Hovering says why there is no point.
+        panel.setCursorTime(history.time(1));
+        QString tip = panel.toolTipAt(panel.cursorLine(Chart::Activity).center().toPoint());
+        QVERIFY2(tip.contains(QStringLiteral("mean duty cycle</td><td align=\"right\">unknown: no chip reports")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("chips reporting</td><td align=\"right\">0 of %1").arg(history.activity(1)->fleet.chips)), qPrintable(tip));
+        panel.setCursorTime(history.time(2));
+        tip = panel.toolTipAt(panel.cursorLine(Chart::Activity).center().toPoint());
+        QVERIFY2(tip.contains(QStringLiteral("no activity in this capture")), qPrintable(tip));
+        panel.setCursorTime(history.time(5));
+        tip = panel.toolTipAt(panel.cursorLine(Chart::Activity).center().toPoint());
+        QVERIFY2(tip.contains(QStringLiteral("mean duty cycle</td><td align=\"right\">80.0 %")), qPrintable(tip));
+
+        // The gap survives decimation: exact first (the runs' ends and the gap's edges stay),
+        // then by bucket (one gap row per bucket).
+        QList<double> t, c;
+        for (int i = 0; i < 20; ++i) {
+            t << i;
+            c << (i >= 8 && i <= 11 ? std::numeric_limits<double>::quiet_NaN() : double(i));
+        }
+        QCOMPARE(historychart::keptRows(t, {c}, 10), (QList<int>{0, 7, 8, 11, 12, 19}));
+        const QList<int> few = historychart::keptRows(t, {c}, 4);
+        QVERIFY(few.size() <= 4 && few.first() == 0 && few.last() == 19);
+        QVERIFY(std::any_of(few.cbegin(), few.cend(), [&](int r) { return std::isnan(c[r]); }));
+    }
+
+    // A history without chip activity (captures from before issue 15): the chart says so and
+    // draws nothing, certainly not a flat 0.
+    void noActivityInHistory()
+    {
+        DemoCluster demo;
+        const SnapshotPtr base = buildSnapshot(demo.capture());
+        SnapshotHistory history;
+        for (int i = 0; i < 3; ++i)
+            history.add(scripted(base, base->capturedAt.addSecs(2 * i), QString(), std::nullopt));
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&history);
+        panel.refreshNow();
+        QVERIFY(panel.chart(Chart::Activity)->series().isEmpty());
+        QVERIFY2(panel.chart(Chart::Activity)->title().contains(QStringLiteral("no chip activity in this history")), qPrintable(panel.chart(Chart::Activity)->title()));
+        QVERIFY(panel.activityScopes().isEmpty());
+        QVERIFY(!panel.findChild<QComboBox *>(QStringLiteral("activityScope"))->isEnabled());
+        QVERIFY(!panel.chart(Chart::Chips)->series().isEmpty()); // the other charts as ever
+    }
+
     // The cursor: a vertical line on every chart, at the x the chart itself maps the time to.
     void cursorLine()
     {
@@ -519,6 +747,11 @@ private Q_SLOTS:
         const QString slicesTip = panel.toolTipAt(panel.cursorLine(Chart::Slices).center().toPoint());
         QVERIFY(slicesTip.contains(QStringLiteral("ready</td><td align=\"right\">%1 slice").arg(p.fleet.ready)));
 
+        const QString activityTip = panel.toolTipAt(panel.cursorLine(Chart::Activity).center().toPoint());
+        const ActivityCounts fleet = m_story.activity(i)->fleet;
+        QVERIFY2(activityTip.contains(QStringLiteral("mean duty cycle</td><td align=\"right\">%1 %").arg(fleet.meanDutyCycle(), 0, 'f', 1)), qPrintable(activityTip));
+        QVERIFY(activityTip.contains(QStringLiteral("chips reporting</td><td align=\"right\">%1 of %2").arg(fleet.withDutyCycle).arg(fleet.chips)));
+
         QVERIFY(panel.toolTipAt(QPoint(2, 2)).isEmpty()); // the picker bar
 
         QSignalSpy requested(&panel, &HistoryChartsPanel::cursorTimeRequested);
@@ -527,6 +760,12 @@ private Q_SLOTS:
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->viewport()->mapFrom(&panel, slices.center().toPoint()));
         QCOMPARE(requested.count(), 1);
         QCOMPARE(requested.first().first().toDateTime(), m_story.time(i));
+        // The activity chart scrubs too.
+        auto *activityView = panel.findChild<QChartView *>(QStringLiteral("chart4"));
+        const QLineF activity = panel.cursorLine(Chart::Activity);
+        QTest::mouseClick(activityView->viewport(), Qt::LeftButton, {}, activityView->viewport()->mapFrom(&panel, activity.center().toPoint()));
+        QCOMPARE(requested.count(), 2);
+        QCOMPARE(requested.last().first().toDateTime(), m_story.time(i));
     }
 
     // An hour of 2-second snapshots (1800 entries): decimation keeps every series under the cap
