@@ -114,6 +114,7 @@ void MainWindow::buildHistoryDocks()
     connect(m_timeline, &Timeline::positionChanged, this, &MainWindow::showHistoryEntry);
     connect(m_timeline, &Timeline::liveChanged, this, &MainWindow::onLiveChanged);
     connect(m_timeline, &Timeline::eventActivated, this, &MainWindow::onEventActivated);
+    connect(m_timeline, &Timeline::alertTickActivated, this, &MainWindow::onAlertTickActivated);
 
     m_charts = new HistoryChartsPanel(this);
     m_charts->setHistory(m_history);
@@ -409,6 +410,7 @@ void MainWindow::onCapture(const Capture &capture)
     m_lastError.clear();
     const qint64 serial = m_history->add(m_snapshot);
     m_alerts.observe(*m_snapshot); // every capture in order, a recording's too
+    m_timeline->recordAlerts(m_alerts.alerts(), serial);
     notifyNewAlerts();
     if (const QString error = m_spool->append(serial, capture); !error.isEmpty() && m_spoolError.isEmpty()) {
         m_spoolError = error; // said once: the history goes on, saving it will lack these captures
@@ -518,6 +520,13 @@ void MainWindow::onEventActivated(const HistoryEvent &event)
     // The timeline has moved the views to the event's moment: select what changed there.
     if (const QString absent = showEventSubject(*m_workspace, event); !absent.isEmpty())
         statusBar()->showMessage(tr("%1 is not in the cluster at this moment (the event removed it)").arg(absent), 10000);
+}
+
+void MainWindow::onAlertTickActivated(const AlertTick &tick)
+{
+    // As an event: the timeline has moved the views to when the alert began.
+    if (const QString absent = showAlertSubject(*m_workspace, tick); !absent.isEmpty())
+        statusBar()->showMessage(tr("%1 is not in the cluster at this moment").arg(absent), 10000);
 }
 
 HistoryPolicy MainWindow::historyPolicy() const

@@ -22,6 +22,7 @@ class QSystemTrayIcon;
 
 namespace slicescope {
 
+struct AlertTick;
 class CaptureSpool;
 class ClusterActions;
 class HistoryChartsPanel;
@@ -132,6 +133,7 @@ private:
     void showHistoryEntry(int index);
     void onLiveChanged(bool live);
     void onEventActivated(const HistoryEvent &event);
+    void onAlertTickActivated(const AlertTick &tick);
     void saveHistoryRecording();
     void onSourceFailed(const QString &message);
     void openCapture();
