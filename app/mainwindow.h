@@ -99,6 +99,12 @@ public:
     SnapshotHistory *history() const { return m_history; }
     // The alerts of the live snapshots so far (every capture observed in order; a new source resets it).
     const AlertEngine &alerts() const { return m_alerts; }
+    // The engine's thresholds: in interactive mode read from the settings at start. Set, they
+    // apply from the next capture and, in interactive mode, are kept (windowsettings.h).
+    AlertThresholds alertThresholds() const { return m_alerts.thresholds(); }
+    void setAlertThresholds(const AlertThresholds &thresholds);
+    // View > Alert thresholds...: shows and edits them (window-modal, no nested loop).
+    void openAlertThresholds();
     // Desktop notifications of new warning/critical alerts (View > Notify about new alerts; off by default).
     void setNotifyAlerts(bool on);
     bool notifyAlerts() const;
