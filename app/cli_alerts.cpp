@@ -2,7 +2,8 @@
 // `slicescope alerts SOURCE`: the active alerts (model/alerts.h) for cron and CI checks. A live
 // source or a single capture is one snapshot (only the rules that need no history can fire); a
 // recording (--capture F.slicescope.jsonl) is replayed capture by capture through the engine and
-// the alerts at its end are reported. Exit 0 when none fires at or above --fail-on, 3 when any does.
+// the alerts at its end are reported, or with --step N those at its capture N (as `inspect
+// --capture F --step N` lists them). Exit 0 when none fires at or above --fail-on, 3 when any does.
 
 #include "cli_p.h"
 
@@ -16,47 +17,20 @@
 #include <QTextStream>
 
 #include <algorithm>
-#include <utility>
 
 namespace slicescope::cli {
 
 namespace {
 
-// Reads a duration option into *ms ("0s" is now); an exit code on a bad value, else -1.
-int readDuration(const QCommandLineParser &parser, const QString &name, qint64 *ms)
-{
-    if (!parser.isSet(name))
-        return -1;
-    const QString text = parser.value(name);
-    const qint64 v = parseDurationMs(text);
-    if (v < 0)
-        return fail(BadUsage, QStringLiteral("--%1 wants a time like 0s, 90s, 5m or 1h, not \"%2\"").arg(name, text));
-    *ms = v;
-    return -1;
-}
-
+// Every threshold option given, read as the window's dialog reads its fields (thresholdtext.h).
 int readThresholds(const QCommandLineParser &parser, AlertThresholds &t)
 {
-    for (const auto &[name, field] : {std::pair{QStringLiteral("idle-after"), &t.idleAfterMs}, std::pair{QStringLiteral("pending-after"), &t.pendingAfterMs},
-                                      std::pair{QStringLiteral("metrics-missing-after"), &t.metricsMissingAfterMs}, std::pair{QStringLiteral("clear-hold"), &t.clearHoldMs}})
-        if (const int code = readDuration(parser, name, field); code >= 0)
-            return code;
-    if (parser.isSet(QStringLiteral("idle-below"))) {
-        QString text = parser.value(QStringLiteral("idle-below")).trimmed();
-        if (text.endsWith(u'%'))
-            text.chop(1);
-        bool ok = false;
-        const double v = text.toDouble(&ok);
-        if (!ok || !(v > 0 && v <= 100))
-            return fail(BadUsage, QStringLiteral("--idle-below wants a duty cycle in percent above 0 and at most 100, like 5, not \"%1\"").arg(parser.value(QStringLiteral("idle-below"))));
-        t.idleBelowPercent = v;
-    }
-    if (parser.isSet(QStringLiteral("max-per-kind"))) {
-        bool ok = false;
-        const int v = parser.value(QStringLiteral("max-per-kind")).toInt(&ok);
-        if (!ok || v < 1 || v > 100000)
-            return fail(BadUsage, QStringLiteral("--max-per-kind wants a count from 1 to 100000, not \"%1\"").arg(parser.value(QStringLiteral("max-per-kind"))));
-        t.maxPerKind = v;
+    for (const ThresholdField field : kThresholdFields) {
+        const QString name = optionName(field);
+        if (!parser.isSet(name))
+            continue;
+        if (const QString why = setThreshold(&t, field, parser.value(name)); !why.isEmpty())
+            return fail(BadUsage, QStringLiteral("--%1 %2").arg(name, why));
     }
     return -1;
 }
@@ -73,10 +47,15 @@ QJsonObject thresholdsJson(const AlertThresholds &t)
     };
 }
 
-// Feeds the SOURCE's snapshots to the engine: every capture of a capture file in order, else the
-// one snapshot. Returns the count in *observed, or an exit code.
-int observeSource(const SourceSpec &spec, AlertEngine &engine, int *observed)
+// Feeds the SOURCE's snapshots to the engine: the captures of a capture file in order (with
+// --step, those up to capture N), else the one snapshot. Returns the count in *observed, or an
+// exit code.
+int observeSource(const SourceSpec &spec, const QString *stepText, AlertEngine &engine, int *observed)
 {
+    int step = -1;
+    if (stepText)
+        if (const int code = readStepOption(*stepText, spec, &step); code >= 0)
+            return code;
     if (spec.kind != SourceSpec::Kind::CaptureFile) {
         SnapshotPtr snap;
         if (const int code = loadSnapshot(spec, snap); code >= 0)
@@ -88,14 +67,20 @@ int observeSource(const SourceSpec &spec, AlertEngine &engine, int *observed)
     const CaptureReadResult read = readCaptureFile(spec.capturePath);
     if (!read.ok())
         return fail(Failed, read.error);
-    for (int i = 0; i < read.captures.size(); ++i) {
+    int last = int(read.captures.size()) - 1;
+    if (stepText) {
+        if (const int code = resolveStep(*stepText, spec, int(read.captures.size()), &step); code >= 0)
+            return code;
+        last = step;
+    }
+    for (int i = 0; i <= last; ++i) {
         const SnapshotPtr snap = buildSnapshot(read.captures[i]);
         if (!snap->errors.isEmpty())
             return fail(Failed, read.captures.size() == 1 ? QStringLiteral("%1: %2").arg(spec.capturePath, snap->errors.join(QStringLiteral("; ")))
                                                           : QStringLiteral("%1: capture %2: %3").arg(spec.capturePath).arg(i).arg(snap->errors.join(QStringLiteral("; "))));
         engine.observe(*snap);
     }
-    *observed = int(read.captures.size());
+    *observed = last + 1;
     return -1;
 }
 
@@ -113,6 +98,8 @@ int alerts(const QStringList &arguments)
     parser.addOption({QStringLiteral("metrics-missing-after"), QStringLiteral("A slice reporting no activity this long alerts (default 1m)."), QStringLiteral("TIME")});
     parser.addOption({QStringLiteral("clear-hold"), QStringLiteral("An alert clears after its condition was false this long (default 1m)."), QStringLiteral("TIME")});
     parser.addOption({QStringLiteral("max-per-kind"), QStringLiteral("Alerts listed per kind before a \"+N more\" entry (default 50)."), QStringLiteral("N")});
+    parser.addOption({QStringLiteral("step"), QStringLiteral("With --capture REC: the alerts as they stood at capture N (0 the first, -1 the last), the captures before it replayed."),
+                      QStringLiteral("N")});
     SourceSpec spec;
     if (const int code = parse(parser, arguments, QStringLiteral("alerts"), spec); code >= 0)
         return code;
@@ -128,7 +115,9 @@ int alerts(const QStringList &arguments)
     spec.prometheusWindowSeconds = int(std::clamp<qint64>(thresholds.idleAfterMs / 1000, 0, 7 * 24 * 3600));
     AlertEngine engine(thresholds);
     int observed = 0;
-    if (const int code = observeSource(spec, engine, &observed); code >= 0)
+    const bool stepped = parser.isSet(QStringLiteral("step"));
+    const QString stepText = parser.value(QStringLiteral("step"));
+    if (const int code = observeSource(spec, stepped ? &stepText : nullptr, engine, &observed); code >= 0)
         return code;
     const QList<Alert> &active = engine.alerts();
     const bool fired = std::any_of(active.cbegin(), active.cend(), [failOn](const Alert &a) { return a.severity >= failOn; });

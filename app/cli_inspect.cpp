@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `slicescope inspect`: the snapshot a SOURCE gives, as a table or JSON (inspectJson()), or with
-// --step one capture of a recording as the window's history rebuilds it.
+// --step one capture of a recording as the window's history rebuilds it. A recording's `alerts`
+// are those of an AlertEngine fed its captures in order up to the one shown, as the window's
+// engine saw them (and as `slicescope alerts --capture REC [--step N]` reports them).
 
 #include "cli_p.h"
 
@@ -14,38 +16,79 @@
 
 namespace slicescope::cli {
 
+int readStepOption(const QString &text, const SourceSpec &spec, int *step)
+{
+    bool ok = false;
+    *step = text.toInt(&ok);
+    if (!ok)
+        return fail(BadUsage, QStringLiteral("--step wants a capture number (0 the first, -1 the last), not \"%1\"").arg(text));
+    if (spec.kind != SourceSpec::Kind::CaptureFile)
+        return fail(BadUsage, QStringLiteral("--step goes with --capture FILE (a recording)"));
+    return -1;
+}
+
+int resolveStep(const QString &text, const SourceSpec &spec, int count, int *step)
+{
+    if (*step < -count || *step >= count)
+        return fail(BadUsage, QStringLiteral("--step %1: %2 holds %3 capture(s) (steps 0 to %4, or -1 to -%3)")
+                                  .arg(text, spec.capturePath)
+                                  .arg(count)
+                                  .arg(count - 1));
+    if (*step < 0)
+        *step += count;
+    return -1;
+}
+
 namespace {
 
 // `inspect --capture REC --step N`: capture N of a recording (0 the first, -1 the last), as the
 // window's history rebuilds it after reading the whole recording, so the answer is the one an
-// operator scrubbing to that step sees.
-int loadRecordingStep(const SourceSpec &spec, const QString &stepText, SnapshotPtr &snapshot)
+// operator scrubbing to that step sees; its alerts are the engine's after captures 0..N.
+int loadRecordingStep(const SourceSpec &spec, const QString &stepText, SnapshotPtr &snapshot, QList<Alert> &alerts)
 {
-    bool ok = false;
-    int step = stepText.toInt(&ok);
-    if (!ok)
-        return fail(BadUsage, QStringLiteral("--step wants a capture number (0 the first, -1 the last), not \"%1\"").arg(stepText));
-    if (spec.kind != SourceSpec::Kind::CaptureFile)
-        return fail(BadUsage, QStringLiteral("--step goes with --capture FILE (a recording)"));
+    int step = 0;
+    if (const int code = readStepOption(stepText, spec, &step); code >= 0)
+        return code;
     const CaptureReadResult read = readCaptureFile(spec.capturePath);
     if (!read.ok())
         return fail(Failed, read.error);
     const int count = int(read.captures.size());
-    if (step < -count || step >= count)
-        return fail(BadUsage, QStringLiteral("--step %1: %2 holds %3 capture(s) (steps 0 to %4, or -1 to -%3)")
-                                  .arg(stepText, spec.capturePath)
-                                  .arg(count)
-                                  .arg(count - 1));
-    if (step < 0)
-        step += count;
+    if (const int code = resolveStep(stepText, spec, count, &step); code >= 0)
+        return code;
     SnapshotHistory history(HistoryPolicy{0, 0}); // the whole recording, however long
+    AlertEngine engine;
     for (int i = 0; i < count; ++i) {
         const SnapshotPtr built = buildSnapshot(read.captures[i]);
         if (!built->errors.isEmpty())
             return fail(Failed, QStringLiteral("%1: capture %2: %3").arg(spec.capturePath).arg(i).arg(built->errors.join(QStringLiteral("; "))));
         history.add(built);
+        if (i <= step)
+            engine.observe(*built);
     }
     snapshot = history.snapshot(step);
+    alerts = engine.alerts();
+    return -1;
+}
+
+// `inspect --capture F` without --step: the file's last capture (as loadSnapshot() reads it),
+// with the alerts of every capture before it replayed. Captures that cannot be read are left out
+// of the replay, as the window leaves them out of its history, so only the last must be good.
+int loadRecordingEnd(const SourceSpec &spec, SnapshotPtr &snapshot, QList<Alert> &alerts)
+{
+    const CaptureReadResult read = readCaptureFile(spec.capturePath);
+    if (!read.ok())
+        return fail(Failed, read.error);
+    if (read.captures.isEmpty()) // the reader refuses an empty file; never index one
+        return fail(Failed, spec.capturePath + QStringLiteral(": holds no capture"));
+    AlertEngine engine;
+    for (const Capture &capture : read.captures) {
+        snapshot = buildSnapshot(capture);
+        if (snapshot->errors.isEmpty())
+            engine.observe(*snapshot);
+    }
+    if (!snapshot->errors.isEmpty())
+        return fail(Failed, spec.capturePath + QStringLiteral(": ") + snapshot->errors.join(QStringLiteral("; ")));
+    alerts = engine.alerts();
     return -1;
 }
 
@@ -60,14 +103,22 @@ int inspect(const QStringList &arguments)
     if (const int code = parse(parser, arguments, QStringLiteral("inspect"), spec); code >= 0)
         return code;
     SnapshotPtr snap;
+    QList<Alert> alerts;
     if (parser.isSet(QStringLiteral("step"))) {
-        if (const int code = loadRecordingStep(spec, parser.value(QStringLiteral("step")), snap); code >= 0)
+        if (const int code = loadRecordingStep(spec, parser.value(QStringLiteral("step")), snap, alerts); code >= 0)
+            return code;
+    } else if (spec.kind == SourceSpec::Kind::CaptureFile) {
+        if (const int code = loadRecordingEnd(spec, snap, alerts); code >= 0)
             return code;
     } else if (const int code = loadSnapshot(spec, snap); code >= 0) {
         return code;
+    } else {
+        AlertEngine engine; // one snapshot: only the rules that need no history can fire
+        engine.observe(*snap);
+        alerts = engine.alerts();
     }
     if (parser.isSet(QStringLiteral("json"))) {
-        printJson(inspectJson(*snap));
+        printJson(inspectJson(*snap, alerts));
         return Success;
     }
     QTextStream out(stdout);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "snapshot.h"
+#include "thresholdtext.h" // parseDurationMs(), shared with the window
 
 #include <QCommandLineOption>
 #include <QJsonObject>
@@ -43,8 +44,12 @@ int runLoop(const std::function<void()> &begin);
 // (cli_plan.cpp). readBundleOptions() returns -1 to continue, or an exit code.
 QList<QCommandLineOption> bundleOptions();
 int readBundleOptions(const QCommandLineParser &parser, PlanRequest &request);
-// "500ms", "2s", "1m" (and a bare number of seconds) -> milliseconds; -1 when unreadable (cli_record.cpp).
-qint64 parseDurationMs(const QString &text);
+// `--step N` of a recording, which inspect and alerts share (cli_inspect.cpp): readStepOption()
+// reads the number (0 the first, -1 the last) and checks the SOURCE is --capture; resolveStep()
+// checks it against the `count` captures read and makes a negative one count from the end.
+// Each returns -1 to continue, or an exit code (bad usage, with one line on stderr).
+int readStepOption(const QString &text, const SourceSpec &spec, int *step);
+int resolveStep(const QString &text, const SourceSpec &spec, int count, int *step);
 
 // The verbs, each `slicescope VERB ...` with argv as given.
 int inspect(const QStringList &arguments);       // cli_inspect.cpp

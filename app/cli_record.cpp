@@ -19,35 +19,8 @@
 #include <QUrl>
 
 #include <algorithm>
-#include <cmath>
 
 namespace slicescope::cli {
-
-// "500ms", "2s", "1m" (and a bare number of seconds) -> milliseconds; -1 when unreadable.
-qint64 parseDurationMs(const QString &text)
-{
-    // A year at most: a longer one (1e30s, inf) is a typo, and converting it would overflow.
-    constexpr double kMaxMs = 366.0 * 24 * 3600 * 1000;
-    auto toMs = [](bool ok, double value, double unitMs) -> qint64 {
-        const double ms = value * unitMs;
-        return ok && std::isfinite(ms) && ms >= 0 && ms <= kMaxMs ? qint64(ms) : -1;
-    };
-    const QString t = text.trimmed();
-    struct Unit {
-        const char *suffix;
-        double ms;
-    };
-    for (const Unit unit : {Unit{"ms", 1}, Unit{"s", 1000}, Unit{"m", 60000}, Unit{"h", 3600000}}) {
-        if (!t.endsWith(QLatin1String(unit.suffix)))
-            continue;
-        bool ok = false;
-        const double v = t.chopped(qsizetype(qstrlen(unit.suffix))).toDouble(&ok);
-        return toMs(ok, v, unit.ms);
-    }
-    bool ok = false;
-    const double seconds = t.toDouble(&ok);
-    return toMs(ok, seconds, 1000);
-}
 
 namespace {
 

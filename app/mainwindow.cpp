@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "alertthresholdsdialog.h"
 #include "capturefile.h"
 #include "eventnavigation.h"
 #include "filedialogs.h"
@@ -42,8 +43,11 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     , m_problems(new ProblemsList(this))
     , m_status(new QLabel(this))
 {
-    // The history first: the docks built below follow it. A screenshot keeps the default bounds.
+    // The history first: the docks built below follow it. A screenshot keeps the default bounds
+    // and thresholds.
     m_history = new SnapshotHistory(m_mode == Mode::Interactive ? readHistoryPolicy() : HistoryPolicy(), this);
+    if (m_mode == Mode::Interactive)
+        m_alerts.setThresholds(readAlertThresholds());
     m_spool = std::make_unique<CaptureSpool>();
     // The spool forgets what the history forgets (the oldest entries, never the newest).
     connect(m_history, &SnapshotHistory::entriesEvicted, this, [this] {
@@ -114,6 +118,7 @@ void MainWindow::buildHistoryDocks()
     connect(m_timeline, &Timeline::positionChanged, this, &MainWindow::showHistoryEntry);
     connect(m_timeline, &Timeline::liveChanged, this, &MainWindow::onLiveChanged);
     connect(m_timeline, &Timeline::eventActivated, this, &MainWindow::onEventActivated);
+    connect(m_timeline, &Timeline::alertTickActivated, this, &MainWindow::onAlertTickActivated);
 
     m_charts = new HistoryChartsPanel(this);
     m_charts->setHistory(m_history);
@@ -187,6 +192,7 @@ void MainWindow::buildMenus()
     view->addAction(findChild<QDockWidget *>(QStringLiteral("historyDock"))->toggleViewAction());
     view->addAction(tr("&Live"), QKeySequence(Qt::CTRL | Qt::Key_L), m_timeline, &Timeline::goLive);
     view->addAction(tr("History se&ttings..."), this, &MainWindow::openHistorySettings)->setObjectName(QStringLiteral("historySettingsAction"));
+    view->addAction(tr("&Alert thresholds..."), this, &MainWindow::openAlertThresholds)->setObjectName(QStringLiteral("alertThresholdsAction"));
     // Desktop notifications of new warning and critical alerts: opt in, remembered.
     m_notifyAction = view->addAction(tr("&Notify about new alerts"));
     m_notifyAction->setObjectName(QStringLiteral("notifyAlertsAction"));
@@ -409,6 +415,7 @@ void MainWindow::onCapture(const Capture &capture)
     m_lastError.clear();
     const qint64 serial = m_history->add(m_snapshot);
     m_alerts.observe(*m_snapshot); // every capture in order, a recording's too
+    m_timeline->recordAlerts(m_alerts.alerts(), serial);
     notifyNewAlerts();
     if (const QString error = m_spool->append(serial, capture); !error.isEmpty() && m_spoolError.isEmpty()) {
         m_spoolError = error; // said once: the history goes on, saving it will lack these captures
@@ -518,6 +525,33 @@ void MainWindow::onEventActivated(const HistoryEvent &event)
     // The timeline has moved the views to the event's moment: select what changed there.
     if (const QString absent = showEventSubject(*m_workspace, event); !absent.isEmpty())
         statusBar()->showMessage(tr("%1 is not in the cluster at this moment (the event removed it)").arg(absent), 10000);
+}
+
+void MainWindow::onAlertTickActivated(const AlertTick &tick)
+{
+    // As an event: the timeline has moved the views to when the alert began.
+    if (const QString absent = showAlertSubject(*m_workspace, tick); !absent.isEmpty())
+        statusBar()->showMessage(tr("%1 is not in the cluster at this moment").arg(absent), 10000);
+}
+
+void MainWindow::setAlertThresholds(const AlertThresholds &thresholds)
+{
+    m_alerts.setThresholds(thresholds);
+    if (m_mode == Mode::Interactive)
+        writeAlertThresholds(thresholds);
+    // The engine judges the next snapshot by them; what it already said stands until then.
+    statusBar()->showMessage(qobject_cast<CaptureFileSource *>(m_source.get())
+                                 ? tr("Alert thresholds set: they apply to captures read from now on (open the recording again to replay it with them)")
+                                 : tr("Alert thresholds set: they apply from the next capture"),
+                             10000);
+}
+
+void MainWindow::openAlertThresholds()
+{
+    auto *dialog = new AlertThresholdsDialog(m_alerts.thresholds(), m_workspace->theme(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &AlertThresholdsDialog::thresholdsChosen, this, &MainWindow::setAlertThresholds);
+    dialog->open(); // window-modal, no nested event loop
 }
 
 HistoryPolicy MainWindow::historyPolicy() const

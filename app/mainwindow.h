@@ -22,6 +22,7 @@ class QSystemTrayIcon;
 
 namespace slicescope {
 
+struct AlertTick;
 class CaptureSpool;
 class ClusterActions;
 class HistoryChartsPanel;
@@ -98,6 +99,12 @@ public:
     SnapshotHistory *history() const { return m_history; }
     // The alerts of the live snapshots so far (every capture observed in order; a new source resets it).
     const AlertEngine &alerts() const { return m_alerts; }
+    // The engine's thresholds: in interactive mode read from the settings at start. Set, they
+    // apply from the next capture and, in interactive mode, are kept (windowsettings.h).
+    AlertThresholds alertThresholds() const { return m_alerts.thresholds(); }
+    void setAlertThresholds(const AlertThresholds &thresholds);
+    // View > Alert thresholds...: shows and edits them (window-modal, no nested loop).
+    void openAlertThresholds();
     // Desktop notifications of new warning/critical alerts (View > Notify about new alerts; off by default).
     void setNotifyAlerts(bool on);
     bool notifyAlerts() const;
@@ -132,6 +139,7 @@ private:
     void showHistoryEntry(int index);
     void onLiveChanged(bool live);
     void onEventActivated(const HistoryEvent &event);
+    void onAlertTickActivated(const AlertTick &tick);
     void saveHistoryRecording();
     void onSourceFailed(const QString &message);
     void openCapture();

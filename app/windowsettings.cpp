@@ -2,6 +2,7 @@
 #include "windowsettings.h"
 
 #include "mainwindow.h"
+#include "thresholdtext.h"
 #include "workspace.h"
 
 #include <QSettings>
@@ -13,6 +14,11 @@ namespace {
 
 const QString kMaxAgeKey = QStringLiteral("history/maxAgeSeconds");
 const QString kMaxBytesKey = QStringLiteral("history/maxBytes");
+
+QString thresholdKey(ThresholdField field)
+{
+    return QStringLiteral("alerts/") + optionName(field);
+}
 
 } // namespace
 
@@ -30,6 +36,23 @@ void writeHistoryPolicy(const HistoryPolicy &policy)
     QSettings settings;
     settings.setValue(kMaxAgeKey, policy.maxAgeSeconds);
     settings.setValue(kMaxBytesKey, policy.maxBytes);
+}
+
+AlertThresholds readAlertThresholds()
+{
+    AlertThresholds thresholds;
+    QSettings settings;
+    for (const ThresholdField field : kThresholdFields)
+        if (settings.contains(thresholdKey(field)))
+            (void)setThreshold(&thresholds, field, settings.value(thresholdKey(field)).toString()); // refused: the default stays
+    return thresholds;
+}
+
+void writeAlertThresholds(const AlertThresholds &thresholds)
+{
+    QSettings settings;
+    for (const ThresholdField field : kThresholdFields)
+        settings.setValue(thresholdKey(field), thresholdText(thresholds, field));
 }
 
 void restoreWindowSettings(MainWindow &window)

@@ -36,37 +36,56 @@ bool selectPlacementGroupInTables(Workspace &workspace, const QString &id)
     return false;
 }
 
+// Shows `slice` (and worker `host` when >= 0), or selects placement group `pg` in the tables with
+// its slice shown first; empty when shown, else the name of what is not in the snapshot.
+QString showSubject(Workspace &workspace, const QString &slice, const QString &pg, const QString &subject, int host)
+{
+    const SnapshotPtr shown = workspace.snapshot();
+    if (!pg.isEmpty()) {
+        if (!slice.isEmpty() && shown && shown->sliceIndex(slice) >= 0)
+            workspace.showSlice(slice);
+        return selectPlacementGroupInTables(workspace, pg) ? QString() : subject;
+    }
+    if (slice.isEmpty())
+        return {};
+    if (!workspace.showSlice(slice))
+        return slice;
+    workspace.showPage(Workspace::Page::Slice);
+    if (host >= 0)
+        workspace.selectHost(host);
+    return {};
+}
+
+// The worker a host's subject names ("tpu-v6e-3 worker 2"), or -1.
+int workerOf(const QString &subject)
+{
+    static const QRegularExpression worker(QStringLiteral("\\bworker (\\d+)\\b"));
+    const QRegularExpressionMatch m = worker.match(subject);
+    return m.hasMatch() ? m.captured(1).toInt() : -1;
+}
+
 } // namespace
 
 QString showEventSubject(Workspace &workspace, const HistoryEvent &event)
 {
-    const SnapshotPtr shown = workspace.snapshot();
-    if (!event.selectPlacementGroup.isEmpty()) {
-        if (!event.selectSlice.isEmpty() && shown && shown->sliceIndex(event.selectSlice) >= 0)
-            workspace.showSlice(event.selectSlice);
-        return selectPlacementGroupInTables(workspace, event.selectPlacementGroup) ? QString() : event.subject;
-    }
-    if (event.selectSlice.isEmpty())
-        return {};
-    if (!workspace.showSlice(event.selectSlice))
-        return event.selectSlice;
-    workspace.showPage(Workspace::Page::Slice);
-    // A host's event names its worker ("tpu-v6e-3 worker 2"): select that host too.
+    int host = -1;
     switch (event.kind) {
     case HistoryEventKind::HostDied:
     case HistoryEventKind::HostRemoved:
     case HistoryEventKind::HostUp:
     case HistoryEventKind::HostMissing:
-    case HistoryEventKind::HostPending: {
-        static const QRegularExpression worker(QStringLiteral("\\bworker (\\d+)\\b"));
-        if (const QRegularExpressionMatch m = worker.match(event.subject); m.hasMatch())
-            workspace.selectHost(m.captured(1).toInt());
-        break;
+    case HistoryEventKind::HostPending: host = workerOf(event.subject); break;
+    default: break;
     }
-    default:
-        break;
-    }
-    return {};
+    return showSubject(workspace, event.selectSlice, event.selectPlacementGroup, event.subject, host);
+}
+
+QString showAlertSubject(Workspace &workspace, const AlertTick &tick)
+{
+    // A slice's alert that names its holding group (reserved-idle) is about the slice: show that.
+    const bool aboutGroup = tick.subjectKind == AlertSubjectKind::PlacementGroup;
+    const int host = tick.subjectKind == AlertSubjectKind::Host ? workerOf(tick.subject) : -1;
+    return showSubject(workspace, tick.selectSlice, aboutGroup ? tick.selectPlacementGroup : QString(), tick.subject, host);
 }
 
 } // namespace slicescope

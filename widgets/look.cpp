@@ -330,6 +330,18 @@ QColor sliceStatusColor(SliceStatus status, const Theme &theme)
     Q_UNREACHABLE();
 }
 
+QColor alertSeverityColor(AlertSeverity severity, const Theme &theme)
+{
+    // The status colours an operator already reads: red as a degraded slice, amber as one still
+    // provisioning, and info in the reserved blue, which says "look" without saying "broken".
+    switch (severity) {
+    case AlertSeverity::Critical: return theme.degraded;
+    case AlertSeverity::Warning: return theme.provisioning;
+    case AlertSeverity::Info: return theme.reserved;
+    }
+    Q_UNREACHABLE();
+}
+
 namespace {
 // Whether a host holds more than one bundle of placement group `pg`.
 bool sharesHost(const Host &host, int pg)

@@ -5,6 +5,7 @@
 // and legends. One place, so the slice view, the overview, legends and screenshots agree, and so
 // colours are stable (keyed by worker id, placement group id or state; never run-dependent).
 
+#include "alerts.h"
 #include "snapshot.h"
 
 #include <QColor>
@@ -70,6 +71,8 @@ QColor workerColor(int workerId);
 QColor placementGroupColor(QStringView placementGroupId);
 QColor hostStateColor(HostState state, const Theme &theme);
 QColor sliceStatusColor(SliceStatus status, const Theme &theme);
+// An alert's severity (the timeline's alert ticks): critical red, warning amber, info blue.
+QColor alertSeverityColor(AlertSeverity severity, const Theme &theme);
 
 // The activity scale: a sequential ramp from dark blue (0 %) to yellow (100 %), its lightness
 // rising evenly (control points in OKLab, interpolated there), so it reads in grey and for

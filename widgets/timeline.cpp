@@ -108,6 +108,8 @@ Timeline::Timeline(QWidget *parent)
     layout->addWidget(splitter);
 
     m_track->setModel(m_model, nullptr);
+    m_track->setAlertTicks(&m_alertTicks);
+    connect(m_track, &TimelineTrack::alertTickClicked, this, &Timeline::activateAlertTick);
     connect(m_model, &HistoryEventModel::entriesChanged, this, &Timeline::onEntriesChanged);
     connect(m_liveButton, &QToolButton::clicked, this, [this] { goLive(); });
     connect(m_previousChange, &QToolButton::clicked, this, [this] { stepToChange(-1); });
@@ -160,6 +162,7 @@ void Timeline::setHistory(const SnapshotHistory *history)
         });
     m_live = true;
     m_serial = -1;
+    m_alertTicks.clear(); // another history's alerts
     m_model->setHistory(history); // emits entriesChanged -> onEntriesChanged
     m_track->setModel(m_model, history);
     onEntriesChanged();
@@ -266,6 +269,27 @@ void Timeline::activateEventRow(int row)
     Q_EMIT eventActivated(event);
 }
 
+void Timeline::recordAlerts(const QList<Alert> &active, qint64 serial)
+{
+    const int index = m_history ? m_history->indexOfSerial(serial) : -1;
+    if (index < 0)
+        return;
+    if (m_alertTicks.record(active, serial, m_history->time(index)) > 0)
+        m_track->alertTicksChanged();
+}
+
+void Timeline::activateAlertTick(int index)
+{
+    if (!m_history || index < 0 || index >= m_alertTicks.size())
+        return;
+    const AlertTick tick = m_alertTicks.ticks()[size_t(index)]; // a copy: the log may change under the signal
+    const int entry = m_history->indexOfSerial(tick.serial);
+    if (entry < 0)
+        return;
+    moveTo(entry, true);
+    Q_EMIT alertTickActivated(tick);
+}
+
 void Timeline::addControl(QWidget *widget)
 {
     m_controls->addWidget(widget);
@@ -284,6 +308,12 @@ void Timeline::setLive(bool live)
 
 void Timeline::onEntriesChanged()
 {
+    // The ticks follow the history: a cleared one (a new source) forgets them and the alerts
+    // active, an evicted entry takes its ticks along.
+    if (!m_history || m_history->isEmpty())
+        m_alertTicks.clear();
+    else if (m_alertTicks.dropBefore(m_history->serial(0)) > 0)
+        m_track->alertTicksChanged();
     if (!m_history || m_history->isEmpty()) {
         if (!m_live)
             setLive(true);

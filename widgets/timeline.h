@@ -15,6 +15,10 @@
 //    of the entry under the cursor are bold, newer ones (not yet happened at the cursor) muted.
 //    Activating a row (click, Enter) moves the cursor to its entry and emits eventActivated() so
 //    the window can select what changed.
+//  - Alert ticks: the window hands over the alert engine's active alerts after each capture
+//    (recordAlerts()); the timeline keeps when each began (AlertTickLog, model/alertticks.h) for
+//    as long as the history keeps that entry, and the track draws them above the lanes. Clicking
+//    one moves the cursor to its entry and emits alertTickActivated().
 //
 // The widget only says where the reader wants to be (positionChanged, liveChanged); the window
 // shows the snapshot. Events are built by the history lazily, for the rows on screen (docs/style.md
@@ -24,6 +28,7 @@
 // timelinegeometry.h (time <-> x), timelinetrack.h (the painted track), timetext.h (UTC and
 // "ago" texts); this file holds the container that joins them.
 
+#include "alertticks.h"
 #include "historyeventmodel.h"
 #include "look.h"
 #include "timelinetrack.h"
@@ -72,6 +77,13 @@ public:
     // Moves to the event's entry and emits eventActivated() (what clicking its row does).
     void activateEventRow(int row);
 
+    // The alerts active after the history's entry `serial` was added (the newest): those not
+    // active at the previous call begin there. Ignored for an entry the history no longer holds.
+    void recordAlerts(const QList<Alert> &active, qint64 serial);
+    const AlertTickLog &alertTicks() const { return m_alertTicks; }
+    // Moves to tick `index`'s entry and emits alertTickActivated() (what clicking it does).
+    void activateAlertTick(int index);
+
     // Appends a widget at the right end of the controls row (the window's "Charts" toggle).
     void addControl(QWidget *widget);
 
@@ -91,6 +103,8 @@ Q_SIGNALS:
     void liveChanged(bool live);
     // An event was activated; positionChanged() to its entry came first.
     void eventActivated(const slicescope::HistoryEvent &event);
+    // An alert tick was activated; positionChanged() to its entry came first.
+    void alertTickActivated(const slicescope::AlertTick &tick);
 
 private:
     void onEntriesChanged();
@@ -104,6 +118,7 @@ private:
     Theme m_theme = Theme::light();
     bool m_live = true;
     qint64 m_serial = -1;          // the entry shown when not live
+    AlertTickLog m_alertTicks;     // follows the history: evicted entries take their ticks along
     HistoryEventModel *m_model = nullptr;
     TimelineTrack *m_track = nullptr;
     QTreeView *m_list = nullptr;

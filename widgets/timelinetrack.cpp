@@ -8,11 +8,13 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPolygonF>
 #include <QToolTip>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 namespace slicescope {
@@ -23,6 +25,23 @@ constexpr int kLaneLabelWidth = 62;
 constexpr int kRightMargin = 12;
 constexpr int kTopMargin = 10;          // room for the cursor's handle
 constexpr int kAxisHeight = 16;
+constexpr int kRows = kTimelineLaneCount + 1; // the alert row, then the lanes
+constexpr double kAlertHitPx = 5;             // how far from a tick the mouse still finds it
+constexpr int kAlertToolTipLines = 8;
+
+QString alertRowToolTip()
+{
+    return QObject::tr("Where each alert began, coloured by severity: red critical, amber warning, blue info. "
+                       "Hover for what it says; click to see the cluster then with what it names selected. "
+                       "View > Alert thresholds... sets when alerts fire.");
+}
+
+QString severityText(AlertSeverity severity)
+{
+    QString text = toText(severity);
+    text[0] = text[0].toUpper();
+    return text;
+}
 
 QString laneName(int lane)
 {
@@ -70,6 +89,17 @@ void TimelineTrack::setModel(const HistoryEventModel *model, const SnapshotHisto
     invalidate();
 }
 
+void TimelineTrack::setAlertTicks(const AlertTickLog *ticks)
+{
+    m_alertTicks = ticks;
+    invalidate();
+}
+
+void TimelineTrack::alertTicksChanged()
+{
+    invalidate();
+}
+
 void TimelineTrack::setTheme(const Theme &theme)
 {
     m_theme = theme;
@@ -93,27 +123,33 @@ void TimelineTrack::invalidate()
 
 QSize TimelineTrack::sizeHint() const
 {
-    return {600, kTopMargin + kTimelineLaneCount * 15 + kAxisHeight + 4};
+    return {600, kTopMargin + kRows * 15 + kAxisHeight + 4};
 }
 
 QSize TimelineTrack::minimumSizeHint() const
 {
-    return {240, kTopMargin + kTimelineLaneCount * 11 + kAxisHeight + 4};
+    return {240, kTopMargin + kRows * 11 + kAxisHeight + 4};
 }
 
 int TimelineTrack::laneHeight() const
 {
-    return std::max(8, (height() - kTopMargin - kAxisHeight - 4) / kTimelineLaneCount);
+    return std::max(8, (height() - kTopMargin - kAxisHeight - 4) / kRows);
 }
 
 int TimelineTrack::laneTop(int lane) const
 {
-    return kTopMargin + lane * laneHeight();
+    return kTopMargin + (lane + 1) * laneHeight();
+}
+
+QRect TimelineTrack::alertRow() const
+{
+    const QRect plot = geometry().plot;
+    return QRect(plot.left(), kTopMargin, plot.width(), laneHeight());
 }
 
 TimelineGeometry TimelineTrack::geometry() const
 {
-    const QRect plot(kLaneLabelWidth, kTopMargin, std::max(1, width() - kLaneLabelWidth - kRightMargin), laneHeight() * kTimelineLaneCount);
+    const QRect plot(kLaneLabelWidth, kTopMargin, std::max(1, width() - kLaneLabelWidth - kRightMargin), laneHeight() * kRows);
     if (!m_history || m_history->isEmpty())
         return TimelineGeometry::forSpan(plot, {}, QDateTime::fromMSecsSinceEpoch(60'000, Qt::UTC));
     return TimelineGeometry::forSpan(plot, m_history->time(0), m_history->time(m_history->size() - 1));
@@ -144,10 +180,14 @@ void TimelineTrack::paintEvent(QPaintEvent *)
         drawBackground(cache, g);
         drawTicks(cache, g);
         drawAxis(cache, g);
+        drawAlertTicks(cache, g); // over the axis' grid lines: a triangle must read whole
     }
     QPainter painter(this);
     painter.drawPixmap(0, 0, m_cache);
     drawCursor(painter, g);
+    // New alerts begin at the newest entry, where the live cursor stands: their ticks go over it.
+    if (m_history && m_cursor >= 0 && m_cursor < m_history->size())
+        drawAlertTicks(painter, g, g.xOf(m_history->time(m_cursor).toMSecsSinceEpoch()));
     if (hasFocus()) {
         painter.setPen(QPen(m_theme.selection, 1, Qt::DotLine));
         painter.setBrush(Qt::NoBrush);
@@ -162,12 +202,15 @@ void TimelineTrack::drawBackground(QPainter &painter, const TimelineGeometry &g)
         const QRect row(g.plot.left(), laneTop(lane), g.plot.width(), laneHeight());
         painter.fillRect(row, lane % 2 ? m_theme.window : m_theme.panel);
     }
+    painter.fillRect(alertRow(), m_theme.window); // the row above lane 0 (panel): they alternate on
+
     painter.setPen(m_theme.mutedText);
     QFont font = painter.font();
     font.setPixelSize(std::clamp(laneHeight() - 3, 9, 12));
     painter.setFont(font);
     for (int lane = 0; lane < kTimelineLaneCount; ++lane)
         painter.drawText(QRect(4, laneTop(lane), kLaneLabelWidth - 8, laneHeight()), Qt::AlignVCenter | Qt::AlignRight, laneName(lane));
+    painter.drawText(QRect(4, kTopMargin, kLaneLabelWidth - 8, laneHeight()), Qt::AlignVCenter | Qt::AlignRight, tr("Alerts"));
     painter.setPen(m_theme.border);
     painter.setBrush(Qt::NoBrush);
     painter.drawRect(g.plot.adjusted(0, 0, -1, -1));
@@ -233,6 +276,97 @@ void TimelineTrack::drawTicks(QPainter &painter, const TimelineGeometry &g) cons
     }
 }
 
+void TimelineTrack::drawAlertTicks(QPainter &painter, const TimelineGeometry &g, double nearX) const
+{
+    if (!m_alertTicks || m_alertTicks->isEmpty())
+        return;
+    // As the lanes: the most severe alert per pixel column, so the cost is the plot's width.
+    const int w = g.plot.width();
+    std::vector<int> worst(size_t(std::max(1, w)), -1);
+    for (const AlertTick &t : m_alertTicks->ticks()) {
+        const double at = g.xOf(t.timeMs);
+        if (!std::isnan(nearX) && std::abs(at - nearX) > 2 * kAlertHitPx)
+            continue;
+        const int x = std::clamp(int(std::lround(at)) - g.plot.left(), 0, w - 1);
+        worst[size_t(x)] = std::max(worst[size_t(x)], int(t.severity));
+    }
+    // A downward triangle pointing at the lanes: a shape no change mark has. Outlined in the
+    // panel colour so neighbours stay apart; the most severe drawn last, on top.
+    const QRect row = alertRow();
+    const double top = row.top() + 1.5, bottom = row.bottom() - 0.5;
+    const double half = std::clamp((bottom - top) * 0.55, 3.0, 6.0);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setPen(QPen(m_theme.panel, 1));
+    for (int severity = int(AlertSeverity::Info); severity <= int(AlertSeverity::Critical); ++severity) {
+        painter.setBrush(alertSeverityColor(AlertSeverity(severity), m_theme));
+        for (int x = 0; x < w; ++x) {
+            if (worst[size_t(x)] != severity)
+                continue;
+            const double cx = g.plot.left() + x + 0.5;
+            painter.drawPolygon(QPolygonF{QPointF(cx - half, top), QPointF(cx + half, top), QPointF(cx, bottom)});
+        }
+    }
+    painter.setRenderHint(QPainter::Antialiasing, false);
+}
+
+QList<int> TimelineTrack::alertTicksNear(double x) const
+{
+    if (!m_alertTicks)
+        return {};
+    const TimelineGeometry g = geometry();
+    const auto &ticks = m_alertTicks->ticks();
+    struct Near {
+        double distance;
+        int severity;
+        int index;
+    };
+    std::vector<Near> near;
+    for (int i = 0; i < int(ticks.size()); ++i) {
+        // From where the tick is drawn (its pixel column's centre), not where its time falls.
+        const double distance = std::abs(double(std::lround(g.xOf(ticks[size_t(i)].timeMs))) + 0.5 - x);
+        if (distance <= kAlertHitPx)
+            near.push_back({distance, -int(ticks[size_t(i)].severity), i});
+    }
+    std::sort(near.begin(), near.end(), [](const Near &a, const Near &b) {
+        return std::tie(a.distance, a.severity, a.index) < std::tie(b.distance, b.severity, b.index);
+    });
+    QList<int> out;
+    out.reserve(qsizetype(near.size()));
+    for (const Near &n : near)
+        out << n.index;
+    return out;
+}
+
+int TimelineTrack::alertTickAt(const QPointF &pos) const
+{
+    const QRectF row = QRectF(alertRow()).adjusted(-kAlertHitPx, -2, kAlertHitPx, 1);
+    if (!row.contains(pos))
+        return -1;
+    const QList<int> near = alertTicksNear(pos.x());
+    return near.isEmpty() ? -1 : near.first();
+}
+
+QString TimelineTrack::alertToolTip(const QPointF &pos) const
+{
+    if (alertTickAt(pos) < 0)
+        return {};
+    const QList<int> near = alertTicksNear(pos.x());
+    const auto &ticks = m_alertTicks->ticks();
+    const AlertTick &nearest = ticks[size_t(near.first())];
+    QStringList lines{tr("<b>%1 UTC</b>: %n alert(s) began", nullptr, int(near.size()))
+                          .arg(utcText(QDateTime::fromMSecsSinceEpoch(nearest.timeMs, Qt::UTC), QStringLiteral("yyyy-MM-dd HH:mm:ss")))};
+    // The most severe first, whatever their distance: a critical one must not hide in "more".
+    QList<int> bySeverity = near;
+    std::stable_sort(bySeverity.begin(), bySeverity.end(), [&](int a, int b) { return ticks[size_t(a)].severity > ticks[size_t(b)].severity; });
+    for (int k = 0; k < std::min<int>(kAlertToolTipLines, int(bySeverity.size())); ++k) {
+        const AlertTick &t = ticks[size_t(bySeverity[k])];
+        lines << QStringLiteral("%1 \u00b7 %2: %3").arg(severityText(t.severity), toText(t.kind), t.text.toHtmlEscaped());
+    }
+    if (bySeverity.size() > kAlertToolTipLines)
+        lines << tr("... and %n more", nullptr, int(bySeverity.size()) - kAlertToolTipLines);
+    return lines.join(QStringLiteral("<br>"));
+}
+
 void TimelineTrack::drawCursor(QPainter &painter, const TimelineGeometry &g) const
 {
     if (!m_history || m_cursor < 0 || m_cursor >= m_history->size())
@@ -257,6 +391,10 @@ void TimelineTrack::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() != Qt::LeftButton)
         return QWidget::mousePressEvent(event);
+    if (const int tick = alertTickAt(event->position()); tick >= 0) {
+        Q_EMIT alertTickClicked(tick); // the Timeline moves to its entry: no drag starts here
+        return;
+    }
     m_dragging = true;
     if (const int i = entryAtX(event->position().x()); i >= 0)
         Q_EMIT scrubbed(i);
@@ -300,11 +438,19 @@ bool TimelineTrack::event(QEvent *event)
     auto *help = static_cast<QHelpEvent *>(event);
     const TimelineGeometry g = geometry();
     if (help->pos().x() < g.plot.left()) {
+        if (alertRow().top() <= help->pos().y() && help->pos().y() <= alertRow().bottom()) {
+            QToolTip::showText(help->globalPos(), alertRowToolTip(), this);
+            return true;
+        }
         for (int lane = 0; lane < kTimelineLaneCount; ++lane)
             if (help->pos().y() >= laneTop(lane) && help->pos().y() < laneTop(lane) + laneHeight()) {
                 QToolTip::showText(help->globalPos(), laneToolTip(lane), this);
                 return true;
             }
+    }
+    if (const QString alerts = alertToolTip(help->pos()); !alerts.isEmpty()) {
+        QToolTip::showText(help->globalPos(), alerts, this);
+        return true;
     }
     const int i = entryAtX(help->pos().x());
     if (i < 0) {

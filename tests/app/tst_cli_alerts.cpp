@@ -2,10 +2,15 @@
 // `slicescope alerts` and the activity members of `inspect --json`, through the real binary: a
 // recording whose reserved chips stay idle (Ray's node summary says 1 % for every chip of a slice
 // a group holds), replayed capture by capture; exit codes 0 / 2 / 3 and --fail-on; the JSON keys.
+// `inspect --step N` and `alerts --step N` give the alerts as they stood at capture N: those of an
+// engine fed captures 0..N, compared with that replay done here.
 
 #include "../common/clirun.h"
 #include "../model/capturefixture.h"
+#include "alerts.h"
 #include "capturecodec.h"
+#include "capturefile.h"
+#include "inspectjson.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -264,6 +269,72 @@ private Q_SLOTS:
         const Run demo = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), m_deadCapture, QStringLiteral("--json")});
         QVERIFY(demo.json().value(QLatin1String("activity")).isObject());
         QCOMPARE(alertsOfKind(demo.json(), QStringLiteral("slice-degraded")).size(), 1);
+    }
+
+    // The idle recording at each step: reserved-idle is absent until ten minutes of idle have
+    // passed (step 10) and present from then on; both verbs agree with the replay done here.
+    void stepReplaysTheAlertsUpToIt()
+    {
+        const CaptureReadResult read = readCaptureFile(m_idleRecording);
+        QVERIFY2(read.ok(), qPrintable(read.error));
+        QCOMPARE(read.captures.size(), 13);
+        AlertEngine engine;
+        int firstIdle = -1;
+        for (int step = 0; step < read.captures.size(); ++step) {
+            engine.observe(*buildSnapshot(read.captures[step]));
+            const QJsonArray expected = alertsJson(engine.alerts());
+            const Run inspect = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), m_idleRecording, QStringLiteral("--step"), QString::number(step),
+                                               QStringLiteral("--json")});
+            QVERIFY2(inspect.exitCode == 0, inspect.err.constData());
+            QCOMPARE(inspect.json().value(QLatin1String("alerts")).toArray(), expected);
+            const Run alerts = runSlicescope({QStringLiteral("alerts"), QStringLiteral("--capture"), m_idleRecording, QStringLiteral("--step"), QString::number(step),
+                                              QStringLiteral("--json")});
+            QVERIFY2(alerts.exitCode == 0 || alerts.exitCode == 3, alerts.err.constData());
+            QCOMPARE(alerts.json().value(QLatin1String("alerts")).toArray(), expected);
+            QCOMPARE(alerts.json().value(QLatin1String("snapshots")).toInt(), step + 1);
+            QCOMPARE(alerts.json().value(QLatin1String("evaluatedAt")).toString(), kStart.addSecs(step * 60).toString(Qt::ISODate));
+            const bool idle = !alertsOfKind(inspect.json(), QStringLiteral("reserved-idle")).isEmpty();
+            QCOMPARE(!alertsOfKind(alerts.json(), QStringLiteral("reserved-idle")).isEmpty(), idle);
+            if (idle && firstIdle < 0)
+                firstIdle = step;
+            QCOMPARE(idle, firstIdle >= 0); // once fired it stays: the chips stay idle
+        }
+        QCOMPARE(firstIdle, 10); // idle since 18:00, ten minutes at 18:10
+        // -1 is the last step, and the last step is what the verbs say without --step.
+        const Run last = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), m_idleRecording, QStringLiteral("--step=-1"), QStringLiteral("--json")});
+        const Run plain = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), m_idleRecording, QStringLiteral("--json")});
+        const Run verb = runSlicescope({QStringLiteral("alerts"), QStringLiteral("--capture"), m_idleRecording, QStringLiteral("--json")});
+        QCOMPARE(last.json(), plain.json());
+        QCOMPARE(plain.json().value(QLatin1String("alerts")).toArray(), alertsJson(engine.alerts()));
+        QCOMPARE(plain.json().value(QLatin1String("alerts")), verb.json().value(QLatin1String("alerts")));
+        // The thresholds still apply with --step: a shorter idle-after fires earlier.
+        const Run early = runSlicescope({QStringLiteral("alerts"), QStringLiteral("--capture"), m_idleRecording, QStringLiteral("--step"), QStringLiteral("3"),
+                                         QStringLiteral("--idle-after"), QStringLiteral("3m"), QStringLiteral("--json")});
+        QCOMPARE(alertsOfKind(early.json(), QStringLiteral("reserved-idle")).size(), 1);
+    }
+
+    void stepBadUsage_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("past the end") << QStringList{QStringLiteral("--step"), QStringLiteral("13")} << QStringLiteral("holds 13 capture(s) (steps 0 to 12, or -1 to -13)");
+        QTest::newRow("before the start") << QStringList{QStringLiteral("--step=-14")} << QStringLiteral("steps 0 to 12");
+        QTest::newRow("not a number") << QStringList{QStringLiteral("--step"), QStringLiteral("last")} << QStringLiteral("--step wants a capture number");
+        QTest::newRow("no value") << QStringList{QStringLiteral("--step")} << QStringLiteral("Missing value after '--step'");
+    }
+    void stepBadUsage()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const Run r = runSlicescope(QStringList{QStringLiteral("alerts"), QStringLiteral("--capture"), m_idleRecording, QStringLiteral("--json")} + args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(!err.contains(u'\n') && err.startsWith(QLatin1String("slicescope: ")) && err.contains(mentions), qPrintable(err));
+        // Only a recording has steps.
+        const Run demo = runSlicescope({QStringLiteral("alerts"), QStringLiteral("--demo"), QStringLiteral("--step"), QStringLiteral("0")});
+        QCOMPARE(demo.exitCode, 2);
+        QVERIFY2(demo.lastErrLine().contains(QLatin1String("--step goes with --capture")), demo.err.constData());
     }
 
     void captureWithoutActivity()

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A recording written by `slicescope record` replays, step by step, to the same `inspect --json`
 // as each of its captures inspected on its own: through SnapshotHistory (what the window's
-// timeline shows when scrubbed there) and through `inspect --capture REC --step N`. Also the
+// timeline shows when scrubbed there) and through `inspect --capture REC --step N`, whose alerts
+// are those of the recording replayed up to that step (a capture alone has no past). Also the
 // pieces a window uses to open and save recordings: CaptureFileSource emits every capture in
 // order, and CaptureSpool keeps captures on disk and writes them back byte for byte.
 
 #include "../common/clirun.h"
+#include "alerts.h"
 #include "capturefile.h"
 #include "democluster.h"
 #include "history.h"
@@ -15,6 +17,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -96,7 +99,15 @@ private Q_SLOTS:
 
     void inspectStepEqualsInspectOfThatCapture()
     {
+        // The cluster of step i is capture i's; its alerts are an engine's fed captures 0..i.
+        auto withoutAlerts = [](QJsonObject doc) {
+            doc.remove(QStringLiteral("alerts"));
+            return doc;
+        };
+        AlertEngine replay;
+        bool alertsDiffer = false;
         for (int i = 0; i < m_captures.size(); ++i) {
+            replay.observe(*buildSnapshot(m_captures[i]));
             const QString single = m_dir.filePath(QStringLiteral("step-%1.slicescope.json").arg(i));
             QCOMPARE(writeCaptureFile(single, m_captures[i]), QString());
             const Run alone = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), single, QStringLiteral("--json")});
@@ -104,15 +115,20 @@ private Q_SLOTS:
             const Run step = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), m_recording, QStringLiteral("--step"), QString::number(i),
                                             QStringLiteral("--json")});
             QVERIFY2(step.exitCode == 0, step.err.constData());
-            QVERIFY2(step.json() == alone.json(), qPrintable(QStringLiteral("step %1 differs").arg(i)));
+            QVERIFY2(withoutAlerts(step.json()) == withoutAlerts(alone.json()), qPrintable(QStringLiteral("step %1 differs").arg(i)));
+            QCOMPARE(step.json().value(QLatin1String("alerts")).toArray(), alertsJson(replay.alerts()));
+            alertsDiffer = alertsDiffer || step.json().value(QLatin1String("alerts")) != alone.json().value(QLatin1String("alerts"));
             if (i == m_captures.size() - 1) {
                 // -1 is the last, and the last is what inspect shows without --step.
                 const Run last = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), m_recording, QStringLiteral("--step=-1"), QStringLiteral("--json")});
-                QCOMPARE(last.json(), alone.json());
+                QCOMPARE(last.json(), step.json());
                 const Run plain = runSlicescope({QStringLiteral("inspect"), QStringLiteral("--capture"), m_recording, QStringLiteral("--json")});
-                QCOMPARE(plain.json(), alone.json());
+                QCOMPARE(plain.json(), step.json());
             }
         }
+        // Ten minutes of the demo have alerts a single capture cannot show (a placement group
+        // pending past five minutes), or this test proves nothing about the replay.
+        QVERIFY(alertsDiffer);
     }
 
     void stepBadUsage_data()

@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The window keeps the last good view when a capture cannot be read, and says what failed.
+// The window keeps the last good view when a capture cannot be read, and says what failed. A
+// recording opened from a file gets its alert ticks; View > Alert thresholds... edits the
+// engine's thresholds, keeps them in the settings, and refuses what it cannot read.
 
+#include "alertthresholdsdialog.h"
+#include "capturefile.h"
 #include "democluster.h"
 #include "joblogview.h"
 #include "mainwindow.h"
+#include "messagebar.h"
 #include "source.h"
+#include "timeline.h"
 #include "workspace.h"
 
 #include <QApplication>
 #include <QFile>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStackedWidget>
 #include <QTreeView>
@@ -40,6 +51,171 @@ class TestMainWindow : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // the settings tests must not touch the user's
+        QCoreApplication::setOrganizationName(QStringLiteral("SliceScopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+        QSettings().clear();
+    }
+
+    void aRecordingGetsItsAlertTicks()
+    {
+        // Three minutes of the demo, a capture every 15 s, as `record` writes them: a host dies
+        // under a reservation at 09:01:30.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("story.slicescope.jsonl"));
+        QList<Capture> story;
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            DemoCluster demo;
+            for (int i = 0; i < 13; ++i) {
+                if (i > 0)
+                    demo.advance(15000);
+                story << demo.capture();
+                file.write(serializeCapture(story.last()) + '\n');
+            }
+        }
+        MainWindow window(MainWindow::Mode::Screenshot);
+        window.setSource(std::make_unique<CaptureFileSource>(path));
+        QTRY_COMPARE(window.history()->size(), story.size());
+        const AlertTickLog &ticks = window.timeline()->alertTicks();
+        // Every capture went through the engine in order: the ticks are where alerts began.
+        QStringList began;
+        for (const AlertTick &t : ticks.ticks())
+            began << QStringLiteral("%1 %2").arg(window.history()->indexOfSerial(t.serial)).arg(t.id);
+        AlertEngine replay;
+        QSet<QString> before;
+        QStringList expected;
+        for (int i = 0; i < story.size(); ++i) {
+            replay.observe(*buildSnapshot(story[i]));
+            QSet<QString> now;
+            for (const Alert &a : replay.alerts()) {
+                if (a.rollup)
+                    continue;
+                now.insert(a.id);
+                if (!before.contains(a.id))
+                    expected << QStringLiteral("%1 %2").arg(i).arg(a.id);
+            }
+            before = now;
+        }
+        QCOMPARE(began, expected);
+        // The host that dies at 09:01:30 degrades its slice there (v6e-4x4-3 was degraded from the start).
+        const qint64 death = QDateTime(QDate(2026, 11, 29), QTime(9, 1, 30), Qt::UTC).toMSecsSinceEpoch();
+        const auto died = std::find_if(ticks.ticks().begin(), ticks.ticks().end(), [&](const AlertTick &t) { return t.kind == AlertKind::SliceDegraded && t.timeMs == death; });
+        QVERIFY2(died != ticks.ticks().end(), qPrintable(began.join(u'\n')));
+        QCOMPARE(died->selectSlice, QStringLiteral("v6e-4x4-2"));
+        QCOMPARE(died->text, QStringLiteral("v6e-4x4-2 is degraded: worker 1 is DEAD"));
+        QCOMPARE(window.history()->time(0), QDateTime(QDate(2026, 11, 29), QTime(9, 0), Qt::UTC));
+        QVERIFY(std::any_of(ticks.ticks().begin(), ticks.ticks().end(), [&](const AlertTick &t) { return t.selectSlice == QLatin1String("v6e-4x4-3") && t.serial == window.history()->serial(0); }));
+        // The engine's alerts are the recording's end, as `alerts --capture` reports them.
+        QCOMPARE(window.alerts().alerts(), replay.alerts());
+    }
+
+    void alertThresholdsRoundTrip()
+    {
+        QSettings().clear();
+        MainWindow window(MainWindow::Mode::Interactive);
+        QCOMPARE(window.alertThresholds(), AlertThresholds());
+        auto open = [&window]() -> AlertThresholdsDialog * {
+            auto *action = window.findChild<QAction *>(QStringLiteral("alertThresholdsAction"));
+            if (!action)
+                return nullptr;
+            action->trigger();
+            return window.findChild<AlertThresholdsDialog *>(QStringLiteral("alertThresholdsDialog"));
+        };
+        AlertThresholdsDialog *dialog = open();
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+        QCOMPARE(dialog->windowModality(), Qt::WindowModal); // open(), not exec(): no nested loop
+        // The fields say the defaults as the CLI's options would be given.
+        QStringList shown;
+        for (const ThresholdField f : kThresholdFields)
+            shown << dialog->findChild<QLineEdit *>(optionName(f))->text();
+        QCOMPARE(shown, (QStringList{QStringLiteral("5"), QStringLiteral("10m"), QStringLiteral("5m"), QStringLiteral("1m"), QStringLiteral("1m"), QStringLiteral("50")}));
+
+        dialog->field(ThresholdField::IdleBelow)->setText(QStringLiteral("2.5%"));
+        dialog->field(ThresholdField::IdleAfter)->setText(QStringLiteral("90s"));
+        dialog->field(ThresholdField::PendingAfter)->setText(QStringLiteral("0s"));
+        dialog->field(ThresholdField::MetricsMissingAfter)->setText(QStringLiteral("2h"));
+        dialog->field(ThresholdField::ClearHold)->setText(QStringLiteral("1500ms"));
+        dialog->field(ThresholdField::MaxPerKind)->setText(QStringLiteral("7"));
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        AlertThresholds wanted;
+        wanted.idleBelowPercent = 2.5;
+        wanted.idleAfterMs = 90000;
+        wanted.pendingAfterMs = 0;
+        wanted.metricsMissingAfterMs = 2 * 3600 * 1000;
+        wanted.clearHoldMs = 1500;
+        wanted.maxPerKind = 7;
+        QCOMPARE(window.alertThresholds(), wanted);
+        QCOMPARE(window.alerts().thresholds(), wanted);
+        QTRY_VERIFY(!window.findChild<AlertThresholdsDialog *>()); // closed and deleted
+        {
+            QSettings settings;
+            QCOMPARE(settings.value(QStringLiteral("alerts/idle-below")).toString(), QStringLiteral("2.5"));
+            QCOMPARE(settings.value(QStringLiteral("alerts/idle-after")).toString(), QStringLiteral("90s"));
+            QCOMPARE(settings.value(QStringLiteral("alerts/pending-after")).toString(), QStringLiteral("0s"));
+            QCOMPARE(settings.value(QStringLiteral("alerts/metrics-missing-after")).toString(), QStringLiteral("2h"));
+            QCOMPARE(settings.value(QStringLiteral("alerts/clear-hold")).toString(), QStringLiteral("1500ms"));
+            QCOMPARE(settings.value(QStringLiteral("alerts/max-per-kind")).toString(), QStringLiteral("7"));
+        }
+        // The next window starts with them.
+        QCOMPARE(MainWindow(MainWindow::Mode::Interactive).alertThresholds(), wanted);
+        // A screenshot is deterministic: the defaults, whatever the settings say.
+        QCOMPARE(MainWindow(MainWindow::Mode::Screenshot).alertThresholds(), AlertThresholds());
+
+        // What cannot be read is refused, named, and nothing is applied or kept.
+        dialog = open();
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+        QCOMPARE(dialog->field(ThresholdField::IdleAfter)->text(), QStringLiteral("90s"));
+        dialog->field(ThresholdField::IdleAfter)->setText(QStringLiteral("soon"));
+        dialog->field(ThresholdField::IdleBelow)->setText(QStringLiteral("1"));
+        dialog->field(ThresholdField::MaxPerKind)->setText(QStringLiteral("0"));
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QVERIFY(dialog->isVisible());
+        auto *message = dialog->findChild<MessageBar *>(QStringLiteral("alertThresholdsMessage"));
+        QVERIFY(message && message->isVisible());
+        QCOMPARE(message->kind(), MessageBar::Kind::Error);
+        QVERIFY2(message->text().contains(QLatin1String("Idle after wants a time like 0s, 90s, 5m or 1h, not \"soon\"")), qPrintable(message->text()));
+        QVERIFY2(message->text().contains(QLatin1String("Max per kind wants a count from 1 to 100000, not \"0\"")), qPrintable(message->text()));
+        QCOMPARE(window.alertThresholds(), wanted); // the good idle-below was not applied either
+        QCOMPARE(QSettings().value(QStringLiteral("alerts/idle-below")).toString(), QStringLiteral("2.5"));
+        // Restore defaults fills the fields (and clears the message); Cancel applies nothing.
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::RestoreDefaults)->click();
+        QCOMPARE(dialog->field(ThresholdField::IdleAfter)->text(), QStringLiteral("10m"));
+        QVERIFY(!message->isVisible());
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Cancel)->click();
+        QCOMPARE(window.alertThresholds(), wanted);
+        QSettings().clear();
+    }
+
+    void thresholdsChangeWhatFires()
+    {
+        // The demo's reservations are idle at first: with idle-after 0s that is an alert at once.
+        MainWindow window(MainWindow::Mode::Screenshot);
+        auto owned = std::make_unique<PushSource>();
+        PushSource *source = owned.get();
+        window.setSource(std::move(owned));
+        auto idle = [&window] {
+            return std::count_if(window.alerts().alerts().begin(), window.alerts().alerts().end(), [](const Alert &a) { return a.kind == AlertKind::ReservedIdle; });
+        };
+        source->push(DemoCluster().capture());
+        QCOMPARE(idle(), 0);
+        AlertThresholds now;
+        now.idleAfterMs = 0;
+        window.setAlertThresholds(now);
+        DemoCluster later;
+        later.advance(5000);
+        source->push(later.capture());
+        QVERIFY(idle() > 0);
+        // And it ticks where it began.
+        QVERIFY(std::any_of(window.timeline()->alertTicks().ticks().begin(), window.timeline()->alertTicks().ticks().end(),
+                            [&](const AlertTick &t) { return t.kind == AlertKind::ReservedIdle && t.serial == window.history()->serial(1); }));
+    }
+
     void aVanishedKubeContextIsNeverSubstituted()
     {
         MainWindow window(MainWindow::Mode::Screenshot);

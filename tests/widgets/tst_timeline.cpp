@@ -3,11 +3,16 @@
 // scrubbing shows each step's cluster exactly (compared with the capture built on its own), new
 // captures do not move a scrubbed-back view, Live returns, clicking an event jumps there and
 // selects what changed. Scrubbing is timed (printed; asserted loosely). Recordings open as a
-// history and the history saves back as the same recording, with no token in it. A golden image
-// of a scrubbed-back window (re-record with SLICESCOPE_RECORD_GOLDENS=1, then LOOK at it).
+// history and the history saves back as the same recording, with no token in it. Alert ticks: one
+// where each alert began (compared with the engine replayed here), at its entry's x, in its
+// severity's colour, with its sentence on hover; a click selects what it names; they leave with
+// the entries the history evicts, and the log has a hard cap. A golden image of a scrubbed-back
+// window (re-record with SLICESCOPE_RECORD_GOLDENS=1, then LOOK at it).
 
 #include "../common/golden.h"
 #include "../common/fakehttpserver.h"
+#include "alerts.h"
+#include "alertticks.h"
 #include "capturefile.h"
 #include "democluster.h"
 #include "fleettables.h"
@@ -40,6 +45,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QSignalSpy>
+#include <QToolTip>
 #include <QTreeView>
 
 #include <algorithm>
@@ -119,7 +126,37 @@ double median(QList<double> v)
     return v.isEmpty() ? 0 : v[v.size() / 2];
 }
 
-// Golden comparison as tst_goldens does it.
+// What the ticks should be: the story replayed through an engine of its own, each alert id not
+// active at the capture before beginning at this one (rollups are not alerts).
+QList<std::pair<int, QString>> alertsBeganAt(const QList<Capture> &captures)
+{
+    QList<std::pair<int, QString>> began;
+    AlertEngine engine;
+    QSet<QString> before;
+    for (int i = 0; i < captures.size(); ++i) {
+        engine.observe(*buildSnapshot(captures[i]));
+        QSet<QString> now;
+        for (const Alert &a : engine.alerts()) {
+            if (a.rollup)
+                continue;
+            now.insert(a.id);
+            if (!before.contains(a.id))
+                began.append({i, a.id});
+        }
+        before = now;
+    }
+    return began;
+}
+
+Alert someAlert(const QString &id, AlertSeverity severity)
+{
+    Alert a;
+    a.id = id;
+    a.severity = severity;
+    a.subject = a.selectSlice = id;
+    a.text = QStringLiteral("%1 is on fire").arg(id);
+    return a;
+}
 
 } // namespace
 
@@ -532,6 +569,194 @@ private Q_SLOTS:
             QVERIFY(spooled.open(QIODevice::ReadOnly));
             QVERIFY(!spooled.readAll().contains(token));
         }
+    }
+
+    void alertTicksMarkWhereAlertsBegan()
+    {
+        Fed f = feedWindow(demoStory(), true);
+        MainWindow &w = *f.window;
+        const AlertTickLog &log = w.timeline()->alertTicks();
+        const auto &ticks = log.ticks();
+        // The same alerts, beginning at the same captures, as the engine replayed here says.
+        QList<std::pair<int, QString>> got;
+        for (const AlertTick &t : ticks) {
+            const int entry = w.history()->indexOfSerial(t.serial);
+            QVERIFY(entry >= 0);
+            QCOMPARE(t.timeMs, w.history()->time(entry).toMSecsSinceEpoch());
+            got.append({entry, t.id});
+        }
+        QCOMPARE(got, alertsBeganAt(f.captures));
+        // At 09:01:30 worker 1 of v6e-4x4-2 dies: the slice degrades and the host is missing.
+        const qint64 death = QDateTime(QDate(2026, 11, 29), QTime(9, 1, 30), Qt::UTC).toMSecsSinceEpoch();
+        auto find = [&](AlertKind kind) {
+            return std::find_if(ticks.begin(), ticks.end(), [&](const AlertTick &t) { return t.kind == kind && t.timeMs == death; });
+        };
+        const auto degraded = find(AlertKind::SliceDegraded);
+        const auto host = find(AlertKind::HostMissing);
+        QVERIFY2(degraded != ticks.end() && host != ticks.end(), "the demo's story kills a host at 09:01:30");
+        QCOMPARE(degraded->selectSlice, QStringLiteral("v6e-4x4-2"));
+        QCOMPARE(host->subject, QStringLiteral("v6e-4x4-2 worker 1"));
+        QCOMPARE(host->serial, degraded->serial);
+
+        // Drawn at the entry's x in the alert row above the lanes, in its severity's colour.
+        TimelineTrack *track = w.timeline()->track();
+        const TimelineGeometry g = track->geometry();
+        const QRect row = track->alertRow();
+        QVERIFY(g.plot.contains(row));
+        QCOMPARE(row.top(), g.plot.top());
+        const int x = int(std::lround(g.xOf(death)));
+        const QImage image = track->grab().toImage();
+        QCOMPARE(image.pixelColor(x, row.top() + row.height() / 3), alertSeverityColor(degraded->severity, Theme::light()));
+        // Every tick is drawn in the colour of the worst alert that began at its entry.
+        for (const AlertTick &t : ticks) {
+            AlertSeverity worst = t.severity;
+            for (const AlertTick &o : ticks)
+                if (o.serial == t.serial)
+                    worst = std::max(worst, o.severity);
+            QCOMPARE(image.pixelColor(int(std::lround(g.xOf(t.timeMs))), row.top() + row.height() / 3), alertSeverityColor(worst, Theme::light()));
+        }
+        // Between ticks the row holds no colour of any severity.
+        for (const AlertSeverity severity : {AlertSeverity::Info, AlertSeverity::Warning, AlertSeverity::Critical})
+            QVERIFY(image.pixelColor(x - 10, row.top() + row.height() / 3) != alertSeverityColor(severity, Theme::light()));
+
+        // Hovering it says what began there.
+        const QPoint at(x, row.center().y());
+        const int under = track->alertTickAt(at);
+        QVERIFY(under >= 0);
+        QCOMPARE(ticks[size_t(under)].serial, degraded->serial);
+        const QString tip = track->alertToolTip(at);
+        QVERIFY2(tip.contains(host->text.toHtmlEscaped()) && tip.contains(degraded->text.toHtmlEscaped()), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("2026-11-29 09:01:30 UTC")), qPrintable(tip));
+        QHelpEvent help(QEvent::ToolTip, at, track->mapToGlobal(at));
+        QApplication::sendEvent(track, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), tip);
+        QToolTip::hideText();
+        QVERIFY(track->alertToolTip(QPoint(x - 12, row.center().y())).isEmpty());
+        QVERIFY(track->alertToolTip(QPoint(x, g.plot.center().y())).isEmpty()); // the lanes are not the alert row
+
+        // Clicking it goes to that moment with its slice open, as clicking an event does.
+        QTest::mouseClick(track, Qt::LeftButton, {}, at);
+        QVERIFY(!w.timeline()->isLive());
+        QCOMPARE(w.timeline()->positionSerial(), degraded->serial);
+        QCOMPARE(w.workspace()->page(), Workspace::Page::Slice);
+        QCOMPARE(w.workspace()->currentSlice(), QStringLiteral("v6e-4x4-2"));
+        // A host's alert selects the host too.
+        w.timeline()->goLive();
+        w.workspace()->showPage(Workspace::Page::Overview);
+        QSignalSpy activated(w.timeline(), &Timeline::alertTickActivated);
+        w.timeline()->activateAlertTick(int(host - ticks.begin()));
+        QCOMPARE(activated.size(), 1);
+        QCOMPARE(activated.first().first().value<AlertTick>(), *host);
+        QCOMPARE(w.timeline()->positionSerial(), host->serial);
+        QCOMPARE(w.workspace()->page(), Workspace::Page::Slice);
+        QCOMPARE(w.workspace()->currentSlice(), QStringLiteral("v6e-4x4-2"));
+        QCOMPARE(w.workspace()->sliceView()->selectedHost(), 1);
+    }
+
+    void alertTicksAreColouredBySeverity()
+    {
+        // Three entries a minute apart; an info alert begins at the first, a warning at the
+        // second, a critical and an info at the third.
+        SnapshotHistory history;
+        DemoCluster demo;
+        for (int i = 0; i < 3; ++i) {
+            if (i > 0)
+                demo.advance(60000);
+            history.add(buildSnapshot(demo.capture()));
+        }
+        Timeline timeline;
+        timeline.resize(900, 200);
+        timeline.setHistory(&history);
+        timeline.recordAlerts({someAlert(QStringLiteral("a"), AlertSeverity::Info)}, history.serial(0));
+        timeline.recordAlerts({someAlert(QStringLiteral("a"), AlertSeverity::Info), someAlert(QStringLiteral("b"), AlertSeverity::Warning)}, history.serial(1));
+        timeline.recordAlerts({someAlert(QStringLiteral("c"), AlertSeverity::Info), someAlert(QStringLiteral("d"), AlertSeverity::Critical)}, history.serial(2));
+        QCOMPARE(timeline.alertTicks().size(), 4);
+        timeline.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+        const QList<AlertSeverity> worst{AlertSeverity::Info, AlertSeverity::Warning, AlertSeverity::Critical};
+        for (const Theme &theme : {Theme::light(), Theme::dark()}) {
+            timeline.setTheme(theme);
+            TimelineTrack *track = timeline.track();
+            const QImage image = track->grab().toImage();
+            const TimelineGeometry g = track->geometry();
+            const int y = track->alertRow().top() + track->alertRow().height() / 3;
+            for (int i = 0; i < 3; ++i) {
+                const int x = int(std::lround(g.xOf(history.time(i).toMSecsSinceEpoch())));
+                QCOMPARE(image.pixelColor(x, y), alertSeverityColor(worst[i], theme));
+            }
+        }
+        QVERIFY(alertSeverityColor(AlertSeverity::Info, Theme::light()) != alertSeverityColor(AlertSeverity::Warning, Theme::light()));
+        QVERIFY(alertSeverityColor(AlertSeverity::Warning, Theme::light()) != alertSeverityColor(AlertSeverity::Critical, Theme::light()));
+        // The tooltip of the last lists the critical one first.
+        const QPoint last(int(std::lround(timeline.track()->geometry().xOf(history.time(2).toMSecsSinceEpoch()))), timeline.track()->alertRow().center().y());
+        const QString tip = timeline.track()->alertToolTip(last);
+        QVERIFY2(tip.indexOf(QLatin1String("Critical")) >= 0 && tip.indexOf(QLatin1String("Critical")) < tip.indexOf(QLatin1String("Info")), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("d is on fire")) && tip.contains(QLatin1String("c is on fire")), qPrintable(tip));
+        QCOMPARE(timeline.alertTicks().ticks()[size_t(timeline.track()->alertTickAt(last))].id, QStringLiteral("d"));
+        timeline.setHistory(nullptr);
+    }
+
+    void alertTicksLeaveWithTheirEntries()
+    {
+        Fed f = feedWindow(demoStory(), false);
+        MainWindow &w = *f.window;
+        const QList<AlertTick> before(w.timeline()->alertTicks().ticks().begin(), w.timeline()->alertTicks().ticks().end());
+        QVERIFY(!before.isEmpty());
+        // Two minutes back from 09:05:00: the death at 09:01:30 is evicted, and its ticks with it.
+        w.setHistoryPolicy({120, 0});
+        QCOMPARE(w.history()->size(), 9);
+        const qint64 oldest = w.history()->serial(0);
+        QList<AlertTick> expected;
+        for (const AlertTick &t : before)
+            if (t.serial >= oldest)
+                expected << t;
+        QVERIFY(expected.size() < before.size());
+        const QList<AlertTick> after(w.timeline()->alertTicks().ticks().begin(), w.timeline()->alertTicks().ticks().end());
+        QCOMPARE(after, expected);
+        // Evicted or not, the alerts still active do not begin again at the next capture.
+        DemoCluster later;
+        later.advance(qint64(f.captures.size()) * 15000);
+        f.source->push(later.capture());
+        QStringList expectedNew, gotNew;
+        for (const auto &[index, id] : alertsBeganAt(f.captures + QList<Capture>{later.capture()}))
+            if (index == f.captures.size())
+                expectedNew << id;
+        for (const AlertTick &t : w.timeline()->alertTicks().ticks())
+            if (t.serial == w.history()->serial(w.history()->size() - 1))
+                gotNew << t.id;
+        QCOMPARE(gotNew, expectedNew);
+        QVERIFY(w.timeline()->alertTicks().size() >= after.size());
+        // A new source is another cluster: no ticks.
+        w.setSource(std::make_unique<PushSource>());
+        QVERIFY(w.timeline()->alertTicks().isEmpty());
+    }
+
+    void alertTickLogIsBounded()
+    {
+        AlertTickLog log(3);
+        const QDateTime t0 = QDateTime(QDate(2026, 11, 29), QTime(9, 0), Qt::UTC);
+        QCOMPARE(log.record({someAlert(QStringLiteral("a"), AlertSeverity::Info), someAlert(QStringLiteral("b"), AlertSeverity::Critical)}, 1, t0), 2);
+        // Still active: no tick. New: one. Gone then back: begins again.
+        QCOMPARE(log.record({someAlert(QStringLiteral("a"), AlertSeverity::Info), someAlert(QStringLiteral("c"), AlertSeverity::Warning)}, 2, t0.addSecs(10)), 1);
+        QCOMPARE(log.record({someAlert(QStringLiteral("b"), AlertSeverity::Critical)}, 3, t0.addSecs(20)), 1);
+        // A rollup is no alert of its own.
+        Alert rollup = someAlert(QStringLiteral("rollup|b"), AlertSeverity::Critical);
+        rollup.rollup = true;
+        QCOMPARE(log.record({someAlert(QStringLiteral("b"), AlertSeverity::Critical), rollup}, 4, t0.addSecs(30)), 0);
+        // Four ticks made, three kept: the oldest went.
+        QCOMPARE(log.size(), 3);
+        QStringList ids;
+        for (const AlertTick &t : log.ticks())
+            ids << QStringLiteral("%1@%2").arg(t.id).arg(t.serial);
+        QCOMPARE(ids, (QStringList{QStringLiteral("b@1"), QStringLiteral("c@2"), QStringLiteral("b@3")}));
+        QCOMPARE(log.ticks().back().timeMs, t0.addSecs(20).toMSecsSinceEpoch());
+        QCOMPARE(log.ticks().back().text, QStringLiteral("b is on fire"));
+        QCOMPARE(log.dropBefore(3), 2);
+        QCOMPARE(log.size(), 1);
+        log.clear();
+        QVERIFY(log.isEmpty());
+        QCOMPARE(log.record({someAlert(QStringLiteral("b"), AlertSeverity::Critical)}, 5, t0.addSecs(40)), 1); // forgotten: begins again
     }
 
     void goldenScrubbedBack()
