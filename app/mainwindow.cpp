@@ -57,6 +57,7 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
 
     setWindowTitle(tr("SliceScope"));
     setCentralWidget(m_workspace);
+    m_workspace->setHistory(m_history); // the tiles' duty sparklines
     statusBar()->addWidget(m_status, 1);
     statusBar()->setSizeGripEnabled(false);
 
@@ -136,7 +137,7 @@ void MainWindow::buildHistoryDocks()
     chartsButton->setObjectName(QStringLiteral("chartsButton"));
     chartsButton->setText(tr("Charts"));
     chartsButton->setCheckable(true);
-    chartsButton->setToolTip(tr("Show the history as charts: chips, slices, placement groups, worker groups over time"));
+    chartsButton->setToolTip(tr("Show the history as charts: chips, slices, placement groups, worker groups and chip activity over time"));
     connect(chartsButton, &QToolButton::clicked, chartsDock, [chartsDock](bool on) {
         chartsDock->setVisible(on);
         if (on)
