@@ -367,7 +367,7 @@ ParsedSeries readSeries(od::value item, bool rayNames, bool window, Interner &in
             int i = 0;
             forEachElement(v, [&](od::value e) {
                 double d = 0;
-                if (i == 0 && toFiniteNumber(e, &d)) x.atMs = qint64(d * 1000);
+                if (i == 0 && toFiniteNumber(e, &d)) x.atMs = doubleToInt(d * 1000, 0); // saturated: a timestamp of 1e300 is no UB
                 if (i == 1) x.valueOk = toFiniteNumber(e, &x.value);
                 ++i;
             });
@@ -614,7 +614,7 @@ private:
                                                       "until the node restarts)"));
             return ref;
         }
-        const qint64 atMs = e.now > 0 ? qint64(e.now * 1000) : 0;
+        const qint64 atMs = e.now > 0 ? doubleToInt(e.now * 1000, 0) : 0;
         if (!fresh(atMs)) {
             stale(ref, atMs);
             return ref;
