@@ -7,10 +7,11 @@
 #include "snapshotread_p.h"
 
 #include <QHash>
+#include <QMutex>
+#include <QMutexLocker>
 
 #include <algorithm>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -413,11 +414,11 @@ public:
     std::shared_ptr<const ParsedSummary> summary(const QByteArray &body)
     {
         {
-            std::lock_guard lock(m_mutex);
+            QMutexLocker lock(&m_mutex);
             if (m_summary && sameBuffer(m_summary->body, body)) return m_summary;
         }
         auto parsed = parseSummary(body);
-        std::lock_guard lock(m_mutex);
+        QMutexLocker lock(&m_mutex);
         m_summary = parsed;
         return parsed;
     }
@@ -425,12 +426,12 @@ public:
     std::shared_ptr<const ParsedAnswer> answer(const Capture::PrometheusAnswer &a, bool rayNames, bool window)
     {
         {
-            std::lock_guard lock(m_mutex);
+            QMutexLocker lock(&m_mutex);
             for (const auto &p : m_answers)
                 if (p->query == a.query && p->rayNames == rayNames && p->window == window && sameBuffer(p->body, a.body)) return p;
         }
         auto parsed = parseAnswer(a, rayNames, window);
-        std::lock_guard lock(m_mutex);
+        QMutexLocker lock(&m_mutex);
         m_answers.erase(std::remove_if(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query == a.query; }), m_answers.end());
         if (m_answers.size() >= kMaxAnswers) m_answers.erase(m_answers.begin());
         m_answers.push_back(parsed);
@@ -442,7 +443,7 @@ private:
     // Equal bytes are not enough to be cheap: only the same buffer is known equal for free.
     static bool sameBuffer(const QByteArray &a, const QByteArray &b) { return !a.isEmpty() && a.size() == b.size() && a.constData() == b.constData(); }
 
-    std::mutex m_mutex;
+    QMutex m_mutex; // buildSnapshot() may run on any thread; a QMutex also builds for the browser's single-threaded Qt
     std::shared_ptr<const ParsedSummary> m_summary;
     std::vector<std::shared_ptr<const ParsedAnswer>> m_answers;
 };
