@@ -3,7 +3,7 @@
 #include "fleetgrouping.h"
 
 #include "fleetfilter.h"
-#include "naturalsort_p.h" // the model's locale-free order, so groups sort as the tables do
+#include "naturalsort.h" // the model's locale-free order, so groups sort as the tables do
 
 #include <QHash>
 

@@ -5,7 +5,7 @@
 
 #include "snapshotjoin_p.h"
 
-#include "naturalsort_p.h"
+#include "naturalsort.h"
 #include "snapshotread_p.h"
 
 #include <QHash>

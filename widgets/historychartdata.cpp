@@ -2,6 +2,7 @@
 #include "historychartdata_p.h"
 
 #include "history.h"
+#include "naturalsort.h"
 #include "tpu.h"
 
 #include <QHash>
@@ -96,41 +97,6 @@ QList<Column> activityColumns(const SnapshotHistory &history, int n, const Activ
                        return c ? QString::number(c->chips) : QStringLiteral("\u2013");
                    }};
     return cols;
-}
-
-// Names with their numbers compared as numbers: "tpu-v6e-4x4-2" before "tpu-v6e-4x4-10".
-bool naturalLess(const QString &a, const QString &b)
-{
-    qsizetype i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        if (a[i].isDigit() && b[j].isDigit()) {
-            qsizetype ie = i, je = j;
-            while (ie < a.size() && a[ie].isDigit())
-                ++ie;
-            while (je < b.size() && b[je].isDigit())
-                ++je;
-            // Compare the runs as numbers without converting: leading zeros off, then length, then digits.
-            QStringView x = QStringView(a).mid(i, ie - i), y = QStringView(b).mid(j, je - j);
-            while (x.size() > 1 && x.front() == u'0')
-                x = x.mid(1);
-            while (y.size() > 1 && y.front() == u'0')
-                y = y.mid(1);
-            if (x.size() != y.size())
-                return x.size() < y.size();
-            if (const int c = x.compare(y); c != 0)
-                return c < 0;
-            i = ie;
-            j = je;
-            continue;
-        }
-        if (a[i] != b[j])
-            return a[i] < b[j];
-        ++i;
-        ++j;
-    }
-    if ((a.size() - i) != (b.size() - j))
-        return a.size() - i < b.size() - j;
-    return a < b; // equal as numbers ("01" and "1"): a stable order anyway
 }
 
 } // namespace
@@ -336,7 +302,7 @@ SeenInHistory seenIn(const SnapshotHistory *history, int n)
         groupIds << fresh;
     }
     QStringList sliceNames(slices.cbegin(), slices.cend());
-    std::sort(sliceNames.begin(), sliceNames.end(), naturalLess);
+    std::sort(sliceNames.begin(), sliceNames.end(), [](const QString &a, const QString &b) { return naturalLess(a, b); }); // the model's order, as the tables sort
     QStringList scopes;
     scopes.reserve(sliceNames.size() + groupIds.size());
     for (const QString &name : std::as_const(sliceNames))
