@@ -476,6 +476,11 @@ public:
         }
     }
 
+    // A sample was refused as stale: the join's result then depends on the time beyond its samples.
+    bool sawStale() const { return m_sawStale; }
+    // The oldest sample taken (ms since the epoch, 0: none): the first to turn stale.
+    qint64 oldestTakenMs() const { return m_oldestTakenMs; }
+
     void run()
     {
         readNodeSummary();
@@ -572,6 +577,7 @@ private:
 
     void stale(const HostRef &ref, qint64 atMs)
     {
+        m_sawStale = true;
         m_builder.setUnknownReason(ref.slice, ref.host, QStringLiteral("its newest TPU sample is %1 min old: the source stopped reporting").arg((m_nowMs - atMs) / 60000));
     }
 
@@ -621,6 +627,7 @@ private:
             return ref;
         }
         ++counts.reportingNodes;
+        took(atMs);
         static constexpr Metric order[5] = {Metric::DutyCycle, Metric::Tensorcore, Metric::HbmBandwidth, Metric::HbmUsed, Metric::HbmTotal};
         for (int i = 0; i < e.chipCount; ++i) {
             const SummaryChip &sc = e.chips[i];
@@ -786,8 +793,10 @@ private:
         if (!takesActivity(ref)) return;
         if (!fresh(x.atMs)) {
             ++n.stale;
+            m_sawStale = true;
             return;
         }
+        took(x.atMs);
         if (source == ActivitySource::DevicePlugin) {
             m_plugin.push_back({ref, x.metric, x.index, x.value, x.atMs});
             ++n.joined;
@@ -880,6 +889,12 @@ private:
     ViewMap<HostRef> m_byPod;         // "ns/pod" -> host (byPod())
     ViewMap<IpEntry> m_byIp;          // IP -> the one alive node's host, or ambiguous (byIp())
     bool m_byPodBuilt = false, m_byIpBuilt = false;
+    bool m_sawStale = false;
+    qint64 m_oldestTakenMs = 0;
+    void took(qint64 atMs)
+    {
+        if (atMs > 0 && (!m_oldestTakenMs || atMs < m_oldestTakenMs)) m_oldestTakenMs = atMs;
+    }
     std::shared_ptr<const ParsedSummary> m_summary; // the node summary read, when one was
     std::vector<HostRef> m_entryHost;               // per summary entry, its host (none: no slice host)
     std::vector<PluginSample> m_plugin;
@@ -890,10 +905,96 @@ private:
 
 } // namespace
 
+namespace {
+
+// What the join reads of a snapshot, hashed: the slices' hosts (state, Ray node, pod, chips and
+// who holds each), the placement groups' ids and the Ray nodes' addresses.
+size_t shapeOf(const ClusterSnapshot &s)
+{
+    size_t h = qHashMulti(0, s.slices.size(), s.placementGroups.size(), s.rayNodes.size(), s.pods.size());
+    for (const Slice &slice : s.slices) {
+        h = qHashMulti(h, slice.name, slice.workerGroup, slice.hosts.size());
+        for (const Host &host : slice.hosts) {
+            h = qHashMulti(h, int(host.state), host.rayNode, host.pod, host.chips.size());
+            for (const ChipUse &chip : host.chips)
+                h = qHashMulti(h, chip.placementGroup);
+        }
+    }
+    for (const PlacementGroup &g : s.placementGroups)
+        h = qHashMulti(h, g.id);
+    for (const RayNode &n : s.rayNodes)
+        h = qHashMulti(h, n.id, n.alive, n.ip);
+    for (const Pod &p : s.pods)
+        h = qHashMulti(h, p.ns, p.name);
+    return h;
+}
+
+// The last join, reused while a capture carries the same bodies (the same buffers) and errors, the
+// snapshot has the same shape, and none of the samples taken has aged past the limit since: the
+// common case of a live window, whose 2 s captures share the node summary and Prometheus's
+// answers for 10 s. A join that refused a stale sample is not kept (its reasons name its age).
+class JoinMemo
+{
+public:
+    std::shared_ptr<const ActivityTable> find(const Capture &c, size_t shape, qint64 nowMs)
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_table || nowMs <= 0 || nowMs > m_validUntilMs || shape != m_shape || !sameBodies(c)) return {};
+        return m_table;
+    }
+    // `oldestSampleMs`: the oldest sample the table took (0: none), which turns stale first.
+    void store(const Capture &c, size_t shape, qint64 nowMs, std::shared_ptr<const ActivityTable> table, bool sawStale, qint64 oldestSampleMs)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_table.reset();
+        if (!table || sawStale || nowMs <= 0) return;
+        m_validUntilMs = oldestSampleMs > 0 ? oldestSampleMs + kMaxSampleAgeMs : std::numeric_limits<qint64>::max();
+        m_shape = shape;
+        m_capture = c; // holds the bodies: "the same buffer" cannot be a freed one come back
+        m_table = std::move(table);
+    }
+
+private:
+    static bool same(const QByteArray &a, const QByteArray &b) { return a.size() == b.size() && a.constData() == b.constData(); }
+    bool sameBodies(const Capture &c) const
+    {
+        if (!same(c.rayNodeSummary, m_capture.rayNodeSummary) || c.rayNodeSummaryError != m_capture.rayNodeSummaryError
+            || c.prometheusError != m_capture.prometheusError || c.prometheus.size() != m_capture.prometheus.size())
+            return false;
+        for (qsizetype i = 0; i < c.prometheus.size(); ++i)
+            if (c.prometheus[i].query != m_capture.prometheus[i].query || !same(c.prometheus[i].body, m_capture.prometheus[i].body)) return false;
+        return true;
+    }
+
+    QMutex m_mutex;
+    Capture m_capture;
+    size_t m_shape = 0;
+    qint64 m_validUntilMs = 0;
+    std::shared_ptr<const ActivityTable> m_table;
+};
+
+JoinMemo &joinMemo()
+{
+    static JoinMemo memo;
+    return memo;
+}
+
+} // namespace
+
 void joinActivity(ClusterSnapshot &snapshot, const Capture &capture)
 {
     if (!capture.hasActivity()) return;
-    Joiner(snapshot, capture).run();
+    const size_t shape = shapeOf(snapshot);
+    const qint64 nowMs = capture.capturedAt.isValid() ? capture.capturedAt.toMSecsSinceEpoch() : 0;
+    if (std::shared_ptr<const ActivityTable> kept = joinMemo().find(capture, shape, nowMs)) {
+        snapshot.activity = kept;
+        for (const QString &p : kept->problems)
+            snapshot.warnings << QStringLiteral("activity: %1").arg(p);
+        return;
+    }
+    Joiner joiner(snapshot, capture);
+    joiner.run();
+    joinMemo().store(capture, shape, nowMs, snapshot.activity, joiner.sawStale(), joiner.oldestTakenMs());
 }
 
 } // namespace slicescope

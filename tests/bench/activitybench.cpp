@@ -11,7 +11,9 @@
 //    region): what a capture with new bodies costs;
 //  - activity per poll: the mean over a cycle of the live cadence (a poll every 2 s, Ray's node
 //    summary and Prometheus's answers new every 10 s: one capture in five brings new bodies, the
-//    other four the same buffers, whose parse the join keeps): what the window pays per capture;
+//    other four the same buffers, whose parse and join the model keeps): what the window pays per
+//    capture of a steady cluster. Where the allocation changes between polls the kept join does
+//    not apply and each such poll pays for applying the kept parses (docs/testing.md 4);
 //  - prometheus / summary: joinActivity() with only that source's bodies (Prometheus: both answers);
 //  - prometheus, every label: the answer to the query recordings made before (every label Ray's
 //    exporter adds), for the ratio of the two query shapes.

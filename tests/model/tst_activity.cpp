@@ -145,6 +145,7 @@ private Q_SLOTS:
     void summaryGapsAreFilledFromPrometheus();
     void legacyQueryAnswersStillRead();
     void keptParsesNeverGoStale();
+    void keptJoinOnlyWhileNothingChanged();
     void prometheusErrorsAreExplained_data();
     void prometheusErrorsAreExplained();
     void captureFileRoundTrip();
@@ -513,6 +514,38 @@ void TestActivity::keptParsesNeverGoStale()
     Capture legacy = p;
     legacy.prometheus[0].query = QLatin1String(promql::kRayTpuAllLabels);
     QCOMPARE(dutyOf(legacy), 20.0f);
+}
+
+// The whole join is kept while captures carry the same bodies over a snapshot of the same shape,
+// and only until its oldest sample would turn stale.
+void TestActivity::keptJoinOnlyWhileNothingChanged()
+{
+    QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    for (const FakeNode &n : nodes)
+        chips.insert(n.id, fourChips(20));
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    const SnapshotPtr first = buildSnapshot(c), again = buildSnapshot(c);
+    QCOMPARE(again->activity.get(), first->activity.get()); // the same table: nothing changed
+    QCOMPARE(again->activity->reportingChips(), 32);
+
+    // A host died (the snapshot's shape changed): joined anew, its chips no longer taken.
+    nodes[5].alive = false;
+    Capture died = c;
+    died.rayNodes = nodesBody(nodes);
+    const SnapshotPtr afterDeath = buildSnapshot(died);
+    QVERIFY(afterDeath->activity.get() != first->activity.get());
+    QCOMPARE(afterDeath->activity->reportingChips(), 28);
+
+    // Six minutes on with the same bodies: the samples are stale, so the kept join is not used.
+    Capture later = c;
+    later.capturedAt = kAt.addSecs(6 * 60);
+    const SnapshotPtr stale = buildSnapshot(later);
+    QCOMPARE(stale->activity->reportingChips(), 0);
+    QVERIFY(stale->activity->unknownReason(0, 0).contains(QLatin1String("min old")));
 }
 
 void TestActivity::prometheusErrorsAreExplained_data()
