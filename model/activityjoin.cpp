@@ -2,6 +2,7 @@
 // joinActivity(): the capture's activity bodies (Ray's node summary, Prometheus answers) read and
 // joined to the exact chip of each host (model/activity.h says from where and how).
 #include "activity.h"
+#include "activityparse_p.h"
 
 #include "snapshot.h"
 #include "snapshotread_p.h"
@@ -20,439 +21,22 @@
 namespace slicescope {
 
 using namespace snapshotread;
+using namespace activityparse;
 
 namespace {
 
 // A sample older than this (against the capture's time) is not taken: the source stopped.
 constexpr qint64 kMaxSampleAgeMs = 5 * 60 * 1000;
-// What a chip may claim: percentages 0..100 (a hair over from rounding is allowed), bytes below 1 PB.
-constexpr double kMaxPercent = 100.5;
-constexpr double kMaxBytes = 1e15;
-// Series one answer may hold: 5 metrics of 8 chips on 10k hosts, with room.
-constexpr int kMaxSeries = 1 << 19;
-
 struct HostRef {
     int slice = -1;
     int host = -1; // -1: a Ray node SliceScope knows that is no slice host
 };
-
-// Maps keyed by the bytes of a body: looked up with the parser's string_views, no QString per
-// series (the join's time follows the answers' size: 195k series for a 10k-node cluster).
-struct ViewHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
-template<typename V>
-using ViewMap = std::unordered_map<std::string, V, ViewHash, std::equal_to<>>;
 
 // What an IP names: one alive Ray node (its host, or none when it is no slice host), or several.
 struct IpEntry {
     HostRef ref;
     bool ambiguous = false;
 };
-
-// Ray node ids are hex; a body may spell them in capitals.
-std::string lowered(std::string_view s)
-{
-    std::string out(s.substr(0, 128));
-    for (char &ch : out)
-        if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
-    return out;
-}
-
-// The bodies read here are big (a 10k-node cluster's summary is 14 MB, Prometheus's answers 30 MB)
-// and their keys plain ASCII names: walking them with keys and label values as written, rather
-// than unescaped into the parser's buffer, halves the join's time. A key with an escape in it
-// matches none of the names looked for; a value with one is unescaped as usual.
-
-// The key of a member as written (it ends at the first quote: a key with an escaped quote keeps
-// its backslash, and so matches nothing).
-inline std::string_view plainKey(const od::raw_json_string &key)
-{
-    const char *p = key.raw();
-    size_t n = 0;
-    while (p[n] != '"') // the parser checked that the string is closed
-        ++n;
-    return {p, n};
-}
-
-// Like json::forEachMember (bounded alike), with plainKey() keys.
-template<typename F>
-void forEachPlainMember(od::value v, F &&f)
-{
-    if (typeOf(v) != od::json_type::object) return;
-    const char *at = v.raw_json_token().data();
-    od::object obj = take(v.get_object());
-    int seen = 0;
-    for (auto member : obj) {
-        od::field field = take(std::move(member));
-        if (++seen > limits::kMaxMembersPerObject) {
-            if (seen == limits::kMaxMembersPerObject + 1) CutLog::note(&CutLog::members, &CutLog::firstMembers, at);
-            continue;
-        }
-        f(plainKey(field.key()), field.value());
-    }
-}
-
-// A string value's text: as written when it holds no escape (the common case), else unescaped by
-// the parser. False for anything but a string.
-inline bool textOf(od::value &v, std::string_view &out)
-{
-    std::string_view t = v.raw_json_token();
-    if (t.empty() || t.front() != '"') return false;
-    while (t.size() > 1 && t.back() != '"') // the token runs on over the spaces after it
-        t.remove_suffix(1);
-    if (t.size() < 2) return false;
-    t = t.substr(1, t.size() - 2);
-    if (t.find('\\') == std::string_view::npos) {
-        out = t;
-        return true;
-    }
-    return v.get_string().get(out) == simdjson::SUCCESS;
-}
-
-// Prometheus writes "status" first: an answer that starts so is a success worth reading in full
-// only when it can change something (see Joiner::run()); anything else is read and explained.
-bool startsAsSuccess(const QByteArray &body)
-{
-    return body.startsWith(R"({"status":"success")");
-}
-
-enum class Metric
-{
-    None,
-    DutyCycle,
-    Tensorcore,
-    HbmBandwidth,
-    HbmUsed,
-    HbmTotal
-};
-
-Metric metricOf(std::string_view name, bool rayPrefix)
-{
-    if (rayPrefix) {
-        if (name.substr(0, 8) != "ray_tpu_")
-            return Metric::None;
-        name.remove_prefix(8);
-    }
-    if (name == "duty_cycle") return Metric::DutyCycle;
-    if (name == "tensorcore_utilization") return Metric::Tensorcore;
-    if (name == "memory_bandwidth_utilization") return Metric::HbmBandwidth;
-    if (name == "memory_used") return Metric::HbmUsed;
-    if (name == "memory_total") return Metric::HbmTotal;
-    return Metric::None;
-}
-
-bool isRuntimeMetric(Metric m)
-{
-    return m == Metric::DutyCycle || m == Metric::HbmUsed || m == Metric::HbmTotal;
-}
-
-bool valueFits(Metric m, double v)
-{
-    if (!std::isfinite(v) || v < 0)
-        return false;
-    return m == Metric::HbmUsed || m == Metric::HbmTotal ? v < kMaxBytes : v <= kMaxPercent;
-}
-
-// Sets one metric on a chip unless a source before this one already said it.
-void setMetric(ChipActivity &c, Metric m, double v)
-{
-    switch (m) {
-    case Metric::DutyCycle:
-        if (std::isnan(c.dutyCycle)) c.dutyCycle = float(std::min(v, 100.0));
-        break;
-    case Metric::Tensorcore:
-        if (std::isnan(c.tensorcoreUtilization)) c.tensorcoreUtilization = float(std::min(v, 100.0));
-        break;
-    case Metric::HbmBandwidth:
-        if (std::isnan(c.hbmBandwidthUtilization)) c.hbmBandwidthUtilization = float(std::min(v, 100.0));
-        break;
-    case Metric::HbmUsed:
-        if (std::isnan(c.hbmUsedBytes)) c.hbmUsedBytes = v;
-        break;
-    case Metric::HbmTotal:
-        if (std::isnan(c.hbmTotalBytes)) c.hbmTotalBytes = v;
-        break;
-    case Metric::None: break;
-    }
-}
-
-// "4804690994094478883-3" -> 3 (the device plugin's accelerator_id; Ray takes what follows the dash).
-int acceleratorIndex(std::string_view id)
-{
-    const size_t dash = id.rfind('-');
-    if (dash == std::string_view::npos || dash + 1 >= id.size())
-        return -1;
-    int i = -1;
-    const auto res = std::from_chars(id.data() + dash + 1, id.data() + id.size(), i);
-    return res.ec == std::errc() && res.ptr == id.data() + id.size() && i >= 0 && i < limits::kMaxChipsPerHost * limits::kMaxHostsPerSlice ? i : -1;
-}
-
-int smallIndex(std::string_view text)
-{
-    int i = -1;
-    const auto res = std::from_chars(text.data(), text.data() + text.size(), i);
-    return res.ec == std::errc() && res.ptr == text.data() + text.size() && i >= 0 && i < limits::kMaxChipsPerHost ? i : -1;
-}
-
-// ---- The parse of each body, kept while captures carry the same body ----------------------
-// RayClient refreshes the node summary at most every 10 s and the Prometheus poller its answers
-// every 10 s, while captures come every 2 s: most captures carry the very bodies (the same shared
-// buffers) the one before did. Each body is parsed once into the values the join needs; the join
-// itself then costs a lookup per node and per series. The newest parse of each kind is kept with
-// a reference to its body, so "the same buffer" is a pointer comparison that cannot be fooled by
-// a freed buffer's address coming back (docs/architecture.md, the data path).
-
-struct SummaryChip {
-    int index = -1;
-    double values[5] = {0, 0, 0, 0, 0}; // duty, tensorcore, hbm bw, used, total
-    bool has[5] = {false, false, false, false, false};
-};
-
-// One entry of GET /nodes?view=summary, as the join needs it.
-struct SummaryEntry {
-    QString nodeId;       // lower case, as the snapshot's node ids are keyed
-    std::string instance; // "address:metrics-port" of a live node, else empty
-    double now = 0;
-    bool sawTpus = false;
-    int chipCount = 0;
-    SummaryChip chips[limits::kMaxChipsPerHost];
-};
-
-struct ParsedSummary {
-    QByteArray body; // held: its buffer names this parse
-    bool ok = false;
-    QStringList errors, warnings;
-    std::vector<SummaryEntry> entries;
-    ViewMap<int> byInstance; // "address:metrics-port" -> the live entry that has it (the last, as Ray lists them)
-};
-
-// GET /nodes?view=summary: {"result", "msg", "data": {"summary": [ {"now", "ip", "raylet": {"nodeId",
-// "nodeManagerAddress", "metricsExportPort", ...}, "tpus": [...] }, ...]}}.
-void readSummaryEntry(od::value entry, SummaryEntry &e)
-{
-    std::string_view address;
-    qint64 port = -1;
-    bool dead = false;
-    forEachPlainMember(entry, [&](std::string_view k, od::value v) {
-        if (k == "now") {
-            toFiniteNumber(v, &e.now);
-        } else if (k == "raylet") {
-            forEachPlainMember(v, [&](std::string_view rk, od::value rv) {
-                std::string_view text;
-                if (rk == "metricsExportPort" || rk == "metrics_export_port") port = toInt(rv, -1);
-                else if (!textOf(rv, text)) return;
-                else if (rk == "nodeId" || rk == "node_id") e.nodeId = QString::fromLatin1(lowered(text));
-                else if (rk == "nodeManagerAddress" || rk == "node_manager_address") address = text.substr(0, 128);
-                else if (rk == "state") dead = text == "DEAD";
-            });
-        } else if (k == "tpus") {
-            e.sawTpus = typeOf(v) == od::json_type::array;
-            forEachElement(v, [&](od::value tv) {
-                SummaryChip c;
-                forEachPlainMember(tv, [&](std::string_view tk, od::value x) {
-                    int slot = -1;
-                    if (tk == "index") c.index = int(toInt(x, -1));
-                    else if (tk == "dutyCycle" || tk == "duty_cycle") slot = 0;
-                    else if (tk == "tensorcoreUtilization" || tk == "tensorcore_utilization") slot = 1;
-                    else if (tk == "hbmUtilization" || tk == "hbm_utilization") slot = 2;
-                    else if (tk == "memoryUsed" || tk == "memory_used") slot = 3;
-                    else if (tk == "memoryTotal" || tk == "memory_total") slot = 4;
-                    if (slot >= 0) c.has[slot] = toFiniteNumber(x, &c.values[slot]);
-                });
-                // A host has at most kMaxChipsPerHost chips: the rest could name none of them.
-                if (c.index >= 0 && c.index < limits::kMaxChipsPerHost && e.chipCount < limits::kMaxChipsPerHost) e.chips[e.chipCount++] = c;
-            });
-        }
-    });
-    // A dead node keeps its address and port in the summary, and its successor often has both:
-    // only a live node names an instance.
-    if (!dead && !e.nodeId.isEmpty() && !address.empty() && port > 0 && port < 65536) {
-        e.instance.assign(address);
-        e.instance += ':';
-        e.instance += std::to_string(port);
-    }
-}
-
-std::shared_ptr<const ParsedSummary> parseSummary(const QByteArray &body)
-{
-    auto out = std::make_shared<ParsedSummary>();
-    out->body = body;
-    bool sawSummary = false;
-    out->ok = parseBody(body, "ray.node_summary", out->errors, out->warnings, [&](od::value root) -> QString {
-        if (typeOf(root) != od::json_type::object) return QStringLiteral("expected an object, got %1").arg(describeType(root));
-        forEachPlainMember(root, [&](std::string_view k, od::value v) {
-            if (k != "data") return;
-            forEachPlainMember(v, [&](std::string_view k2, od::value list) {
-                if (k2 != "summary") return;
-                sawSummary = typeOf(list) == od::json_type::array;
-                forEachElement(
-                    list,
-                    [&](od::value entry) {
-                        out->entries.emplace_back();
-                        readSummaryEntry(entry, out->entries.back());
-                    },
-                    limits::kMaxListItems);
-            });
-        });
-        return sawSummary ? QString() : QStringLiteral("no data.summary list (is this GET /nodes?view=summary?)");
-    });
-    if (!out->ok) out->entries.clear();
-    for (size_t i = 0; i < out->entries.size(); ++i)
-        if (!out->entries[i].instance.empty()) out->byInstance.insert_or_assign(out->entries[i].instance, int(i));
-    return out;
-}
-
-// One series of a Prometheus answer: its labels as indices into the answer's strings (0: absent).
-struct ParsedSeries {
-    quint32 ip = 0, instance = 0, pod = 0, ns = 0;
-    double value = 0;
-    qint64 atMs = 0;
-    Metric metric = Metric::None;
-    qint32 index = -1; // TpuIndex (Ray: local) or the accelerator_id's (plugin: slice-wide for runtime metrics)
-    bool valueOk = false;
-};
-
-struct ParsedAnswer {
-    QString query;
-    QByteArray body; // held: its buffer names this parse
-    bool rayNames = false, window = false;
-    bool ok = false;
-    QStringList errors, warnings;
-    QString status, errorType, error, resultType;
-    std::vector<ParsedSeries> series;
-    std::deque<std::string> strings{std::string()}; // [0] is "absent"; a deque: views into it stay put
-};
-
-// Label values, each kept once per answer (10k hosts' addresses over 200k series).
-class Interner
-{
-public:
-    explicit Interner(std::deque<std::string> &strings)
-        : m_strings(strings)
-    {
-    }
-    quint32 operator()(std::string_view text)
-    {
-        if (text.empty()) return 0;
-        if (const auto it = m_index.find(text); it != m_index.end()) return it->second;
-        m_strings.emplace_back(text);
-        const auto id = quint32(m_strings.size() - 1);
-        m_index.emplace(std::string_view(m_strings.back()), id);
-        return id;
-    }
-
-private:
-    std::deque<std::string> &m_strings;
-    std::unordered_map<std::string_view, quint32> m_index;
-};
-
-ParsedSeries readSeries(od::value item, bool rayNames, bool window, Interner &intern)
-{
-    ParsedSeries x;
-    forEachPlainMember(item, [&](std::string_view k, od::value v) {
-        if (k == "metric") {
-            forEachPlainMember(v, [&](std::string_view lk, od::value lv) {
-                std::string_view text;
-                if (!textOf(lv, text)) return;
-                if (lk == "__name__") x.metric = metricOf(text, rayNames);
-                else if (lk == "ip") x.ip = intern(text.substr(0, 64));
-                else if (lk == "instance") x.instance = intern(text.substr(0, 128));
-                else if (lk == "pod") x.pod = intern(text.substr(0, 253));
-                else if (lk == "namespace") x.ns = intern(text.substr(0, 63));
-                else if (lk == "TpuIndex" && rayNames) x.index = smallIndex(text);
-                else if (lk == "accelerator_id" && !rayNames) x.index = acceleratorIndex(text);
-            });
-        } else if (k == "value") {
-            int i = 0;
-            forEachElement(v, [&](od::value e) {
-                double d = 0;
-                if (i == 0 && toFiniteNumber(e, &d)) x.atMs = doubleToInt(d * 1000, 0); // saturated: a timestamp of 1e300 is no UB
-                if (i == 1) x.valueOk = toFiniteNumber(e, &x.value);
-                ++i;
-            });
-        }
-    });
-    if (window) x.metric = Metric::DutyCycle; // max_over_time drops the name
-    return x;
-}
-
-// {"status": "success"|"error", "errorType", "error", "data": {"resultType": "vector", "result":
-// [{"metric": {...}, "value": [ts, "v"]}]}}
-std::shared_ptr<const ParsedAnswer> parseAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, bool window)
-{
-    auto out = std::make_shared<ParsedAnswer>();
-    out->query = answer.query;
-    out->body = answer.body;
-    out->rayNames = rayNames;
-    out->window = window;
-    Interner intern(out->strings);
-    out->ok = parseBody(answer.body, "prometheus", out->errors, out->warnings, [&](od::value root) -> QString {
-        if (typeOf(root) != od::json_type::object) return QStringLiteral("expected an object, got %1").arg(describeType(root));
-        forEachPlainMember(root, [&](std::string_view k, od::value v) {
-            if (k == "status") out->status = toString(v);
-            else if (k == "errorType") out->errorType = toString(v);
-            else if (k == "error") out->error = toString(v).left(200);
-            else if (k == "data")
-                forEachPlainMember(v, [&](std::string_view dk, od::value dv) {
-                    if (dk == "resultType") out->resultType = toString(dv);
-                    else if (dk == "result")
-                        forEachElement(dv, [&](od::value item) { out->series.push_back(readSeries(item, rayNames, window, intern)); }, kMaxSeries);
-                });
-        });
-        return {};
-    });
-    if (!out->ok) out->series.clear(); // a body cut in the middle leaves no half of its numbers behind
-    return out;
-}
-
-// The newest parse of the node summary and of each query's answer (a handful of queries).
-class ParseCache
-{
-public:
-    std::shared_ptr<const ParsedSummary> summary(const QByteArray &body)
-    {
-        {
-            QMutexLocker lock(&m_mutex);
-            if (m_summary && sameBuffer(m_summary->body, body)) return m_summary;
-        }
-        auto parsed = parseSummary(body);
-        QMutexLocker lock(&m_mutex);
-        m_summary = parsed;
-        return parsed;
-    }
-
-    std::shared_ptr<const ParsedAnswer> answer(const Capture::PrometheusAnswer &a, bool rayNames, bool window)
-    {
-        {
-            QMutexLocker lock(&m_mutex);
-            for (const auto &p : m_answers)
-                if (p->query == a.query && p->rayNames == rayNames && p->window == window && sameBuffer(p->body, a.body)) return p;
-        }
-        auto parsed = parseAnswer(a, rayNames, window);
-        QMutexLocker lock(&m_mutex);
-        m_answers.erase(std::remove_if(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query == a.query; }), m_answers.end());
-        if (m_answers.size() >= kMaxAnswers) m_answers.erase(m_answers.begin());
-        m_answers.push_back(parsed);
-        return parsed;
-    }
-
-private:
-    static constexpr size_t kMaxAnswers = 8;
-    // Equal bytes are not enough to be cheap: only the same buffer is known equal for free.
-    static bool sameBuffer(const QByteArray &a, const QByteArray &b) { return !a.isEmpty() && a.size() == b.size() && a.constData() == b.constData(); }
-
-    QMutex m_mutex; // buildSnapshot() may run on any thread; a QMutex also builds for the browser's single-threaded Qt
-    std::shared_ptr<const ParsedSummary> m_summary;
-    std::vector<std::shared_ptr<const ParsedAnswer>> m_answers;
-};
-
-ParseCache &parseCache()
-{
-    static ParseCache cache;
-    return cache;
-}
 
 class Joiner
 {
@@ -584,7 +168,7 @@ private:
     void readNodeSummary()
     {
         if (m_c.rayNodeSummary.isEmpty()) return;
-        const std::shared_ptr<const ParsedSummary> parsed = parseCache().summary(m_c.rayNodeSummary);
+        const std::shared_ptr<const ParsedSummary> parsed = cachedSummary(m_c.rayNodeSummary);
         m_problems += parsed->errors;
         m_problems += parsed->warnings;
         if (!parsed->ok) return;
@@ -670,7 +254,7 @@ private:
         const QString what = window     ? QStringLiteral("Prometheus (%1 s window)").arg(window)
                              : rayNames ? QStringLiteral("Prometheus ray_tpu_*")
                                         : QStringLiteral("Prometheus device-plugin series");
-        const std::shared_ptr<const ParsedAnswer> parsed = parseCache().answer(answer, rayNames, window > 0);
+        const std::shared_ptr<const ParsedAnswer> parsed = cachedAnswer(answer, rayNames, window > 0);
         for (const QString &e : parsed->errors)
             m_problems << QStringLiteral("%1: %2").arg(what, e);
         if (!parsed->ok) return;
