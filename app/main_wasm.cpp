@@ -5,6 +5,10 @@
 //   - the relay that served the page, when its URL carries ?token=... (`slicescope serve`);
 //   - a capture file or recording the user opens (File > Open: the browser's file picker) or drops
 //     on the page, read entirely in the page.
+// With `still` in the page's query (`index.html?still`, `/?token=...&still`) the page draws the
+// first capture its source delivers and holds it: a static view to embed, and a frame that a
+// comparison with the desktop's rendering of one capture cannot race with the next (the demo
+// ticks every second). Opening a file still works.
 // The window starts in the state `slicescope screenshot` renders (setUpScreenshotWindow()), so its
 // first frame is the desktop's golden image. The page's console gets lines tests wait for:
 // "slicescope: first frame" once the overview has been drawn on real data,
@@ -190,6 +194,33 @@ private:
     MainWindow *m_window;
 };
 
+// Forwards the first capture of the source it wraps, then lets that source go (the page's `still`).
+class FirstCaptureSource : public Source
+{
+public:
+    explicit FirstCaptureSource(std::unique_ptr<Source> inner)
+        : m_inner(std::move(inner))
+        , m_description(m_inner->description())
+    {
+        m_inner->setParent(this);
+        connect(m_inner.get(), &Source::failed, this, &Source::failed);
+        connect(m_inner.get(), &Source::captureReceived, this, [this](const Capture &capture) {
+            if (!m_inner) return;
+            Q_EMIT captureReceived(capture);
+            m_inner.release()->deleteLater(); // parented to this until then; stops ticking or listening
+        });
+    }
+    QString description() const override { return m_description; }
+    void start() override
+    {
+        if (m_inner) m_inner->start();
+    }
+
+private:
+    std::unique_ptr<Source> m_inner;
+    QString m_description;
+};
+
 QUrl pageUrl()
 {
     const std::string href = emscripten::val::global("location")["href"].as<std::string>();
@@ -216,6 +247,7 @@ int main(int argc, char **argv)
     std::unique_ptr<Source> source;
     if (QUrlQuery(url).hasQueryItem(QStringLiteral("token"))) source = std::make_unique<RelaySource>(url);
     else source = std::make_unique<DemoSource>();
+    if (QUrlQuery(url).hasQueryItem(QStringLiteral("still"))) source = std::make_unique<FirstCaptureSource>(std::move(source));
 
     // Screenshot mode: deterministic, and nothing stored in the browser.
     auto *window = new MainWindow(MainWindow::Mode::Screenshot);

@@ -118,8 +118,12 @@ std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reas
 #endif
     if (auto *relay = qobject_cast<RelaySource *>(source))
         return std::make_unique<RelayClusterActions>(relay);
-    if (reason)
-        *reason = source ? QStringLiteral("%1 is a recording: it cannot be changed").arg(source->description()) : QStringLiteral("no source");
+    if (reason) {
+        if (!source) *reason = QStringLiteral("no source");
+        else if (qobject_cast<CaptureFileSource *>(source) || qobject_cast<StaticSource *>(source))
+            *reason = QStringLiteral("%1 is a recording: it cannot be changed").arg(source->description());
+        else *reason = QStringLiteral("%1 is shown still: it cannot be changed from here").arg(source->description());
+    }
     return nullptr;
 }
 

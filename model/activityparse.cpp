@@ -332,5 +332,4 @@ std::shared_ptr<const ParsedAnswer> cachedAnswer(const Capture::PrometheusAnswer
     return parseCache().answer(answer, rayNames, window);
 }
 
-
 } // namespace slicescope::activityparse
