@@ -4,6 +4,7 @@
 #include "boundedfile.h"
 #include "capturefile.h"
 #include "democluster.h"
+#include "fleetsource.h"
 #include "kubenames.h"
 #include "kubesource.h"
 #include "livesource.h"
@@ -20,6 +21,10 @@
 namespace slicescope {
 
 namespace {
+
+// Contexts watched at once (--context repeated, --all-contexts): each holds its own watches and
+// Ray pollers (issue 16's fleet: 20 contexts).
+constexpr int kMaxContexts = 64;
 
 // "127.0.0.1:8265" is what people type; Ray's own tools want "http://127.0.0.1:8265".
 QString normalizeRayUrl(const QString &text, QString &url)
@@ -67,6 +72,45 @@ std::unique_ptr<PrometheusPoller> makePrometheus(const SourceSpec &spec, QString
 
 namespace {
 
+// One KubeSource per context (--context repeated, or --all-contexts), joined as a fleet. Every
+// context's kubeconfig entry is resolved first: one that cannot be (a missing file, a context
+// the kubeconfig lacks) is bad input named at once, before anything connects.
+std::unique_ptr<Source> makeFleetSource(const SourceSpec &spec, const RayToken &token, QString *error)
+{
+    QStringList names = spec.contexts;
+    if (spec.allContexts) {
+        KubeConfig first;
+        KubeConfigContexts listed;
+        if (const QString problem = loadKubeConfig(kubeconfigFiles(spec.kubeconfig), QString(), spec.ns, first, &listed); !problem.isEmpty() && listed.contexts.isEmpty()) {
+            *error = problem;
+            return nullptr;
+        }
+        names = listed.contexts;
+        if (names.isEmpty()) {
+            *error = QStringLiteral("--all-contexts: the kubeconfig (%1) names no context").arg(listed.files.join(QStringLiteral(", ")));
+            return nullptr;
+        }
+        if (names.size() > kMaxContexts) {
+            *error = QStringLiteral("--all-contexts: the kubeconfig names %1 contexts, more than the %2 watched at once").arg(names.size()).arg(kMaxContexts);
+            return nullptr;
+        }
+    }
+    std::vector<std::unique_ptr<KubeSource>> sources;
+    for (const QString &name : std::as_const(names)) {
+        KubeConfig config;
+        if (const QString problem = loadKubeConfig(kubeconfigFiles(spec.kubeconfig), name, spec.ns, config); !problem.isEmpty()) {
+            *error = QStringLiteral("context %1: %2").arg(sanitizeForMessage(name, 80), problem);
+            return nullptr;
+        }
+        KubeSourceOptions options;
+        options.ns = config.ns;
+        options.allNamespaces = spec.allNamespaces;
+        options.rayToken = token;
+        sources.push_back(std::make_unique<KubeSource>(std::move(config), std::move(options)));
+    }
+    return std::make_unique<FleetSource>(std::move(sources));
+}
+
 std::unique_ptr<Source> makeLiveSource(const SourceSpec &spec, QString *error)
 {
     QString promError;
@@ -80,6 +124,8 @@ std::unique_ptr<Source> makeLiveSource(const SourceSpec &spec, QString *error)
         *error = problem;
         return nullptr;
     }
+    if (spec.usesKubernetes() && spec.isFleet())
+        return makeFleetSource(spec, token, error);
     if (spec.usesKubernetes()) {
         KubeConfig config;
         if (const QString problem = resolveKubeConfig(spec, config); !problem.isEmpty()) {
@@ -132,7 +178,8 @@ void addSourceOptions(QCommandLineParser &parser)
         {QStringLiteral("ray"), QStringLiteral("Ray dashboard URL (default: RAY_ADDRESS)."), QStringLiteral("URL")},
         {QStringLiteral("ray-token-file"), QStringLiteral("File holding the Ray auth token."), QStringLiteral("F")},
         {QStringLiteral("kubeconfig"), QStringLiteral("kubeconfig path (default: KUBECONFIG)."), QStringLiteral("PATH")},
-        {QStringLiteral("context"), QStringLiteral("kubeconfig context."), QStringLiteral("C")},
+        {QStringLiteral("context"), QStringLiteral("kubeconfig context; repeat it to watch several at once."), QStringLiteral("C")},
+        {QStringLiteral("all-contexts"), QStringLiteral("Watch every context of the kubeconfig at once.")},
         {{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Kubernetes namespace."), QStringLiteral("N")},
         {QStringLiteral("all-namespaces"), QStringLiteral("Watch every namespace.")},
         {QStringLiteral("in-cluster"), QStringLiteral("Use the pod's service account (inside a Kubernetes pod).")},
@@ -156,12 +203,19 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         ++chosen;
     }
     if (parser.isSet(QStringLiteral("ray")) || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context"))
-        || parser.isSet(QStringLiteral("in-cluster"))) {
+        || parser.isSet(QStringLiteral("in-cluster")) || parser.isSet(QStringLiteral("all-contexts"))) {
         spec.kind = SourceSpec::Kind::Live;
         spec.rayUrl = parser.isSet(QStringLiteral("ray")) ? parser.value(QStringLiteral("ray")) : rayAddressFromEnvironment();
         spec.rayTokenFile = parser.value(QStringLiteral("ray-token-file"));
         spec.kubeconfig = parser.value(QStringLiteral("kubeconfig"));
         spec.context = parser.value(QStringLiteral("context"));
+        spec.contexts = parser.values(QStringLiteral("context"));
+        spec.contexts.removeDuplicates();
+        spec.allContexts = parser.isSet(QStringLiteral("all-contexts"));
+        if (spec.allContexts && !spec.contexts.isEmpty())
+            return QStringLiteral("--all-contexts watches every context: leave out --context");
+        if (spec.contexts.size() > kMaxContexts)
+            return QStringLiteral("at most %1 contexts at once (%2 given)").arg(kMaxContexts).arg(spec.contexts.size());
         spec.ns = parser.value(QStringLiteral("namespace"));
         // The namespace goes into every request path: refuse what Kubernetes would not name.
         if (parser.isSet(QStringLiteral("namespace"))) {
@@ -170,7 +224,10 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         }
         spec.allNamespaces = parser.isSet(QStringLiteral("all-namespaces"));
         spec.inCluster = parser.isSet(QStringLiteral("in-cluster"));
-        spec.kubernetes = spec.inCluster || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context"));
+        spec.kubernetes = spec.inCluster || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context")) || spec.allContexts;
+        if (spec.isFleet() && (spec.inCluster || parser.isSet(QStringLiteral("ray"))))
+            return QStringLiteral("several contexts read each RayCluster's Ray through its own API server: leave out %1")
+                .arg(spec.inCluster ? QStringLiteral("--in-cluster") : QStringLiteral("--ray"));
         ++chosen;
     }
     if (parser.isSet(QStringLiteral("relay"))) {
@@ -196,6 +253,8 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
     if (parser.isSet(QStringLiteral("prometheus")) || parser.isSet(QStringLiteral("prometheus-token-file"))) {
         if (spec.kind != SourceSpec::Kind::Live)
             return QStringLiteral("--prometheus adds chip activity to a live source: give --ray URL or --kubeconfig/--context too");
+        if (spec.isFleet())
+            return QStringLiteral("--prometheus with several contexts is not supported yet: give one --context");
         if (!parser.isSet(QStringLiteral("prometheus")))
             return QStringLiteral("--prometheus-token-file wants --prometheus URL");
         if (const QString problem = normalizePrometheusUrl(parser.value(QStringLiteral("prometheus")), spec.prometheusUrl); !problem.isEmpty())

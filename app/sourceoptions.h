@@ -41,6 +41,11 @@ struct SourceSpec {
     QString prometheusUrl, prometheusTokenFile;
     int prometheusWindowSeconds = 600;
     bool allNamespaces = false;
+    // Several contexts at once (issue 16): --context repeated, or --all-contexts (every context of
+    // the kubeconfig); each watched by its own source, the captures joined as a fleet.
+    QStringList contexts;
+    bool allContexts = false;
+    bool isFleet() const { return allContexts || contexts.size() > 1; }
     bool kubernetes = false;       // --kubeconfig, --context or --in-cluster: watch Kubernetes
     bool inCluster = false;
     bool usesKubernetes() const { return kind == Kind::Live && kubernetes; }

@@ -3,7 +3,9 @@
 
 #include "kubescaler.h"
 #include "kubesource.h"
+#include "kubeconfig.h"
 #include "livesource.h"
+#include "sliceactions.h"
 #include "rayclusteractions.h"
 
 #include <QTimer>
@@ -36,63 +38,123 @@ void KubeClusterActions::checkNamespace(const QString &ns)
                                     });
 }
 
-RayClusterActions *KubeClusterActions::ray() const
+RayClusterActions *KubeClusterActions::ray(const QString &cluster) const
 {
-    if (!m_ray && m_source->raySource())
-        m_ray = std::make_unique<RayClusterActions>(m_source->raySource());
-    return m_ray.get();
+    LiveRaySource *source = cluster.isEmpty() ? m_source->raySource() : m_source->raySourceFor(cluster);
+    if (!source)
+        return nullptr;
+    // One RayClusterActions per Ray source, owned by it: a view dropped (its RayCluster deleted)
+    // takes its actions along, never leaving them pointing at a source that is gone.
+    if (auto *existing = source->findChild<RayClusterActions *>(QString(), Qt::FindDirectChildrenOnly))
+        return existing;
+    return new RayClusterActions(source, source);
+}
+
+RayClusterActions *KubeClusterActions::rayFor(const QString &cluster, QString *why) const
+{
+    if (RayClusterActions *r = ray(cluster))
+        return r;
+    const QStringList viewed = m_source->rayClustersViewed();
+    if (!cluster.isEmpty())
+        *why = tr("RayCluster %1 has no Ray dashboard in this view (%2)")
+                   .arg(cluster, viewed.isEmpty() ? tr("no RayCluster here has a head service") : tr("Ray is read from %1").arg(viewed.join(QStringLiteral(", "))));
+    else if (viewed.size() > 1)
+        *why = tr("%1 RayClusters have a Ray dashboard here (%2): the request must name the one to reserve in").arg(viewed.size()).arg(viewed.join(QStringLiteral(", ")));
+    else
+        *why = unavailableReason();
+    return nullptr;
+}
+
+RayClusterActions *KubeClusterActions::rayHolding(const QString &nameOrId, QString *why) const
+{
+    if (RayClusterActions *only = ray())
+        return only;
+    QList<RayClusterActions *> holders;
+    QStringList where;
+    for (const QString &cluster : m_source->rayClustersViewed())
+        if (const Capture *last = m_source->lastRayCapture(cluster)) {
+            ReleaseTarget target;
+            if (last->rayPlacementGroups.isEmpty() || !findReleaseTarget(*last, nameOrId, cluster, target).isEmpty()) continue;
+            if (RayClusterActions *r = ray(cluster)) {
+                holders << r;
+                where << cluster;
+            }
+        }
+    if (holders.size() == 1)
+        return holders.first();
+    *why = holders.isEmpty() ? tr("no RayCluster's Ray here lists placement group %1").arg(nameOrId)
+                             : tr("placement group %1 is listed by %2 RayClusters (%3): give its id").arg(nameOrId).arg(holders.size()).arg(where.join(QStringLiteral(", ")));
+    return nullptr;
+}
+
+void KubeClusterActions::relay(RayClusterActions *r)
+{
+    connect(r, &ClusterActions::actionProgress, this, &ClusterActions::actionProgress, Qt::UniqueConnection);
+    connect(r, &ClusterActions::actionJobSubmitted, this, &ClusterActions::actionJobSubmitted, Qt::UniqueConnection);
+    connect(r, &ClusterActions::actionFinished, this, &ClusterActions::actionFinished, Qt::UniqueConnection);
 }
 
 QString KubeClusterActions::unavailableReason() const
 {
     if (RayClusterActions *r = ray())
         return r->unavailableReason();
+    const QStringList viewed = m_source->rayClustersViewed();
+    if (viewed.size() > 1) {
+        for (const QString &cluster : viewed)
+            if (RayClusterActions *r = ray(cluster); r && r->unavailableReason().isEmpty())
+                return {}; // each request names its cluster (rayFor says when it does not)
+        return ray(viewed.first())->unavailableReason();
+    }
     return tr("no Ray dashboard found: no RayCluster here has a head service yet (placement groups need Ray)");
 }
 
 QString KubeClusterActions::describeSubmission(const SlicePlacementRequest &request) const
 {
-    RayClusterActions *r = ray();
-    return r ? r->describeSubmission(request) : unavailableReason();
+    QString why;
+    RayClusterActions *r = rayFor(request.rayCluster, &why);
+    if (!r)
+        return why;
+    const QString text = r->describeSubmission(request);
+    return request.rayCluster.isEmpty() ? text : tr("In RayCluster %1 (context %2):\n%3").arg(request.rayCluster, m_source->client()->config().contextName, text);
 }
 
 QString KubeClusterActions::describeRelease(const ClusterSnapshot &snapshot, const PlacementGroup &group) const
 {
-    RayClusterActions *r = ray();
-    return r ? r->describeRelease(snapshot, group) : unavailableReason();
+    QString why;
+    RayClusterActions *r = group.rayCluster.isEmpty() ? rayHolding(group.id, &why) : rayFor(group.rayCluster, &why);
+    if (!r)
+        return why;
+    const QString text = r->describeRelease(snapshot, group);
+    return group.rayCluster.isEmpty() ? text : tr("In RayCluster %1 (context %2):\n%3").arg(group.rayCluster, m_source->client()->config().contextName, text);
 }
 
 bool KubeClusterActions::createdBySliceScope(const ClusterSnapshot &snapshot, const PlacementGroup &group) const
 {
-    RayClusterActions *r = ray();
+    QString why;
+    RayClusterActions *r = group.rayCluster.isEmpty() ? rayHolding(group.id, &why) : rayFor(group.rayCluster, &why);
     return r && r->createdBySliceScope(snapshot, group);
 }
 
 void KubeClusterActions::submitSlicePlacementGroup(const QString &actionId, const SlicePlacementRequest &request)
 {
-    if (RayClusterActions *r = ray()) {
-        // Relay its signals as ours.
-        connect(r, &ClusterActions::actionProgress, this, &ClusterActions::actionProgress, Qt::UniqueConnection);
-        connect(r, &ClusterActions::actionJobSubmitted, this, &ClusterActions::actionJobSubmitted, Qt::UniqueConnection);
-        connect(r, &ClusterActions::actionFinished, this, &ClusterActions::actionFinished, Qt::UniqueConnection);
+    QString why;
+    if (RayClusterActions *r = rayFor(request.rayCluster, &why)) {
+        relay(r); // its signals as ours
         r->submitSlicePlacementGroup(actionId, request);
         return;
     }
-    const QString reason = unavailableReason();
-    QTimer::singleShot(0, this, [this, actionId, reason] { Q_EMIT actionFinished(actionId, false, reason); });
+    QTimer::singleShot(0, this, [this, actionId, why] { Q_EMIT actionFinished(actionId, false, why); });
 }
 
 void KubeClusterActions::releasePlacementGroup(const QString &actionId, const QString &nameOrId, bool force)
 {
-    if (RayClusterActions *r = ray()) {
-        connect(r, &ClusterActions::actionProgress, this, &ClusterActions::actionProgress, Qt::UniqueConnection);
-        connect(r, &ClusterActions::actionJobSubmitted, this, &ClusterActions::actionJobSubmitted, Qt::UniqueConnection);
-        connect(r, &ClusterActions::actionFinished, this, &ClusterActions::actionFinished, Qt::UniqueConnection);
+    QString why;
+    if (RayClusterActions *r = rayHolding(nameOrId, &why)) {
+        relay(r);
         r->releasePlacementGroup(actionId, nameOrId, force);
         return;
     }
-    const QString reason = unavailableReason();
-    QTimer::singleShot(0, this, [this, actionId, reason] { Q_EMIT actionFinished(actionId, false, reason); });
+    QTimer::singleShot(0, this, [this, actionId, why] { Q_EMIT actionFinished(actionId, false, why); });
 }
 
 QString KubeClusterActions::scaleUnavailableReason(const WorkerGroup &group) const

@@ -4,7 +4,8 @@
 // ClusterActions for a Kubernetes source: scaling worker groups and removing slices through the API
 // server (KubeScaler), offered only where RBAC allows (SelfSubjectAccessReview, asked once per
 // namespace); slice placement groups through the Ray dashboard behind the service proxy, once the
-// source has found one (RayClusterActions).
+// source has found one (RayClusterActions): with several RayClusters' views (issue 16), the one the
+// request names, and for a release the one whose Ray lists the group; never a guess.
 
 #include "clusteractions.h"
 
@@ -41,10 +42,14 @@ public:
 
 private:
     void checkNamespace(const QString &ns);
-    RayClusterActions *ray() const;
+    // The Ray actions of a RayCluster's view ("ns/name"), or of the only Ray there is (empty).
+    RayClusterActions *ray(const QString &cluster = {}) const;
+    // Which Ray a request or a group goes to, or why none can be chosen.
+    RayClusterActions *rayFor(const QString &cluster, QString *why) const;
+    RayClusterActions *rayHolding(const QString &nameOrId, QString *why) const;
+    void relay(RayClusterActions *r);
 
     KubeSource *m_source;
-    mutable std::unique_ptr<RayClusterActions> m_ray;
     enum class Access
     {
         Checking,

@@ -100,6 +100,12 @@ QString KubeSource::description() const
         text += QStringLiteral(" + ") + ray;
     if (!m_rayProblem.isEmpty())
         text += QStringLiteral(" (") + m_rayProblem + u')';
+    int failing = 0;
+    QString firstProblem;
+    for (const auto &[cluster, view] : m_views)
+        if (!view.problem.isEmpty() && failing++ == 0) firstProblem = view.problem;
+    if (failing == 1) text += QStringLiteral(" (") + firstProblem + u')';
+    else if (failing > 1) text += tr(" (%1 Ray dashboards not answering; the first: %2)").arg(failing).arg(firstProblem);
     for (const QString &note : m_notes)
         text += QStringLiteral("; ") + note;
     return text;
@@ -107,11 +113,43 @@ QString KubeSource::description() const
 
 QString KubeSource::rayDescription() const
 {
-    if (!m_ray)
+    if (m_ray)
+        return m_ray->description();
+    if (m_views.empty())
         return {};
-    if (!m_rayTarget.isEmpty())
-        return tr("Ray at %1 (service proxy)").arg(m_rayTarget);
-    return m_ray->description();
+    if (m_views.size() == 1)
+        return tr("Ray at %1 (service proxy)").arg(m_views.begin()->second.target);
+    int answering = 0;
+    for (const auto &[cluster, view] : m_views)
+        answering += view.answered && view.problem.isEmpty();
+    return tr("Ray of %1 RayClusters, %2 answering (service proxy)").arg(m_views.size()).arg(answering);
+}
+
+LiveRaySource *KubeSource::raySource() const
+{
+    if (m_ray)
+        return m_ray.get();
+    return m_views.size() == 1 ? m_views.begin()->second.source.get() : nullptr;
+}
+
+LiveRaySource *KubeSource::raySourceFor(const QString &cluster) const
+{
+    const auto it = m_views.find(cluster);
+    return it == m_views.end() ? nullptr : it->second.source.get();
+}
+
+const Capture *KubeSource::lastRayCapture(const QString &cluster) const
+{
+    const auto it = m_views.find(cluster);
+    return it == m_views.end() || !it->second.last.hasRay() ? nullptr : &it->second.last;
+}
+
+QStringList KubeSource::rayClustersViewed() const
+{
+    QStringList out;
+    for (const auto &[cluster, view] : m_views)
+        out << cluster;
+    return out;
 }
 
 void KubeSource::setPrometheus(std::unique_ptr<PrometheusPoller> poller)
@@ -133,6 +171,8 @@ void KubeSource::start()
         m_ray->start();
     else if (!m_options.rayUrl.isEmpty())
         maybeStartRay();
+    for (auto &[cluster, view] : m_views)
+        view.source->start();
 }
 
 void KubeSource::stop()
@@ -145,56 +185,26 @@ void KubeSource::stop()
     m_emitTimer.stop();
     if (m_ray)
         m_ray->stop();
+    for (auto &[cluster, view] : m_views)
+        view.source->stop();
 }
 
 void KubeSource::maybeStartRay()
 {
+    if (!m_options.rayUrl.isEmpty()) {
+        startDirectRay();
+        return;
+    }
+    if (m_options.rayThroughProxy && m_clusters->isSynced())
+        syncRayViews();
+}
+
+// --ray URL: one dashboard, given; its bodies are the capture's own Ray members.
+void KubeSource::startDirectRay()
+{
     if (m_ray)
         return;
-    QUrl url = m_options.rayUrl;
-    if (url.isEmpty()) {
-        if (!m_options.rayThroughProxy || !m_clusters->isSynced())
-            return;
-        // The first RayCluster (by namespace/name) with a head service; KubeRay names it in
-        // status.head.serviceName and the dashboard port in status.endpoints.dashboard.
-        const QJsonArray items = QJsonDocument::fromJson(m_clusters->listBody()).object().value(QLatin1String("items")).toArray();
-        for (const QJsonValue &item : items) {
-            const QJsonObject object = item.toObject();
-            const QJsonObject status = object.value(QLatin1String("status")).toObject();
-            const QString service = status.value(QLatin1String("head")).toObject().value(QLatin1String("serviceName")).toString();
-            if (service.isEmpty())
-                continue;
-            const QString ns = object.value(QLatin1String("metadata")).toObject().value(QLatin1String("namespace")).toString();
-            QString port = status.value(QLatin1String("endpoints")).toObject().value(QLatin1String("dashboard")).toString();
-            if (port.isEmpty())
-                port = QStringLiteral("8265");
-            // Names from the server's answer go into a path: a RayCluster whose status names no
-            // valid service or port is passed over, never sent along.
-            bool portOk = false;
-            const int portNumber = port.toInt(&portOk);
-            if (!dns1123LabelProblem(ns).isEmpty() || !dns1123LabelProblem(service).isEmpty()
-                || (portOk ? (portNumber < 1 || portNumber > 65535) : !dns1123LabelProblem(port).isEmpty())) {
-                const QString note = tr("RayCluster head service %1 is not a valid Kubernetes name; not used")
-                                         .arg(sanitizeForMessage(ns + u'/' + service + u':' + port, 120));
-                if (!m_notes.contains(note))
-                    m_notes << note;
-                continue;
-            }
-            m_rayTarget = ns + u'/' + service + u':' + port;
-            url = m_client.urlFor(QStringLiteral("/api/v1/namespaces/%1/services/%2:%3/proxy").arg(pathSegment(ns), pathSegment(service), pathSegment(port)));
-            m_proxyManager = std::make_unique<KubeProxyAccessManager>(&m_client);
-            break;
-        }
-        if (url.isEmpty()) {
-            m_rayAnswered = true; // no Ray to wait for
-            return;
-        }
-    }
-    m_ray = std::make_unique<LiveRaySource>(url, m_options.rayToken);
-    if (m_proxyManager) {
-        m_ray->client()->setNetworkAccessManager(m_proxyManager.get());
-        m_ray->client()->setTokenHeader(QByteArrayLiteral("X-Ray-Authorization"));
-    }
+    m_ray = std::make_unique<LiveRaySource>(m_options.rayUrl, m_options.rayToken);
     connect(m_ray.get(), &Source::captureReceived, this, [this](const Capture &capture) {
         m_lastRay = capture;
         m_rayProblem.clear();
@@ -203,7 +213,7 @@ void KubeSource::maybeStartRay()
     });
     connect(m_ray.get(), &Source::failed, this, [this](const QString &message) {
         m_rayAnswered = true;
-        m_rayProblem = m_rayTarget.isEmpty() ? message : tr("Ray through the service proxy (%1): %2").arg(m_rayTarget, message);
+        m_rayProblem = message;
         // The Kubernetes view goes on with the last good Ray bodies; before the first capture the
         // problem is only described (a verb reading Kubernetes should not fail for it).
         if (m_emitted > 0)
@@ -211,6 +221,99 @@ void KubeSource::maybeStartRay()
         scheduleEmit();
     });
     m_ray->start();
+}
+
+// Every RayCluster with a head service gets its own Ray view through the API server's service
+// proxy (issue 16); KubeRay names the service in status.head.serviceName and the dashboard port in
+// status.endpoints.dashboard. A view whose cluster went, or whose service or port changed, is
+// dropped (and made anew for the new target).
+void KubeSource::syncRayViews()
+{
+    std::map<QString, QString> wanted; // "ns/name" -> "ns/service:port"
+    const QJsonArray items = QJsonDocument::fromJson(m_clusters->listBody()).object().value(QLatin1String("items")).toArray();
+    for (const QJsonValue &item : items) {
+        const QJsonObject object = item.toObject();
+        const QJsonObject metadata = object.value(QLatin1String("metadata")).toObject();
+        const QJsonObject status = object.value(QLatin1String("status")).toObject();
+        const QString service = status.value(QLatin1String("head")).toObject().value(QLatin1String("serviceName")).toString();
+        if (service.isEmpty())
+            continue;
+        const QString ns = metadata.value(QLatin1String("namespace")).toString();
+        const QString name = metadata.value(QLatin1String("name")).toString();
+        QString port = status.value(QLatin1String("endpoints")).toObject().value(QLatin1String("dashboard")).toString();
+        if (port.isEmpty())
+            port = QStringLiteral("8265");
+        // Names from the server's answer go into a path: a RayCluster whose status names no
+        // valid service or port is passed over, never sent along.
+        bool portOk = false;
+        const int portNumber = port.toInt(&portOk);
+        if (!dns1123LabelProblem(ns).isEmpty() || !dns1123LabelProblem(service).isEmpty() || !dns1123SubdomainProblem(name).isEmpty()
+            || (portOk ? (portNumber < 1 || portNumber > 65535) : !dns1123LabelProblem(port).isEmpty())) {
+            const QString note = tr("RayCluster head service %1 is not a valid Kubernetes name; not used")
+                                     .arg(sanitizeForMessage(ns + u'/' + service + u':' + port, 120));
+            if (!m_notes.contains(note))
+                m_notes << note;
+            continue;
+        }
+        if (int(wanted.size()) >= kMaxRayViews) {
+            const QString note = tr("more than %1 RayClusters have a head service: only the first %1 (by namespace/name) are polled").arg(kMaxRayViews);
+            if (!m_notes.contains(note))
+                m_notes << note;
+            break;
+        }
+        wanted.emplace(ns + u'/' + name, ns + u'/' + service + u':' + port);
+    }
+
+    bool changed = false;
+    for (auto it = m_views.begin(); it != m_views.end();) {
+        const auto want = wanted.find(it->first);
+        if (want != wanted.end() && want->second == it->second.target) {
+            ++it;
+            continue;
+        }
+        it->second.source->stop();
+        it = m_views.erase(it);
+        changed = true;
+    }
+    for (const auto &[cluster, target] : wanted) {
+        if (m_views.count(cluster))
+            continue;
+        if (!m_proxyManager)
+            m_proxyManager = std::make_unique<KubeProxyAccessManager>(&m_client);
+        if (!m_gate)
+            m_gate = std::make_shared<PollGate>(kMaxConcurrentRayPolls);
+        const QString ns = target.section(u'/', 0, 0), service = target.section(u'/', 1).section(u':', 0, 0), port = target.section(u':', -1);
+        const QUrl url = m_client.urlFor(QStringLiteral("/api/v1/namespaces/%1/services/%2:%3/proxy").arg(pathSegment(ns), pathSegment(service), pathSegment(port)));
+        RayView &view = m_views[cluster];
+        view.target = target;
+        view.source = std::make_unique<LiveRaySource>(url, m_options.rayToken);
+        view.source->client()->setNetworkAccessManager(m_proxyManager.get());
+        view.source->client()->setTokenHeader(QByteArrayLiteral("X-Ray-Authorization"));
+        view.source->setPollGate(m_gate);
+        LiveRaySource *source = view.source.get();
+        connect(source, &Source::captureReceived, this, [this, cluster, source](const Capture &capture) {
+            const auto at = m_views.find(cluster);
+            if (at == m_views.end() || at->second.source.get() != source)
+                return; // a view dropped since
+            at->second.last = capture;
+            at->second.problem.clear();
+            at->second.answered = true;
+            scheduleEmit();
+        });
+        connect(source, &Source::failed, this, [this, cluster, source](const QString &message) {
+            const auto at = m_views.find(cluster);
+            if (at == m_views.end() || at->second.source.get() != source)
+                return;
+            at->second.answered = true;
+            at->second.problem = tr("Ray of RayCluster %1 through the service proxy (%2): %3").arg(cluster, at->second.target, message);
+            // The rest of the view goes on; this cluster's tiles say it (the capture carries it).
+            scheduleEmit();
+        });
+        source->start();
+        changed = true;
+    }
+    if (changed)
+        scheduleEmit();
 }
 
 void KubeSource::scheduleEmit()
@@ -225,6 +328,10 @@ void KubeSource::emitCapture()
         return;
     if (!m_rayAnswered && (m_ray || !m_options.rayUrl.isEmpty()))
         return; // the first capture waits for Ray's first answer, so it shows both views
+    if (m_emitted == 0)
+        for (const auto &[cluster, view] : m_views)
+            if (!view.answered)
+                return; // ... and for each RayCluster's (an answer may be a failure)
     if (m_prometheus && !m_prometheus->hasAnswered())
         return; // ... and for Prometheus's first round
     Capture capture = m_lastRay;
@@ -235,6 +342,13 @@ void KubeSource::emitCapture()
     capture.kubeRayClusters = m_clusters->listBody();
     capture.kubePods = m_pods->listBody();
     capture.kubeNodes = m_nodesForbidden ? QByteArray() : m_nodes->listBody();
+    for (const auto &[cluster, view] : m_views) {
+        Capture ray = view.last; // the newest bodies; older ones when the last poll failed
+        ray.capturedAt = QDateTime();
+        ray.rayCluster = cluster;
+        ray.rayError = view.problem;
+        capture.rayClusters.append(std::move(ray));
+    }
     ++m_emitted;
     Q_EMIT captureReceived(capture);
 }

@@ -2,11 +2,13 @@
 #pragma once
 
 // The live Kubernetes source: watches RayClusters, Ray pods and TPU nodes (docs/facts.md 4.2) and emits
-// a Capture whenever they change, with the Ray dashboard's bodies alongside when a RayCluster has
-// a head service: reached through the API server's service proxy with the same credential, so a
-// kubeconfig alone gives both views (or at --ray URL when one is given).
+// a Capture whenever they change, with the Ray dashboard's bodies of every RayCluster that has a
+// head service alongside (Capture::rayClusters, issue 16): each reached through the API server's
+// service proxy with the same credential, so a kubeconfig alone gives both views; polls bounded by
+// a PollGate, each cluster backing off on its own. Or one dashboard at --ray URL when given.
 
 #include "kubeclient.h"
+#include "pollgate.h"
 #include "prometheuspoller.h"
 #include "rayclient.h"
 #include "source.h"
@@ -14,6 +16,7 @@
 #include <QElapsedTimer>
 #include <QTimer>
 
+#include <map>
 #include <memory>
 
 namespace slicescope {
@@ -47,8 +50,16 @@ public:
     // The Ray dashboard behind the proxy (or --ray) once one is in use, for the status line.
     QString rayDescription() const;
     QString rayProblem() const { return m_rayProblem; }
-    // Ray's source, once a head service was found (actions on Ray go through its client).
-    LiveRaySource *raySource() const { return m_ray.get(); }
+    // Ray's source for actions: the dashboard given (--ray), else the one RayCluster's view when
+    // there is exactly one; null when there are several (ask raySourceFor()) or none.
+    LiveRaySource *raySource() const;
+    // A RayCluster's own Ray view ("namespace/name"), null when it has none (issue 16).
+    LiveRaySource *raySourceFor(const QString &cluster) const;
+    QStringList rayClustersViewed() const;
+    // The newest Ray bodies of a RayCluster's view (null: no view, or none yet).
+    const Capture *lastRayCapture(const QString &cluster) const;
+    static constexpr int kMaxRayViews = 256;          // RayClusters polled per context
+    static constexpr int kMaxConcurrentRayPolls = 4;  // Ray polls in flight through one API server
 
     // Watches, for tests and figures.
     KubeWatch *rayClusterWatch() const { return m_clusters; }
@@ -68,6 +79,8 @@ private:
     void scheduleEmit();
     void emitCapture();
     void maybeStartRay();
+    void startDirectRay();
+    void syncRayViews();
 
     KubeClient m_client;
     KubeSourceOptions m_options;
@@ -76,10 +89,19 @@ private:
     KubeWatch *m_nodes = nullptr;
     bool m_nodesForbidden = false;
     std::unique_ptr<QNetworkAccessManager> m_proxyManager;
-    std::unique_ptr<LiveRaySource> m_ray;
-    QString m_rayTarget;           // "ns/service:port" behind the proxy
-    bool m_rayAnswered = false;    // the first Ray poll ended (either way)
-    QString m_rayProblem;          // the last Ray failure, until a poll succeeds
+    std::unique_ptr<LiveRaySource> m_ray; // --ray URL
+    bool m_rayAnswered = false;    // its first poll ended (either way)
+    QString m_rayProblem;          // its last failure, until a poll succeeds
+    // Each RayCluster's Ray view through the service proxy (issue 16), by "namespace/name".
+    struct RayView {
+        std::unique_ptr<LiveRaySource> source;
+        QString target;            // "ns/service:port"
+        Capture last;              // its newest bodies
+        QString problem;           // its last failure, until a poll succeeds
+        bool answered = false;     // its first poll ended (either way)
+    };
+    std::map<QString, RayView> m_views;
+    std::shared_ptr<PollGate> m_gate;
     QStringList m_notes;           // lasting limits ("nodes hidden from this user")
     Capture m_lastRay;
     QTimer m_emitTimer;

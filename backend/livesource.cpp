@@ -22,11 +22,13 @@ LiveRaySource::LiveRaySource(const QUrl &url, RayToken token, QObject *parent)
         if (m_failures > 0)
             qCDebug(lcRay).noquote() << QStringLiteral("%1: a poll succeeded again after %2 failed one(s); polling every %3 ms").arg(description()).arg(m_failures).arg(m_interval.count());
         m_failures = 0;
+        releaseSlot();
         scheduleNext();
         emitWithActivity(capture);
     });
     connect(&m_client, &RayClient::pollFailed, this, [this](const QString &message) {
         ++m_failures;
+        releaseSlot();
         scheduleNext();
         Q_EMIT failed(message);
     });
@@ -83,14 +85,37 @@ void LiveRaySource::stop()
         m_prometheus->stop();
     m_timer.stop();
     m_client.cancel();
+    if (m_gate) m_gate->cancel(this);
+    m_waitsForSlot = false;
+    releaseSlot();
+}
+
+void LiveRaySource::releaseSlot()
+{
+    if (m_holdsSlot && m_gate) m_gate->release();
+    m_holdsSlot = false;
 }
 
 void LiveRaySource::pollNow()
 {
-    if (!m_running || m_client.isPolling())
+    if (!m_running || m_client.isPolling() || m_waitsForSlot)
         return;
-    m_sinceLastStart.start();
-    m_client.poll();
+    if (!m_gate) {
+        m_sinceLastStart.start();
+        m_client.poll();
+        return;
+    }
+    m_waitsForSlot = true;
+    m_gate->request(this, [this] {
+        m_waitsForSlot = false;
+        m_holdsSlot = true;
+        if (!m_running || m_client.isPolling()) {
+            releaseSlot();
+            return;
+        }
+        m_sinceLastStart.start();
+        m_client.poll();
+    });
 }
 
 void LiveRaySource::scheduleNext()

@@ -6,6 +6,7 @@
 
 #include "prometheuspoller.h"
 #include "rayclient.h"
+#include "pollgate.h"
 #include "source.h"
 
 #include <QElapsedTimer>
@@ -37,6 +38,8 @@ public:
     int consecutiveFailures() const { return m_failures; }
 
     RayClient *client() { return &m_client; }
+    // Polls only with a slot of `gate` (shared by the pollers of one API server; null: no limit).
+    void setPollGate(std::shared_ptr<PollGate> gate) { m_gate = std::move(gate); }
     // Chip activity from Prometheus (--prometheus): every capture carries its newest answers; the
     // first capture waits for its first round (answered or failed), so a verb sees both at once.
     void setPrometheus(std::unique_ptr<PrometheusPoller> poller);
@@ -56,6 +59,10 @@ private:
     bool m_running = false;
     std::unique_ptr<PrometheusPoller> m_prometheus;
     std::optional<Capture> m_held; // a capture waiting for Prometheus's first round
+    std::shared_ptr<PollGate> m_gate;
+    bool m_holdsSlot = false;      // a poll of ours holds a slot of m_gate
+    bool m_waitsForSlot = false;
+    void releaseSlot();
 };
 
 } // namespace slicescope

@@ -6,6 +6,8 @@
 #include "democlusteractions.h"
 #include "relaysource.h"
 #ifndef Q_OS_WASM // a browser cannot reach Ray or Kubernetes itself (docs/facts.md 1.4)
+#include "fleetclusteractions.h"
+#include "fleetsource.h"
 #include "kubeclusteractions.h"
 #include "kubesource.h"
 #include "livesource.h"
@@ -115,6 +117,8 @@ std::unique_ptr<ClusterActions> makeClusterActions(Source *source, QString *reas
         return std::make_unique<RayClusterActions>(live);
     if (auto *kube = qobject_cast<KubeSource *>(source))
         return std::make_unique<KubeClusterActions>(kube);
+    if (auto *fleet = qobject_cast<FleetSource *>(source))
+        return std::make_unique<FleetClusterActions>(fleet);
 #endif
     if (auto *relay = qobject_cast<RelaySource *>(source))
         return std::make_unique<RelayClusterActions>(relay);

@@ -183,6 +183,16 @@ void AlertEngine::observe(const ClusterSnapshot &snapshot)
     d->observeSlices(snapshot);
     d->observeGroups(snapshot);
     d->sweepAndList();
+    // Identity (issue 16): each alert says the context and RayCluster of what it is about.
+    for (Alert &a : d->listed) {
+        if (const int si = a.selectSlice.isEmpty() ? -1 : snapshot.sliceIndex(a.selectSlice); si >= 0) {
+            a.context = snapshot.slices[si].context;
+            a.rayCluster = snapshot.slices[si].rayCluster;
+        } else if (const int gi = a.selectPlacementGroup.isEmpty() ? -1 : snapshot.placementGroupIndex(a.selectPlacementGroup); gi >= 0) {
+            a.context = snapshot.placementGroups[gi].context;
+            a.rayCluster = snapshot.placementGroups[gi].rayCluster;
+        }
+    }
 }
 
 void AlertEngine::evaluate(const SnapshotHistory &history)

@@ -111,6 +111,8 @@ struct Alert {
                                   // (slice-degraded, worker-id-gap), bundles (pending); the rollup: alerts rolled up
     bool rollup = false;          // the "+N more" entry of its kind
     QString id;                   // stable identity of the condition ("reserved-idle|<slice>|<group id>")
+    QString context;              // the fleet identity of its slice or group (issue 16), when known
+    QString rayCluster;
     friend bool operator==(const Alert &, const Alert &) = default;
 };
 

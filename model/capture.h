@@ -44,15 +44,49 @@ struct Capture {
     QByteArray kubePods;            // PodList
     QByteArray kubeNodes;           // NodeList
 
-    bool hasRay() const { return !rayNodes.isEmpty() || !rayPlacementGroups.isEmpty() || !rayJobs.isEmpty(); }
-    bool hasKubernetes() const { return !kubeRayClusters.isEmpty() || !kubePods.isEmpty() || !kubeNodes.isEmpty(); }
+    // The fleet (issue 16), by added members only; a capture without them reads as before.
+    // The RayCluster ("namespace/name") whose dashboard the Ray bodies above came from, when known,
+    // and why its newest poll failed (the bodies, if any, are older ones).
+    QString rayCluster;
+    QString rayError;
+    // Why this context's Kubernetes lists could not be read lately (its bodies, if any, are older).
+    QString kubeError;
+    // Each RayCluster's own Ray view, beside this capture's Kubernetes bodies: a capture holding only
+    // Ray members, `rayCluster` and `rayError`. buildSnapshot() joins each to its cluster's pods only.
+    QList<Capture> rayClusters;
+    // A fleet: one capture per Kubernetes context (each with its own Kubernetes bodies and Ray
+    // views). A fleet capture holds nothing else but capturedAt.
+    QList<Capture> fleet;
+    bool isFleet() const { return !fleet.isEmpty(); }
+
+    // Whether this capture or any capture in it (rayClusters, fleet) holds such bodies.
+    bool hasRay() const
+    {
+        return !rayNodes.isEmpty() || !rayPlacementGroups.isEmpty() || !rayJobs.isEmpty() || anyOf(&Capture::hasRay);
+    }
+    bool hasKubernetes() const { return !kubeRayClusters.isEmpty() || !kubePods.isEmpty() || !kubeNodes.isEmpty() || anyOf(&Capture::hasKubernetes); }
     qint64 byteSize() const
     {
-        return rayVersion.size() + rayNodes.size() + rayPlacementGroups.size() + rayJobs.size()
-               + rayClusterStatus.size() + kubeRayClusters.size() + kubePods.size() + kubeNodes.size() + rayNodeSummary.size()
-               + prometheusBytes();
+        qint64 n = rayVersion.size() + rayNodes.size() + rayPlacementGroups.size() + rayJobs.size() + rayClusterStatus.size()
+                   + kubeRayClusters.size() + kubePods.size() + kubeNodes.size() + rayNodeSummary.size() + prometheusBytes();
+        for (const Capture &c : rayClusters)
+            n += c.byteSize();
+        for (const Capture &c : fleet)
+            n += c.byteSize();
+        return n;
     }
-    bool hasActivity() const { return !rayNodeSummary.isEmpty() || !prometheus.isEmpty() || !prometheusError.isEmpty() || !rayNodeSummaryError.isEmpty(); }
+    bool hasActivity() const
+    {
+        return !rayNodeSummary.isEmpty() || !prometheus.isEmpty() || !prometheusError.isEmpty() || !rayNodeSummaryError.isEmpty() || anyOf(&Capture::hasActivity);
+    }
+    bool anyOf(bool (Capture::*test)() const) const
+    {
+        for (const Capture &c : rayClusters)
+            if ((c.*test)()) return true;
+        for (const Capture &c : fleet)
+            if ((c.*test)()) return true;
+        return false;
+    }
     qint64 prometheusBytes() const
     {
         qint64 n = 0;

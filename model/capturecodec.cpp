@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 namespace slicescope {
 
@@ -132,72 +133,153 @@ public:
         od::object root;
         if (auto err = doc.get_object().get(root))
             return isTruncation(err) ? truncated({}, err) : fail({}, notACaptureObject(), startOfInput());
-        for (auto memberResult : root) {
-            od::field member;
-            if (auto err = std::move(memberResult).get(member))
-                return isTruncation(err) ? truncated({}, err) : fail({}, QStringLiteral("invalid JSON (%1)").arg(msg(err)));
-            std::string_view key;
-            if (auto err = member.unescaped_key().get(key))
-                return fail({}, msg(err));
-            od::value value = member.value();
-            const qint64 valueOffset = offsetOf(value); // before reading it: errors point at its start
-            if (key == "format") {
-                std::string_view f;
-                if (auto err = value.get_string().get(f))
-                    return fail(QStringLiteral("format"), QStringLiteral("expected a string (%1)").arg(msg(err)), valueOffset);
-                format = QString::fromUtf8(f.data(), qsizetype(f.size()));
-                formatOffset = valueOffset;
-            } else if (key == "capturedAt") {
-                std::string_view t;
-                if (auto err = value.get_string().get(t))
-                    return fail(QStringLiteral("capturedAt"), QStringLiteral("expected an ISO 8601 string (%1)").arg(msg(err)), valueOffset);
-                capture.capturedAt = QDateTime::fromString(QString::fromUtf8(t.data(), qsizetype(t.size())), Qt::ISODateWithMs);
-                if (!capture.capturedAt.isValid())
-                    return fail(QStringLiteral("capturedAt"), QStringLiteral("\"%1\" is not an ISO 8601 time").arg(QString::fromUtf8(t.data(), qsizetype(t.size()))),
-                                valueOffset);
-            } else if (key == "ray" || key == "kubernetes") {
-                const bool ray = key == "ray";
-                od::object section;
-                if (auto err = value.get_object().get(section))
-                    return fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("expected an object (%1)").arg(msg(err)), valueOffset);
-                for (auto bodyResult : section) {
-                    od::field body;
-                    if (auto err = std::move(bodyResult).get(body))
-                        return isTruncation(err) ? truncated(QString::fromUtf8(key.data(), qsizetype(key.size())), err)
-                                                 : fail(QString::fromUtf8(key.data(), qsizetype(key.size())), QStringLiteral("invalid JSON (%1)").arg(msg(err)));
-                    std::string_view name;
-                    if (auto err = body.unescaped_key().get(name))
-                        return fail({}, msg(err));
-                    const QString where = QStringLiteral("%1.%2").arg(ray ? QStringLiteral("ray") : QStringLiteral("kubernetes"),
-                                                                      QString::fromUtf8(name.data(), qsizetype(name.size())));
-                    if (ray && name == "node_summary_error") {
-                        std::string_view e;
-                        if (auto err = body.value().get_string().get(e))
-                            return fail(where, QStringLiteral("expected a string (%1)").arg(msg(err)));
-                        capture.rayNodeSummaryError = QString::fromUtf8(e.data(), qsizetype(e.size()));
-                        continue;
-                    }
-                    if (!ray && name == "context") {
-                        std::string_view c;
-                        if (auto err = body.value().get_string().get(c))
-                            return fail(where, QStringLiteral("expected a string (%1)").arg(msg(err)));
-                        capture.kubeContext = QString::fromUtf8(c.data(), qsizetype(c.size()));
-                        continue;
-                    }
-                    QByteArray *slot = bodySlot(capture, ray, name);
-                    if (!slot)
-                        continue; // unknown members are ignored: newer writers may add some
-                    std::string_view raw;
-                    if (auto err = rawJson(body.value(), raw))
-                        return isTruncation(err) ? truncated(where, err)
-                                                 : fail(where, QStringLiteral("invalid JSON (%1; the file may be truncated)").arg(msg(err)));
-                    *slot = paddedCopy(raw);
+        // The bodies of a "ray" or "kubernetes" object.
+        auto readSection = [&](od::object section, Capture &into, bool ray, const QString &at) -> bool {
+            for (auto bodyResult : section) {
+                od::field body;
+                if (auto err = std::move(bodyResult).get(body)) {
+                    isTruncation(err) ? truncated(at, err) : fail(at, QStringLiteral("invalid JSON (%1)").arg(msg(err)));
+                    return false;
                 }
-            } else if (key == "prometheus") {
-                if (QString problem = readPrometheus(value, capture); !problem.isEmpty())
-                    return fail(QStringLiteral("prometheus"), problem, valueOffset);
+                std::string_view name;
+                if (auto err = body.unescaped_key().get(name)) {
+                    fail(at, msg(err));
+                    return false;
+                }
+                const QString where = at + u'.' + QString::fromUtf8(name.data(), qsizetype(name.size()));
+                QString *text = nullptr;
+                if (ray && name == "node_summary_error") text = &into.rayNodeSummaryError;
+                else if (ray && name == "cluster") text = &into.rayCluster;
+                else if (ray && name == "error") text = &into.rayError;
+                else if (!ray && name == "context") text = &into.kubeContext;
+                else if (!ray && name == "error") text = &into.kubeError;
+                if (text) {
+                    std::string_view t;
+                    if (auto err = body.value().get_string().get(t)) {
+                        fail(where, QStringLiteral("expected a string (%1)").arg(msg(err)));
+                        return false;
+                    }
+                    *text = QString::fromUtf8(t.data(), qsizetype(t.size()));
+                    continue;
+                }
+                QByteArray *slot = bodySlot(into, ray, name);
+                if (!slot) continue; // unknown members are ignored: newer writers may add some
+                std::string_view raw;
+                if (auto err = rawJson(body.value(), raw)) {
+                    isTruncation(err) ? truncated(where, err) : fail(where, QStringLiteral("invalid JSON (%1; the file may be truncated)").arg(msg(err)));
+                    return false;
+                }
+                *slot = paddedCopy(raw);
             }
-        }
+            return true;
+        };
+        // The members of a capture object; a fleet's members and a context's Ray views are
+        // capture objects of their own (`where` names the place: "fleet[1].kubernetes.pods").
+        std::function<bool(od::object, Capture &, int, const QString &)> readMembers;
+        // One "ray" object (also each element of "rayClusters") into `into`.
+        auto readRaySection = [&](od::value value, Capture &into, const QString &at, qint64 valueOffset) -> bool {
+            od::object section;
+            if (auto err = value.get_object().get(section)) {
+                fail(at, QStringLiteral("expected an object (%1)").arg(msg(err)), valueOffset);
+                return false;
+            }
+            return readSection(section, into, true, at);
+        };
+        readMembers = [&](od::object object, Capture &into, int depth, const QString &prefix) -> bool {
+            for (auto memberResult : object) {
+                od::field member;
+                if (auto err = std::move(memberResult).get(member)) {
+                    isTruncation(err) ? truncated(prefix, err) : fail(prefix, QStringLiteral("invalid JSON (%1)").arg(msg(err)));
+                    return false;
+                }
+                std::string_view key;
+                if (auto err = member.unescaped_key().get(key)) {
+                    fail(prefix, msg(err));
+                    return false;
+                }
+                od::value value = member.value();
+                const qint64 valueOffset = offsetOf(value); // before reading it: errors point at its start
+                const QString at = prefix + QString::fromUtf8(key.data(), qsizetype(key.size()));
+                if (key == "format" && depth == 0) {
+                    std::string_view f;
+                    if (auto err = value.get_string().get(f)) {
+                        fail(QStringLiteral("format"), QStringLiteral("expected a string (%1)").arg(msg(err)), valueOffset);
+                        return false;
+                    }
+                    format = QString::fromUtf8(f.data(), qsizetype(f.size()));
+                    formatOffset = valueOffset;
+                } else if (key == "capturedAt") {
+                    std::string_view t;
+                    if (auto err = value.get_string().get(t)) {
+                        fail(at, QStringLiteral("expected an ISO 8601 string (%1)").arg(msg(err)), valueOffset);
+                        return false;
+                    }
+                    into.capturedAt = QDateTime::fromString(QString::fromUtf8(t.data(), qsizetype(t.size())), Qt::ISODateWithMs);
+                    if (!into.capturedAt.isValid()) {
+                        fail(at, QStringLiteral("\"%1\" is not an ISO 8601 time").arg(QString::fromUtf8(t.data(), qsizetype(t.size()))), valueOffset);
+                        return false;
+                    }
+                } else if (key == "ray") {
+                    if (!readRaySection(value, into, at, valueOffset)) return false;
+                } else if (key == "kubernetes") {
+                    od::object section;
+                    if (auto err = value.get_object().get(section)) {
+                        fail(at, QStringLiteral("expected an object (%1)").arg(msg(err)), valueOffset);
+                        return false;
+                    }
+                    if (!readSection(section, into, false, at)) return false;
+                } else if (key == "prometheus") {
+                    if (QString problem = readPrometheus(value, into); !problem.isEmpty()) {
+                        fail(at, problem, valueOffset);
+                        return false;
+                    }
+                } else if (key == "rayClusters" || key == "fleet") {
+                    const bool fleet = key == "fleet";
+                    // A fleet holds contexts, a context holds Ray views: no deeper.
+                    if (fleet ? depth > 0 : depth > 1) {
+                        fail(at, fleet ? QStringLiteral("a fleet's member cannot hold a fleet") : QStringLiteral("a Ray view cannot hold Ray views"), valueOffset);
+                        return false;
+                    }
+                    od::array list;
+                    if (auto err = value.get_array().get(list)) {
+                        fail(at, QStringLiteral("expected an array (%1)").arg(msg(err)), valueOffset);
+                        return false;
+                    }
+                    QList<Capture> &out = fleet ? into.fleet : into.rayClusters;
+                    const int max = fleet ? kMaxFleetContexts : kMaxRayClusters;
+                    for (auto elementResult : list) {
+                        od::value element;
+                        if (auto err = std::move(elementResult).get(element)) {
+                            isTruncation(err) ? truncated(at, err) : fail(at, QStringLiteral("invalid JSON (%1)").arg(msg(err)));
+                            return false;
+                        }
+                        const QString elementAt = QStringLiteral("%1[%2]").arg(at).arg(out.size());
+                        const qint64 elementOffset = offsetOf(element);
+                        if (out.size() >= max) {
+                            fail(at, QStringLiteral("more than %1 %2").arg(max).arg(fleet ? QStringLiteral("contexts") : QStringLiteral("Ray views")), elementOffset);
+                            return false;
+                        }
+                        Capture member;
+                        if (fleet) {
+                            od::object memberObject;
+                            if (auto err = element.get_object().get(memberObject)) {
+                                fail(elementAt, QStringLiteral("expected a capture object (%1)").arg(msg(err)), elementOffset);
+                                return false;
+                            }
+                            if (!readMembers(memberObject, member, depth + 1, elementAt + u'.')) return false;
+                            if (!member.capturedAt.isValid()) member.capturedAt = into.capturedAt;
+                        } else if (!readRaySection(element, member, elementAt, elementOffset)) {
+                            return false;
+                        }
+                        out.append(std::move(member));
+                    }
+                }
+            }
+            return true;
+        };
+        if (!readMembers(root, capture, 0, QString())) return result;
+        for (Capture &member : capture.fleet) // a member that said no time has the fleet's
+            if (!member.capturedAt.isValid()) member.capturedAt = capture.capturedAt;
         // Anything after the object would be silently dropped (say, a recording under a .json name).
         if (const char *after = nullptr; doc.current_location().get(after) == simdjson::SUCCESS)
             return fail({}, QStringLiteral("unexpected content after the capture object (a recording holds one capture per line)"),
@@ -296,6 +378,8 @@ private:
         return {};
     }
     static constexpr int kMaxPrometheusAnswers = 64;
+    static constexpr int kMaxFleetContexts = 256; // contexts in one fleet capture
+    static constexpr int kMaxRayClusters = 512;   // Ray views in one context
 
     static QByteArray *bodySlot(Capture &c, bool ray, std::string_view name)
     {
@@ -402,30 +486,51 @@ CaptureReadResult parseCaptureOrRecording(const QByteArray &bytes, const QString
     return single;
 }
 
-QByteArray serializeCapture(const Capture &c)
+namespace {
+
+// The "ray" object's members (also a Ray view's, in "rayClusters").
+void appendRaySection(QByteArray &out, const Capture &c)
 {
-    QByteArray out;
-    out.reserve(qsizetype(c.byteSize() + 512));
-    out += "{\"format\":\"";
-    out += kCaptureFormat.latin1();
-    out += '"';
+    out += '{';
+    bool first = true;
+    if (!c.rayCluster.isEmpty()) appendBody(out, "cluster", jsonString(c.rayCluster), first);
+    if (!c.rayError.isEmpty()) appendBody(out, "error", jsonString(c.rayError), first);
+    appendBody(out, "version", c.rayVersion, first);
+    appendBody(out, "nodes", c.rayNodes, first);
+    appendBody(out, "placement_groups", c.rayPlacementGroups, first);
+    appendBody(out, "jobs", c.rayJobs, first);
+    appendBody(out, "cluster_status", c.rayClusterStatus, first);
+    appendBody(out, "node_summary", c.rayNodeSummary, first);
+    if (!c.rayNodeSummaryError.isEmpty()) appendBody(out, "node_summary_error", jsonString(c.rayNodeSummaryError), first);
+    out += '}';
+}
+
+bool hasOwnRay(const Capture &c)
+{
+    return !c.rayNodes.isEmpty() || !c.rayPlacementGroups.isEmpty() || !c.rayJobs.isEmpty() || !c.rayVersion.isEmpty() || !c.rayClusterStatus.isEmpty()
+           || !c.rayNodeSummary.isEmpty() || !c.rayNodeSummaryError.isEmpty() || !c.rayCluster.isEmpty() || !c.rayError.isEmpty();
+}
+
+// A capture object's members after "format" (each starts with a comma); a fleet's members are
+// objects of the same members.
+void appendMembers(QByteArray &out, const Capture &c)
+{
     if (c.capturedAt.isValid()) {
         out += ",\"capturedAt\":\"";
         out += c.capturedAt.toUTC().toString(Qt::ISODateWithMs).toUtf8();
         out += '"';
     }
-    if (c.hasRay() || !c.rayVersion.isEmpty() || !c.rayClusterStatus.isEmpty() || !c.rayNodeSummary.isEmpty() || !c.rayNodeSummaryError.isEmpty()) {
-        out += ",\"ray\":{";
-        bool first = true;
-        appendBody(out, "version", c.rayVersion, first);
-        appendBody(out, "nodes", c.rayNodes, first);
-        appendBody(out, "placement_groups", c.rayPlacementGroups, first);
-        appendBody(out, "jobs", c.rayJobs, first);
-        appendBody(out, "cluster_status", c.rayClusterStatus, first);
-        appendBody(out, "node_summary", c.rayNodeSummary, first);
-        if (!c.rayNodeSummaryError.isEmpty())
-            appendBody(out, "node_summary_error", jsonString(c.rayNodeSummaryError), first);
-        out += '}';
+    if (hasOwnRay(c)) {
+        out += ",\"ray\":";
+        appendRaySection(out, c);
+    }
+    if (!c.rayClusters.isEmpty()) {
+        out += ",\"rayClusters\":[";
+        for (qsizetype i = 0; i < c.rayClusters.size(); ++i) {
+            if (i) out += ',';
+            appendRaySection(out, c.rayClusters[i]);
+        }
+        out += ']';
     }
     if (!c.prometheus.isEmpty() || !c.prometheusUrl.isEmpty() || !c.prometheusError.isEmpty()) {
         out += ",\"prometheus\":{";
@@ -450,7 +555,7 @@ QByteArray serializeCapture(const Capture &c)
         }
         out += "]}";
     }
-    if (c.hasKubernetes() || !c.kubeContext.isEmpty()) {
+    if (!c.kubeRayClusters.isEmpty() || !c.kubePods.isEmpty() || !c.kubeNodes.isEmpty() || !c.kubeContext.isEmpty() || !c.kubeError.isEmpty()) {
         out += ",\"kubernetes\":{";
         bool first = true;
         if (!c.kubeContext.isEmpty()) {
@@ -461,11 +566,36 @@ QByteArray serializeCapture(const Capture &c)
 
             first = false;
         }
+        if (!c.kubeError.isEmpty()) appendBody(out, "error", jsonString(c.kubeError), first);
         appendBody(out, "rayclusters", c.kubeRayClusters, first);
         appendBody(out, "pods", c.kubePods, first);
         appendBody(out, "nodes", c.kubeNodes, first);
         out += '}';
     }
+    if (!c.fleet.isEmpty()) {
+        out += ",\"fleet\":[";
+        for (qsizetype i = 0; i < c.fleet.size(); ++i) {
+            if (i) out += ',';
+            QByteArray member;
+            appendMembers(member, c.fleet[i]);
+            out += '{';
+            out += member.mid(member.startsWith(',') ? 1 : 0);
+            out += '}';
+        }
+        out += ']';
+    }
+}
+
+} // namespace
+
+QByteArray serializeCapture(const Capture &c)
+{
+    QByteArray out;
+    out.reserve(qsizetype(c.byteSize() + 512));
+    out += "{\"format\":\"";
+    out += kCaptureFormat.latin1();
+    out += '"';
+    appendMembers(out, c);
     out += '}';
     return out;
 }

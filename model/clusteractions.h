@@ -27,6 +27,8 @@ struct SlicePlacementRequest {
     int chipsPerVm = 0;           // 0: Ray's default for the shape (chips_per_vm not sent)
     QString strategy = QStringLiteral("SPREAD");
     int timeoutSeconds = 20;      // how long the driver waits for the reservation
+    QString rayCluster;           // the RayCluster ("ns/name") whose Ray makes it, in a view of several (issue 16)
+    QString context;              // and its Kubernetes context, in a fleet of several
     friend bool operator==(const SlicePlacementRequest &, const SlicePlacementRequest &) = default;
 };
 

@@ -95,6 +95,9 @@ SnapshotPtr SnapshotHistory::Private::rebuild(int index) const
     snap->hasKubernetes = e.top->hasKubernetes;
     snap->errors = e.top->errors;
     snap->warnings = e.top->warnings;
+    snap->contexts = e.top->contexts;
+    snap->contextStates = e.top->contextStates;
+    snap->rayViews = e.top->rayViews;
     snap->activity = e.activity;
     snap->rayNodes = materialize<RayNode>(lRay, maps);
     snap->pods = materialize<Pod>(lPods, maps);

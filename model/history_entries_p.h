@@ -132,6 +132,10 @@ struct Top {
     bool hasKubernetes = false;
     QStringList errors;
     QStringList warnings;
+    // The fleet (issue 16): which contexts and Ray views the snapshot covers, and their state.
+    QStringList contexts;
+    QList<ContextState> contextStates;
+    QList<RayViewState> rayViews;
 };
 
 // An entry's HistoryPoint as a few varints; decoded when asked for. Names of worker groups are

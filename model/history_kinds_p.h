@@ -59,6 +59,7 @@ struct Codec<RayNode> : NoReferences<RayNode> {
         a.integer(n.endTimeMs);
         a.texts(n.subslices);
         a.text(n.unrecognised);
+        a.text(n.rayCluster);
     }
 };
 
@@ -145,6 +146,8 @@ struct Codec<Slice> {
         a.text(s.rayName);
         a.integer(s.tpuPerChip);
         a.text(s.unrecognised);
+        a.text(s.context);
+        a.text(s.rayCluster);
     }
     static Host mapped(const Host &h, const HandleMaps &m)
     {
@@ -223,6 +226,8 @@ struct Codec<PlacementGroup> {
         a.texts(g.slices);
         a.text(g.reservation);
         a.integer(g.reservationSize);
+        a.text(g.context);
+        a.text(g.rayCluster);
     }
     static Bundle mapped(const Bundle &b, const HandleMaps &m)
     {
@@ -258,8 +263,10 @@ struct Codec<PlacementGroup> {
 template<>
 struct Codec<WorkerGroup> : NoReferences<WorkerGroup> {
     static constexpr Kind kind = WorkerGroups;
+    // The key names the group on the charts; a fleet's contexts may repeat it (the storage then
+    // tells them apart by a suffix), sameKey() by the context too.
     static QString key(const WorkerGroup &g) { return g.qualifiedName(); }
-    static bool sameKey(const WorkerGroup &a, const WorkerGroup &b) { return a.group == b.group && a.cluster == b.cluster && a.ns == b.ns; }
+    static bool sameKey(const WorkerGroup &a, const WorkerGroup &b) { return a.group == b.group && a.cluster == b.cluster && a.ns == b.ns && a.context == b.context; }
     template<typename A, typename V>
     static void fields(A &a, V &g)
     {
@@ -279,6 +286,7 @@ struct Codec<WorkerGroup> : NoReferences<WorkerGroup> {
         a.texts(g.slices);
         a.integer(g.specIndex);
         a.flag(g.replicasSet);
+        a.text(g.context);
     }
 };
 
@@ -286,7 +294,7 @@ template<>
 struct Codec<RayClusterInfo> : NoReferences<RayClusterInfo> {
     static constexpr Kind kind = RayClusters;
     static QString key(const RayClusterInfo &c) { return c.ns + u'/' + c.name; }
-    static bool sameKey(const RayClusterInfo &a, const RayClusterInfo &b) { return a.name == b.name && a.ns == b.ns; }
+    static bool sameKey(const RayClusterInfo &a, const RayClusterInfo &b) { return a.name == b.name && a.ns == b.ns && a.context == b.context; }
     template<typename A, typename V>
     static void fields(A &a, V &c)
     {
@@ -298,6 +306,7 @@ struct Codec<RayClusterInfo> : NoReferences<RayClusterInfo> {
         a.integer(c.observedGeneration);
         a.text(c.resourceVersion);
         a.flag(c.autoscaling);
+        a.text(c.context);
     }
 };
 
@@ -316,6 +325,8 @@ struct Codec<Job> : NoReferences<Job> {
         a.text(j.message);
         a.integer(j.startTimeMs);
         a.integer(j.endTimeMs);
+        a.text(j.context);
+        a.text(j.rayCluster);
     }
 };
 

@@ -164,7 +164,8 @@ std::shared_ptr<const Top> SnapshotHistory::Private::makeTop(const ClusterSnapsh
     const Top *prev = entries.empty() ? nullptr : entries.back().top.get();
     if (prev && prev->rayVersion == s.rayVersion && prev->kubeContext == s.kubeContext
         && prev->clusterStatusText == s.clusterStatusText && prev->hasRay == s.hasRay && prev->hasKubernetes == s.hasKubernetes
-        && prev->errors == s.errors && prev->warnings == s.warnings)
+        && prev->errors == s.errors && prev->warnings == s.warnings && prev->contexts == s.contexts && prev->contextStates == s.contextStates
+        && prev->rayViews == s.rayViews)
         return entries.back().top;
     Top t;
     t.rayVersion = s.rayVersion;
@@ -174,7 +175,16 @@ std::shared_ptr<const Top> SnapshotHistory::Private::makeTop(const ClusterSnapsh
     t.hasKubernetes = s.hasKubernetes;
     t.errors = s.errors;
     t.warnings = s.warnings;
+    t.contexts = s.contexts;
+    t.contextStates = s.contextStates;
+    t.rayViews = s.rayViews;
     bytes += heapBlock(sizeof(Top) + 16);
+    for (const QString &c : t.contexts)
+        bytes += stringBytes(c);
+    for (const ContextState &c : t.contextStates)
+        bytes += stringBytes(c.context) + stringBytes(c.error);
+    for (const RayViewState &v : t.rayViews)
+        bytes += stringBytes(v.context) + stringBytes(v.cluster) + stringBytes(v.error);
     auto keep = [&](QString &x, const QString *old) {
         if (old && x == *old)
             x = *old;

@@ -106,6 +106,8 @@ QJsonObject hostJson(const ClusterSnapshot &snap, const Slice &slice, const Host
         {QStringLiteral("subslices"), node ? strings(node->subslices) : QJsonArray()},
         {QStringLiteral("chips"), chips},
         {QStringLiteral("activityUnknownReason"), activity ? orNull(activity->unknownReason(si, hi)) : QJsonValue()},
+        {QStringLiteral("context"), orNull(slice.context)},
+        {QStringLiteral("rayCluster"), orNull(slice.rayCluster)},
     };
 }
 
@@ -135,6 +137,8 @@ QJsonObject sliceJson(const ClusterSnapshot &snap, const Slice &s)
         {QStringLiteral("headReservedBy"), s.headHeldBy >= 0 ? QJsonValue(snap.placementGroups[s.headHeldBy].id) : QJsonValue()},
         {QStringLiteral("source"), toText(s.source)},
         {QStringLiteral("workerGroup"), orNull(s.workerGroup)},
+        {QStringLiteral("context"), orNull(s.context)},
+        {QStringLiteral("rayCluster"), orNull(s.rayCluster)},
         {QStringLiteral("problems"), strings(s.problems)},
         {QStringLiteral("unrecognised"), s.unrecognised.isEmpty() ? QJsonValue() : QJsonValue(s.unrecognised)},
         {QStringLiteral("hosts"), hosts},
@@ -166,6 +170,8 @@ QJsonObject placementGroupJson(const ClusterSnapshot &snap, const PlacementGroup
         {QStringLiteral("creatorJobId"), orNull(g.creatorJobId)},
         {QStringLiteral("slices"), strings(g.slices)},
         {QStringLiteral("reservation"), orNull(g.reservation)},
+        {QStringLiteral("context"), orNull(g.context)},
+        {QStringLiteral("rayCluster"), orNull(g.rayCluster)},
         {QStringLiteral("bundles"), bundles},
     };
 }
@@ -188,6 +194,8 @@ QJsonObject workerGroupJson(const WorkerGroup &g)
         {QStringLiteral("suspended"), g.suspended},
         {QStringLiteral("workersToDelete"), strings(g.workersToDelete)},
         {QStringLiteral("slices"), strings(g.slices)},
+        {QStringLiteral("context"), orNull(g.context)},
+        {QStringLiteral("rayCluster"), g.qualifiedCluster()},
     };
 }
 
@@ -207,6 +215,8 @@ QJsonObject alertJson(const Alert &a)
         {QStringLiteral("count"), a.count},
         {QStringLiteral("rollup"), a.rollup},
         {QStringLiteral("id"), a.id},
+        {QStringLiteral("context"), orNull(a.context)},
+        {QStringLiteral("rayCluster"), orNull(a.rayCluster)},
     };
 }
 
@@ -227,7 +237,16 @@ QJsonObject inspectJson(const ClusterSnapshot &snap)
 
 QJsonObject inspectJson(const ClusterSnapshot &snap, const QList<Alert> &alerts)
 {
-    QJsonArray slices, groups, workerGroups;
+    QJsonArray slices, groups, workerGroups, rayViews, contextStates;
+    for (const ContextState &c : snap.contextStates)
+        contextStates.append(QJsonObject{{QStringLiteral("context"), c.context}, {QStringLiteral("error"), orNull(c.error)}});
+    for (const RayViewState &v : snap.rayViews)
+        rayViews.append(QJsonObject{
+            {QStringLiteral("context"), orNull(v.context)},
+            {QStringLiteral("rayCluster"), orNull(v.cluster)},
+            {QStringLiteral("answered"), v.answered},
+            {QStringLiteral("error"), orNull(v.error)},
+        });
     for (const Slice &s : snap.slices)
         slices.append(sliceJson(snap, s));
     for (const PlacementGroup &g : snap.placementGroups)
@@ -245,6 +264,9 @@ QJsonObject inspectJson(const ClusterSnapshot &snap, const QList<Alert> &alerts)
         {QStringLiteral("errors"), strings(snap.errors)},
         {QStringLiteral("activity"), activitySummaryJson(snap)},
         {QStringLiteral("alerts"), alertsJson(alerts)},
+        {QStringLiteral("contexts"), strings(snap.contexts)},
+        {QStringLiteral("contextStates"), contextStates},
+        {QStringLiteral("rayViews"), rayViews},
     };
 }
 

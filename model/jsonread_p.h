@@ -52,6 +52,7 @@ inline QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), qsi
 // parse installs a CutLog (parseBody() in the snapshot builder) and names every cut in a warning.
 struct CutLog {
     const char *base = nullptr; // the body's first byte, for offsets
+    const char *end = nullptr;  // one past its last
     qint64 strings = 0, members = 0, elements = 0;
     qint64 firstString = -1, firstMembers = -1, firstElements = -1; // byte offsets of the first cut of each kind
     static CutLog *&current()
@@ -64,7 +65,9 @@ struct CutLog {
         CutLog *log = current();
         if (!log)
             return;
-        if (log->*count == 0 && log->base && at >= log->base)
+        // Only a place in the body is a place (a string the parser unescaped lives in its own
+        // buffer, anywhere in memory: its caller passes where the value stands in the body).
+        if (log->*count == 0 && log->base && at >= log->base && at < log->end)
             log->*first = at - log->base;
         ++(log->*count);
     }
@@ -73,10 +76,11 @@ struct CutLog {
 class CutLogScope
 {
 public:
-    CutLogScope(CutLog &log, const char *base)
+    CutLogScope(CutLog &log, const char *base, qint64 size)
         : m_previous(CutLog::current())
     {
         log.base = base;
+        log.end = base + size;
         CutLog::current() = &log;
     }
     ~CutLogScope() { CutLog::current() = m_previous; }
@@ -88,11 +92,12 @@ private:
 };
 
 // A string value within limits::kMaxStringLength bytes, cut at a UTF-8 character boundary.
-inline QString boundedQstr(std::string_view s)
+// `at`: where the value stands in the body (null: where `s` is, for text read in place).
+inline QString boundedQstr(std::string_view s, const char *at = nullptr)
 {
     if (s.size() <= size_t(limits::kMaxStringLength))
         return qstr(s);
-    CutLog::note(&CutLog::strings, &CutLog::firstString, s.data());
+    CutLog::note(&CutLog::strings, &CutLog::firstString, at ? at : s.data());
     size_t cut = size_t(limits::kMaxStringLength);
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
         --cut;
@@ -112,7 +117,8 @@ inline QString toString(od::value v)
     switch (typeOf(v)) {
     case od::json_type::string: {
         std::string_view s;
-        return v.get_string().get(s) == simdjson::SUCCESS ? boundedQstr(s) : QString();
+        const char *at = v.raw_json_token().data(); // before get_string(), which unescapes elsewhere
+        return v.get_string().get(s) == simdjson::SUCCESS ? boundedQstr(s, at) : QString();
     }
     case od::json_type::number:
     case od::json_type::boolean: {

@@ -89,6 +89,7 @@ struct RayNode {
     // Why a TPU value of this node is out of range (model/inputlimits.h), e.g. "TPU 1e+30 is outside
     // 0..128"; the value is not taken and the node's slice is unrecognised. Empty when all is well.
     QString unrecognised;
+    QString rayCluster;      // "namespace/name" of the RayCluster whose dashboard listed it, when known (issue 16)
     friend bool operator==(const RayNode &, const RayNode &) = default;
 };
 
@@ -178,6 +179,10 @@ struct Slice {
     // e.g. "Ray node 1a2b3c: worker id 9999 is beyond the 2304 hosts of any TPU slice". Such a
     // slice is never intact; the offending value is left out, never used to size anything.
     QString unrecognised;
+    // Identity in a fleet (issue 16): the Kubernetes context and the RayCluster ("namespace/name")
+    // the slice belongs to; empty when the capture does not say.
+    QString context;
+    QString rayCluster;
 
     int hostCount() const { return int(hosts.size()); }
     int chips() const { return topology.chips(); }
@@ -214,6 +219,8 @@ struct PlacementGroup {
     // reservation's <name> and how many of its groups the snapshot has; empty/0 otherwise.
     QString reservation;
     int reservationSize = 0;
+    QString context;         // identity in a fleet (issue 16): the context and RayCluster of its Ray
+    QString rayCluster;
     // How the UI names the group in a list, legend or sentence: its name, else the first 12
     // characters of its id (Ray's ids are 36 hex digits; 12 tell them apart in one cluster).
     // Where an id must be exact (scale --json, actions, the relay) the id itself is used.
@@ -239,6 +246,7 @@ struct WorkerGroup {
     QStringList slices;      // sorted by replica order
     int specIndex = -1;      // position in spec.workerGroupSpecs (a JSON Patch path needs it)
     bool replicasSet = true; // spec names replicas (else KubeRay takes minReplicas)
+    QString context;         // the Kubernetes context it was read from (issue 16)
     QString qualifiedCluster() const { return ns + u'/' + cluster; }
     QString qualifiedName() const { return ns + u'/' + cluster + u'/' + group; }
     bool isTpu() const { return !accelerator.isEmpty() || chipsPerHost > 0; }
@@ -254,6 +262,7 @@ struct RayClusterInfo {
     qint64 observedGeneration = 0;
     QString resourceVersion;
     bool autoscaling = false;
+    QString context;         // the Kubernetes context it was read from (issue 16)
     friend bool operator==(const RayClusterInfo &, const RayClusterInfo &) = default;
 };
 
@@ -265,7 +274,25 @@ struct Job {
     QString message;
     qint64 startTimeMs = 0;
     qint64 endTimeMs = 0;
+    QString context;         // identity in a fleet (issue 16)
+    QString rayCluster;
     friend bool operator==(const Job &, const Job &) = default;
+};
+
+// One Ray dashboard the capture asked (issue 16): a RayCluster's own view, reached or not.
+struct RayViewState {
+    QString context;
+    QString cluster;         // "namespace/name"; empty for a dashboard given directly (--ray)
+    QString error;           // why its newest poll failed; empty when it answered
+    bool answered = false;   // its bodies are in the capture (possibly older, when error is set)
+    friend bool operator==(const RayViewState &, const RayViewState &) = default;
+};
+
+// One Kubernetes context of a fleet (issue 16) and why it could not be read lately, if so.
+struct ContextState {
+    QString context;
+    QString error;
+    friend bool operator==(const ContextState &, const ContextState &) = default;
 };
 
 struct ClusterSnapshot {
@@ -284,6 +311,11 @@ struct ClusterSnapshot {
     QList<WorkerGroup> workerGroups;
     QList<RayClusterInfo> rayClusters;
     QList<Job> jobs;
+    // The fleet (issue 16): every context the snapshot covers (one for a single-context capture,
+    // none when it holds no Kubernetes), and each RayCluster's Ray view with its state.
+    QStringList contexts;
+    QList<ContextState> contextStates; // per context, its error (a context that answered has none)
+    QList<RayViewState> rayViews;
     // Every chip's activity, in this snapshot's slice/host order (model/activity.h); null when the
     // capture holds no activity body (nothing was asked: not "idle").
     std::shared_ptr<const ActivityTable> activity;

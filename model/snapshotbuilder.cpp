@@ -4,13 +4,18 @@
 // pods and Kubernetes nodes into slices, places bundles on chips and builds worker groups.
 // Each body is parsed into temporaries first and kept only if it parsed whole, so a truncated body
 // never leaves half a list behind.
+// A context's capture with a Ray view per RayCluster (issue 16) is built as one scope per view
+// (that cluster's pods, its own Ray bodies), the Kubernetes bodies read once; a fleet capture as
+// one such build per context; the scopes are then merged (snapshotmerge.cpp).
 
 #include "snapshot.h"
 
 #include "snapshotjoin_p.h"
+#include "snapshotmerge_p.h"
 #include "snapshotread_p.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace slicescope {
 
@@ -21,13 +26,28 @@ void reserveParsePadding(QByteArray &body)
     if (body.capacity() - body.size() < qsizetype(simdjson::SIMDJSON_PADDING)) body.reserve(body.size() + qsizetype(simdjson::SIMDJSON_PADDING));
 }
 
-SnapshotPtr buildSnapshot(const Capture &capture)
-{
-    auto snap = std::make_shared<ClusterSnapshot>();
-    ClusterSnapshot &s = *snap;
-    s.capturedAt = capture.capturedAt;
-    s.kubeContext = capture.kubeContext;
+namespace {
 
+// The Kubernetes bodies of a capture, read once whatever the number of scopes built from them.
+struct KubeParsed {
+    QStringList errors;
+    bool clustersRead = false, podsRead = false, nodesRead = false;
+    QList<RayClusterInfo> clusters;
+    QList<WorkerGroup> groups;
+    QStringList clusterWarnings;
+    QList<Pod> pods;
+    QList<QString> podReplicaKeys;
+    QStringList podWarnings;
+    QList<KubeNode> nodes;
+    QStringList nodeWarnings;
+};
+
+// Which RayClusters ("namespace/name") a scope holds; null: all.
+using ScopeFilter = std::function<bool(const QString &qualifiedCluster)>;
+
+// The Ray bodies of `capture` into `s`; whether the node list parsed.
+bool readRay(const Capture &capture, ClusterSnapshot &s)
+{
     parseBody(capture.rayVersion, "ray.version", s.errors, s.warnings, [&](od::value root) -> QString {
         forEachMember(root, [&](std::string_view k, od::value v) {
             if (k == "ray_version") s.rayVersion = toString(v);
@@ -117,10 +137,16 @@ SnapshotPtr buildSnapshot(const Capture &capture)
         return {};
     });
 
+    return rayNodesRead;
+}
+
+KubeParsed readKube(const Capture &capture)
+{
+    KubeParsed k;
     {
         QList<RawCluster> clusters;
         QStringList warnings;
-        if (parseBody(capture.kubeRayClusters, "kubernetes.rayclusters", s.errors, warnings, [&](od::value root) {
+        if (parseBody(capture.kubeRayClusters, "kubernetes.rayclusters", k.errors, warnings, [&](od::value root) {
                 return readKubeList(root, "kubernetes.rayclusters", warnings, [&](od::value item) {
                     RawCluster rc;
                     readRayCluster(item, rc);
@@ -141,20 +167,18 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                                         .arg(g.minReplicas)
                                         .arg(g.maxReplicas)
                                         .arg(std::clamp(g.replicas, g.minReplicas, g.maxReplicas));
-                    s.workerGroups.append(std::move(g));
+                    k.groups.append(std::move(g));
                 }
-                s.rayClusters.append(rc.info);
+                k.clusters.append(rc.info);
             }
-            s.warnings += warnings;
-            s.hasKubernetes = true;
+            k.clusterWarnings = warnings;
+            k.clustersRead = true;
         }
     }
-    QList<QString> podReplicaKeys;
-    bool podsRead = false;
     {
         QList<Pod> pods;
         QStringList warnings;
-        if (parseBody(capture.kubePods, "kubernetes.pods", s.errors, warnings, [&](od::value root) {
+        if (parseBody(capture.kubePods, "kubernetes.pods", k.errors, warnings, [&](od::value root) {
                 return readKubeList(root, "kubernetes.pods", warnings, [&](od::value item) {
                     Pod p;
                     QString replicaName, legacyIndex, replicaIndex;
@@ -174,37 +198,214 @@ SnapshotPtr buildSnapshot(const Capture &capture)
                     // legacy webhook's replicaIndex label already holds "<group>-<index>" (TPU_NAME).
                     p.replicaKey = !replicaName.isEmpty() ? replicaName : !replicaIndex.isEmpty() ? p.group + u'-' + replicaIndex
                                                                                                   : legacyIndex;
-                    podReplicaKeys.append(key);
+                    k.podReplicaKeys.append(key);
                     pods.append(std::move(p));
                 });
             })) {
-            s.pods = std::move(pods);
-            s.warnings += warnings;
-            s.hasKubernetes = true;
-            podsRead = true;
+            k.pods = std::move(pods);
+            k.podWarnings = warnings;
+            k.podsRead = true;
         } else {
-            podReplicaKeys.clear();
+            k.podReplicaKeys.clear();
         }
     }
     {
         QList<KubeNode> nodes;
         QStringList warnings;
-        if (parseBody(capture.kubeNodes, "kubernetes.nodes", s.errors, warnings, [&](od::value root) {
+        if (parseBody(capture.kubeNodes, "kubernetes.nodes", k.errors, warnings, [&](od::value root) {
                 return readKubeList(root, "kubernetes.nodes", warnings, [&](od::value item) {
                     KubeNode n;
                     readKubeNode(item, n);
                     nodes.append(std::move(n));
                 });
             })) {
-            s.kubeNodes = std::move(nodes);
-            s.warnings += warnings;
-            s.hasKubernetes = true;
+            k.nodes = std::move(nodes);
+            k.nodeWarnings = warnings;
+            k.nodesRead = true;
         }
     }
 
-    joinSnapshot(s, rayNodesRead, podsRead, podReplicaKeys);
-    joinActivity(s, capture);
+    return k;
+}
+
+} // namespace
+
+namespace {
+
+// The RayCluster a slice's pods name ("namespace/name"), else empty.
+QString clusterOfPods(const ClusterSnapshot &s, const Slice &slice)
+{
+    for (const Host &h : slice.hosts)
+        if (h.pod >= 0 && h.pod < s.pods.size() && !s.pods[h.pod].cluster.isEmpty()) return s.pods[h.pod].ns + u'/' + s.pods[h.pod].cluster;
+    return {};
+}
+
+// Identity (issue 16): every slice, group and job says its context and RayCluster.
+void stampIdentity(ClusterSnapshot &s, const Capture &rayPart, const QString &kubeError)
+{
+    const QString &scope = rayPart.rayCluster;
+    for (RayNode &n : s.rayNodes)
+        n.rayCluster = scope;
+    for (Slice &slice : s.slices) {
+        slice.context = s.kubeContext;
+        slice.rayCluster = clusterOfPods(s, slice);
+        if (slice.rayCluster.isEmpty()) slice.rayCluster = scope;
+    }
+    for (PlacementGroup &g : s.placementGroups) {
+        g.context = s.kubeContext;
+        g.rayCluster = scope;
+        if (!g.rayCluster.isEmpty()) continue;
+        // A dashboard not named by the capture: the cluster of the slices it holds, when they agree.
+        QString agreed;
+        bool one = true;
+        for (const QString &name : std::as_const(g.slices))
+            if (const int si = s.sliceIndex(name); si >= 0 && !s.slices[si].rayCluster.isEmpty()) {
+                if (agreed.isEmpty()) agreed = s.slices[si].rayCluster;
+                else one = one && agreed == s.slices[si].rayCluster;
+            }
+        if (one) g.rayCluster = agreed;
+    }
+    for (Job &j : s.jobs) {
+        j.context = s.kubeContext;
+        j.rayCluster = scope;
+    }
+    if ((s.hasKubernetes || !kubeError.isEmpty()) && !s.kubeContext.isEmpty()) {
+        s.contexts = {s.kubeContext};
+        s.contextStates = {ContextState{s.kubeContext, kubeError}};
+    }
+    const bool asked = s.hasRay || !rayPart.rayError.isEmpty() || !rayPart.rayCluster.isEmpty();
+    if (asked) s.rayViews.append(RayViewState{s.kubeContext, scope, rayPart.rayError, s.hasRay});
+}
+
+// One scope: `rayPart`'s Ray bodies, the Kubernetes items `filter` keeps, the activity of
+// `activity` (null: none).
+std::shared_ptr<ClusterSnapshot> buildScope(const Capture &rayPart, const QString &context, const QDateTime &at, const KubeParsed &kube,
+                                            const ScopeFilter &filter, const Capture *activity, const QString &kubeError)
+{
+    auto snap = std::make_shared<ClusterSnapshot>();
+    ClusterSnapshot &s = *snap;
+    s.capturedAt = at;
+    s.kubeContext = context;
+    const bool rayNodesRead = readRay(rayPart, s);
+    if (filter && !rayPart.rayCluster.isEmpty()) { // one RayCluster's view: its messages say whose
+        for (QString &e : s.errors)
+            e = QStringLiteral("RayCluster %1: %2").arg(rayPart.rayCluster, e);
+        for (QString &w : s.warnings)
+            w = QStringLiteral("RayCluster %1: %2").arg(rayPart.rayCluster, w);
+    }
+    if (!rayPart.rayError.isEmpty())
+        s.errors << (rayPart.rayCluster.isEmpty() ? QStringLiteral("Ray: %1").arg(rayPart.rayError) : QStringLiteral("RayCluster %1: %2").arg(rayPart.rayCluster, rayPart.rayError));
+
+    s.errors += kube.errors;
+    if (!kubeError.isEmpty()) s.errors << QStringLiteral("Kubernetes context %1: %2").arg(context.isEmpty() ? QStringLiteral("(in-cluster)") : context, kubeError);
+    auto keep = [&](const QString &ns, const QString &cluster) {
+        return !filter || filter(ns + u'/' + cluster);
+    };
+    if (kube.clustersRead) {
+        for (const RayClusterInfo &info : kube.clusters)
+            if (keep(info.ns, info.name)) {
+                s.rayClusters.append(info);
+                s.rayClusters.back().context = context;
+            }
+        for (const WorkerGroup &g : kube.groups)
+            if (keep(g.ns, g.cluster)) {
+                s.workerGroups.append(g);
+                s.workerGroups.back().context = context;
+            }
+        s.warnings += kube.clusterWarnings;
+        s.hasKubernetes = true;
+    }
+    QList<QString> podReplicaKeys;
+    if (kube.podsRead) {
+        for (qsizetype i = 0; i < kube.pods.size(); ++i)
+            if (keep(kube.pods[i].ns, kube.pods[i].cluster)) {
+                s.pods.append(kube.pods[i]);
+                podReplicaKeys.append(kube.podReplicaKeys.value(i));
+            }
+        s.warnings += kube.podWarnings;
+        s.hasKubernetes = true;
+    }
+    if (kube.nodesRead) {
+        s.kubeNodes = kube.nodes;
+        s.warnings += kube.nodeWarnings;
+        s.hasKubernetes = true;
+    }
+
+    joinSnapshot(s, rayNodesRead, kube.podsRead, podReplicaKeys);
+    stampIdentity(s, rayPart, kubeError);
+    if (activity) joinActivity(s, *activity);
     return snap;
+}
+
+// A context's capture: one scope per RayCluster's Ray view, and one for the rest (its own Ray
+// bodies, if any, and the pods of clusters without a view), merged.
+SnapshotPtr buildContext(const Capture &capture)
+{
+    const KubeParsed kube = readKube(capture);
+    const QString context = capture.kubeContext;
+    QStringList viewed;
+    for (const Capture &view : capture.rayClusters)
+        if (!view.rayCluster.isEmpty()) viewed << view.rayCluster;
+    // Prometheus's answers cover every cluster: joined when the context is one scope; with several,
+    // each scope's node summary says its chips' activity (the series are not split by cluster yet).
+    const bool oneScope = capture.rayClusters.size() == 1 && kube.pods.size() == std::count_if(kube.pods.cbegin(), kube.pods.cend(), [&](const Pod &p) {
+                                                                 return viewed.contains(p.ns + u'/' + p.cluster);
+                                                             });
+    QList<SnapshotPtr> scopes;
+    for (const Capture &view : capture.rayClusters) {
+        Capture activity;
+        activity.capturedAt = capture.capturedAt;
+        activity.rayNodeSummary = view.rayNodeSummary;
+        activity.rayNodeSummaryError = view.rayNodeSummaryError;
+        if (oneScope) {
+            activity.prometheusUrl = capture.prometheusUrl;
+            activity.prometheus = capture.prometheus;
+            activity.prometheusError = capture.prometheusError;
+        }
+        const QString cluster = view.rayCluster;
+        scopes << buildScope(view, context, capture.capturedAt, kube, [cluster](const QString &c) { return c == cluster; }, activity.hasActivity() ? &activity : nullptr, capture.kubeError);
+    }
+    const bool restHasPods = std::any_of(kube.pods.cbegin(), kube.pods.cend(), [&](const Pod &p) { return !viewed.contains(p.ns + u'/' + p.cluster); });
+    const bool restHasClusters = std::any_of(kube.clusters.cbegin(), kube.clusters.cend(), [&](const RayClusterInfo &c) { return !viewed.contains(c.ns + u'/' + c.name); });
+    if (scopes.isEmpty() || restHasPods || restHasClusters || capture.hasRay()) {
+        Capture rest = capture;
+        rest.rayClusters.clear();
+        if (!oneScope) {
+            rest.prometheus.clear();
+            rest.prometheusUrl.clear();
+            rest.prometheusError.clear();
+        }
+        scopes << buildScope(rest, context, capture.capturedAt, kube, [viewed](const QString &c) { return !viewed.contains(c); }, rest.hasActivity() ? &rest : nullptr, capture.kubeError);
+    }
+    SnapshotPtr merged = mergeSnapshots(scopes, capture.capturedAt);
+    if (!oneScope && !capture.prometheus.isEmpty() && merged->activity) {
+        auto copy = std::make_shared<ClusterSnapshot>(*merged);
+        auto table = std::make_shared<ActivityTable>(*copy->activity);
+        table->sources << QStringLiteral("Prometheus: not joined while the view holds several RayClusters' Ray views (each node summary is)");
+        copy->activity = table;
+        merged = copy;
+    }
+    return merged;
+}
+
+} // namespace
+
+SnapshotPtr buildSnapshot(const Capture &capture)
+{
+    if (capture.isFleet()) {
+        QList<SnapshotPtr> contexts;
+        contexts.reserve(capture.fleet.size());
+        for (const Capture &member : capture.fleet) {
+            Capture one = member;
+            one.fleet.clear(); // a fleet holds contexts, never fleets (the codec refuses them too)
+            if (!one.capturedAt.isValid()) one.capturedAt = capture.capturedAt;
+            contexts << buildSnapshot(one);
+        }
+        return mergeSnapshots(contexts, capture.capturedAt);
+    }
+    if (!capture.rayClusters.isEmpty()) return buildContext(capture);
+    const KubeParsed kube = readKube(capture);
+    return buildScope(capture, capture.kubeContext, capture.capturedAt, kube, {}, &capture, capture.kubeError);
 }
 
 } // namespace slicescope

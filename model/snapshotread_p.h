@@ -66,7 +66,7 @@ bool parseBody(const QByteArray &body, const char *what, QStringList &errors, QS
         return false;
     }
     CutLog cuts;
-    CutLogScope scope(cuts, padded.view().data());
+    CutLogScope scope(cuts, padded.view().data(), body.size());
     try {
         od::value root;
         if (auto err = doc.get_value().get(root); err != simdjson::SUCCESS) throw simdjson::simdjson_error(err);

@@ -56,11 +56,15 @@ phase "fuzz targets replayed and fuzzed"
 # Ray and the API server start after the build (they would only compete for the two cores) and are
 # stopped whatever happens next: a failed test, an error in this script, or an interrupt.
 ray_dir="$PWD/build/ci/ray-harness"
+ray2_dir="$PWD/build/ci/ray-harness-2"
 kube_dir="$PWD/build/ci/kube-harness"
+kube2_dir="$PWD/build/ci/kube-harness-2"
 prom_dir="$PWD/build/ci/prom-harness"
 stop_harnesses() {
+  tests/integration/kube-harness.sh down "$kube2_dir" || true
   tests/integration/kube-harness.sh down "$kube_dir" || true
   tests/integration/prom-harness.sh down "$prom_dir" || true
+  tests/integration/ray-harness.sh down "$ray2_dir" || true
   tests/integration/ray-harness.sh down "$ray_dir" || true
 }
 trap stop_harnesses EXIT
@@ -70,6 +74,14 @@ if ! SLICESCOPE_RAY_VENV="$ray_venv" tests/integration/ray-harness.sh up "$ray_d
   exit 1
 fi
 phase "Ray up"
+# The fleet tests' second RayCluster: a small second Ray (a head and one TPU host), with the first
+# one's token (issue 16).
+if ! SLICESCOPE_RAY_VENV="$ray_venv" SLICESCOPE_RAY_FLEET=small SLICESCOPE_RAY_TOKEN_FROM="$ray_dir/token" \
+    tests/integration/ray-harness.sh up "$ray2_dir"; then
+  echo "run-all: the second Ray for the fleet tests did not start (logs in $ray2_dir/logs)" >&2
+  exit 1
+fi
+phase "second Ray up"
 
 # Scraping every 5 s rather than 2 s costs the Ray agents 2.5 times less CPU beside the other tests.
 if ! SLICESCOPE_PROM_SCRAPE_INTERVAL="${SLICESCOPE_PROM_SCRAPE_INTERVAL:-5}" tests/integration/prom-harness.sh up "$prom_dir" "$ray_dir"; then
@@ -83,6 +95,12 @@ if ! SLICESCOPE_KUBE_ENV="$kube_env" tests/integration/kube-harness.sh up "$kube
   exit 1
 fi
 phase "Kubernetes API server up"
+# The fleet tests' second context: a second API server, nothing running by itself (issue 16).
+if ! SLICESCOPE_KUBE_ENV="$kube_env" SLICESCOPE_KUBE_OPERATOR=0 tests/integration/kube-harness.sh up "$kube2_dir"; then
+  echo "run-all: the second Kubernetes API server for the fleet tests did not start (logs in $kube2_dir/logs)" >&2
+  exit 1
+fi
+phase "second Kubernetes API server up"
 
-SLICESCOPE_RAY_DIR="$ray_dir" SLICESCOPE_PROM_DIR="$prom_dir" SLICESCOPE_KUBE_DIR="$kube_dir" ctest --preset ci
+SLICESCOPE_RAY_DIR="$ray_dir" SLICESCOPE_RAY2_DIR="$ray2_dir" SLICESCOPE_PROM_DIR="$prom_dir" SLICESCOPE_KUBE_DIR="$kube_dir" SLICESCOPE_KUBE2_DIR="$kube2_dir" ctest --preset ci
 phase "tests done"

@@ -40,7 +40,8 @@
 # outside DIR except Ray's temp folders, under a short /tmp path (Unix socket paths must stay under
 # 108 bytes), which `down` removes too.
 #
-# Environment: SLICESCOPE_RAY_VENV (default: what ray-env.sh prints), SLICESCOPE_RAY_UP_TIMEOUT
+# Environment: SLICESCOPE_RAY_FLEET (full, or small: see below), SLICESCOPE_RAY_TOKEN_FROM (a file
+# whose token to use instead of a fresh one), SLICESCOPE_RAY_VENV (default: what ray-env.sh prints), SLICESCOPE_RAY_UP_TIMEOUT
 # (seconds to wait, once every `ray start` has returned, for the dashboard to list every node ALIVE
 # with its TPU labels; default 300), SLICESCOPE_RAY_START_PARALLEL (TPU hosts started at once, 3).
 #
@@ -68,6 +69,11 @@ fleet=(
   "tpu-v4-2x2x2-0 v4-16 2x2x2 2 4"
   "tpu-v6e-2x4-0 v6e-8 2x4 1 8"
 )
+# SLICESCOPE_RAY_FLEET=small: a second, cheap Ray (the fleet tests' other RayCluster, issue 16): the
+# head and the one-host tpu-v6e-2x4-0, 3 processes of Ray's per node as above.
+if [ "${SLICESCOPE_RAY_FLEET:-full}" = small ]; then
+  fleet=("tpu-v6e-2x4-0 v6e-8 2x4 1 8")
+fi
 nodes=1 # the head
 for entry in "${fleet[@]}"; do read -r _ _ _ hosts _ <<< "$entry"; nodes=$((nodes + hosts)); done
 
@@ -289,7 +295,14 @@ export HARNESS_DASHBOARD_PORT=$((HARNESS_GCS_PORT + 1))
 export HARNESS_CLIENT_PORT=$((HARNESS_GCS_PORT + 2))
 url="http://127.0.0.1:$HARNESS_DASHBOARD_PORT"
 
-token="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
+# SLICESCOPE_RAY_TOKEN_FROM=FILE: that token instead of a fresh one (a second Ray of the fleet
+# tests, reached with the first one's token, as clusters that share a token Secret are).
+if [ -n "${SLICESCOPE_RAY_TOKEN_FROM:-}" ]; then
+  token="$(cat "$SLICESCOPE_RAY_TOKEN_FROM")"
+  [ -n "$token" ] || die "SLICESCOPE_RAY_TOKEN_FROM=$SLICESCOPE_RAY_TOKEN_FROM holds no token"
+else
+  token="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
+fi
 ( umask 077; printf '%s' "$token" > "$dir/token" )
 
 # What every Ray process shares: an explicit auth mode (never Ray's default), the token, no usage

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The fleet (issue 16) in the model: a context's capture with a Ray view per RayCluster, each joined
+// to its own cluster's pods only; a fleet capture of several contexts; identity on every slice,
+// group and alert; repeated names never merged; the capture format's added members round-tripped.
+
+#include "capturecodec.h"
+#include "capturefixture.h"
+#include "inspectjson.h"
+#include "snapshot.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace slicescope;
+using namespace slicescope::testfixture;
+
+namespace {
+
+constexpr int kHosts = 4;
+
+// One RayCluster "ns/name" with one v6e 4x4 worker group "tpu" (so its slice is "tpu-0" in every
+// cluster), its pods at ipPrefix + 1..4 on nodes nodePrefix-0..3.
+void addCluster(CaptureBuilder &kube, const QString &ns, const QString &name, const QString &ipPrefix, const QString &nodePrefix)
+{
+    kube.addRayCluster(ns, name, false, QJsonArray{CaptureBuilder::workerGroup(QStringLiteral("tpu"), 1, 0, 4, kHosts, QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4)});
+    for (int w = 0; w < kHosts; ++w) {
+        kube.addTpuPod(ns, QStringLiteral("%1-tpu-worker-%2").arg(name).arg(w), name, QStringLiteral("tpu"), name + QStringLiteral("-tpu-0"), QStringLiteral("tpu-0"), w,
+                       ipPrefix + QString::number(w + 1), nodePrefix + QString::number(w), QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4);
+        kube.addKubeNode(nodePrefix + QString::number(w), QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), QStringLiteral("pool"), 4);
+    }
+}
+
+// That cluster's own Ray: the slice "tpu-0" on the same IPs, optionally held whole by group `pg`.
+Capture rayView(const QString &cluster, const QString &ipPrefix, const QString &seed, const QString &pg = {})
+{
+    CaptureBuilder ray;
+    ray.addHeadNode(hexId(seed + QStringLiteral("head"), 56), ipPrefix + QStringLiteral("100"));
+    SliceSpec spec{QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), kHosts, 4, {}, {},
+                   hexId(seed, 48), ipPrefix};
+    const QStringList ids = ray.addSlice(spec);
+    if (!pg.isEmpty()) ray.addSlicePlacementGroup(hexId(seed + pg, 36), pg, QStringLiteral("tpu-0"), ids, 4);
+    Capture c = ray.capture(false);
+    c.rayCluster = cluster;
+    return c;
+}
+
+// A context holding team-a/llm and team-b/rl, each with its Ray view; llm's group "train" holds its slice.
+Capture twoClusterContext(const QString &context)
+{
+    CaptureBuilder kube;
+    addCluster(kube, QStringLiteral("team-a"), QStringLiteral("llm"), QStringLiteral("10.1.0."), QStringLiteral("gke-a-"));
+    addCluster(kube, QStringLiteral("team-b"), QStringLiteral("rl"), QStringLiteral("10.2.0."), QStringLiteral("gke-b-"));
+    Capture c = kube.capture(true);
+    c.rayVersion.clear();
+    c.rayNodes.clear();
+    c.rayPlacementGroups.clear();
+    c.kubeContext = context;
+    c.rayClusters = {rayView(QStringLiteral("team-a/llm"), QStringLiteral("10.1.0."), context + QStringLiteral("a"), QStringLiteral("train")),
+                     rayView(QStringLiteral("team-b/rl"), QStringLiteral("10.2.0."), context + QStringLiteral("b"))};
+    return c;
+}
+
+const Slice *findSlice(const ClusterSnapshot &s, const QString &rayCluster, const QString &context = {})
+{
+    for (const Slice &slice : s.slices)
+        if (slice.rayCluster == rayCluster && (context.isEmpty() || slice.context == context)) return &slice;
+    return nullptr;
+}
+
+} // namespace
+
+class TestFleet : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Before issue 16 the second cluster's chips looked unreserved whatever its Ray said: now each
+    // view is joined to its own cluster's pods, and a group of one never lands on the other.
+    void eachRayClusterJoinsItsOwnSlices()
+    {
+        const SnapshotPtr s = buildSnapshot(twoClusterContext(QStringLiteral("gke_us")));
+        QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n')));
+        QCOMPARE(s->slices.size(), 2);
+        const Slice *a = findSlice(*s, QStringLiteral("team-a/llm"));
+        const Slice *b = findSlice(*s, QStringLiteral("team-b/rl"));
+        QVERIFY(a && b);
+        // The same TPU_NAME in two clusters: two slices, named by cluster, the Ray name kept.
+        QCOMPARE(a->name, QStringLiteral("team-a/llm/tpu-0"));
+        QCOMPARE(b->name, QStringLiteral("team-b/rl/tpu-0"));
+        QCOMPARE(a->rayName, QStringLiteral("tpu-0"));
+        QCOMPARE(a->source, SliceSource::Both);
+        QCOMPARE(b->source, SliceSource::Both);
+        QVERIFY(a->intact && b->intact);
+        QCOMPARE(a->reservedChips, 16);
+        QCOMPARE(b->reservedChips, 0);
+        QCOMPARE(a->context, QStringLiteral("gke_us"));
+        QCOMPARE(a->workerGroup, QStringLiteral("team-a/llm/tpu"));
+        // Every host of each slice is its own cluster's Ray node and pod.
+        for (const Slice *slice : {a, b})
+            for (const Host &h : slice->hosts) {
+                QVERIFY(h.rayNode >= 0 && h.pod >= 0 && h.kubeNode >= 0);
+                QCOMPARE(s->rayNodes[h.rayNode].rayCluster, slice->rayCluster);
+                QCOMPARE(s->pods[h.pod].ns + u'/' + s->pods[h.pod].cluster, slice->rayCluster);
+                QCOMPARE(s->kubeNodes[h.kubeNode].name, s->pods[h.pod].nodeName);
+            }
+        QCOMPARE(s->placementGroups.size(), 1);
+        const PlacementGroup &g = s->placementGroups.first();
+        QCOMPARE(g.rayCluster, QStringLiteral("team-a/llm"));
+        QCOMPARE(g.slices, QStringList{QStringLiteral("team-a/llm/tpu-0")});
+        for (const Bundle &bundle : g.bundles)
+            QCOMPARE(s->slices[bundle.slice].name, a->name);
+        QCOMPARE(s->kubeNodes.size(), 2 * kHosts); // listed once, though each scope read them
+        QCOMPARE(s->contexts, QStringList{QStringLiteral("gke_us")});
+        QCOMPARE(s->rayViews.size(), 2);
+        QVERIFY(s->rayViews[0].answered && s->rayViews[1].answered);
+        QCOMPARE(s->workerGroups.size(), 2);
+        QCOMPARE(s->workerGroups[1].context, QStringLiteral("gke_us"));
+    }
+
+    // A head that does not answer is that cluster's problem alone: its slice stays, known from
+    // Kubernetes, with the reason; the other cluster's view is whole.
+    void anUnreachableHeadDegradesOnlyItsCluster()
+    {
+        Capture c = twoClusterContext(QStringLiteral("gke_us"));
+        Capture &b = c.rayClusters[1];
+        b.rayNodes.clear();
+        b.rayPlacementGroups.clear();
+        b.rayVersion.clear();
+        b.rayError = QStringLiteral("connection refused");
+        const SnapshotPtr s = buildSnapshot(c);
+        QCOMPARE(s->slices.size(), 2);
+        const Slice *a = findSlice(*s, QStringLiteral("team-a/llm"));
+        const Slice *rl = findSlice(*s, QStringLiteral("team-b/rl"));
+        QVERIFY(a && rl);
+        QCOMPARE(a->source, SliceSource::Both);
+        QCOMPARE(a->reservedChips, 16);
+        QCOMPARE(rl->source, SliceSource::Kubernetes);
+        QCOMPARE(s->rayViews.size(), 2);
+        QCOMPARE(s->rayViews[1].cluster, QStringLiteral("team-b/rl"));
+        QVERIFY(!s->rayViews[1].answered);
+        QCOMPARE(s->rayViews[1].error, QStringLiteral("connection refused"));
+        QVERIFY2(s->errors.contains(QStringLiteral("RayCluster team-b/rl: connection refused")), qPrintable(s->errors.join(u'\n')));
+    }
+
+    // Two contexts with the same namespaces, clusters, slices and node names: four slices, none
+    // merged, each with its context; Kubernetes nodes are per context.
+    void contextsOfAFleetNeverMerge()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        fleet.fleet = {twoClusterContext(QStringLiteral("gke_us")), twoClusterContext(QStringLiteral("gke_eu"))};
+        const SnapshotPtr s = buildSnapshot(fleet);
+        QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n')));
+        QCOMPARE(s->slices.size(), 4);
+        QCOMPARE(s->contexts, (QStringList{QStringLiteral("gke_us"), QStringLiteral("gke_eu")}));
+        QVERIFY(s->kubeContext.isEmpty()); // several
+        QCOMPARE(s->kubeNodes.size(), 4 * kHosts);
+        QStringList names;
+        for (const Slice &slice : s->slices) {
+            names << slice.name;
+            QCOMPARE(slice.rayName, QStringLiteral("tpu-0"));
+            QCOMPARE(slice.reservedChips, slice.rayCluster == QLatin1String("team-a/llm") ? 16 : 0);
+        }
+        QCOMPARE(names, (QStringList{QStringLiteral("gke_eu:team-a/llm/tpu-0"), QStringLiteral("gke_eu:team-b/rl/tpu-0"), QStringLiteral("gke_us:team-a/llm/tpu-0"),
+                                     QStringLiteral("gke_us:team-b/rl/tpu-0")}));
+        QCOMPARE(s->placementGroups.size(), 2);
+        for (const PlacementGroup &g : s->placementGroups) {
+            QCOMPARE(g.slices.size(), 1);
+            const Slice &held = s->slices[s->sliceIndex(g.slices.first())];
+            QCOMPARE(held.context, g.context);
+            QCOMPARE(held.rayCluster, QStringLiteral("team-a/llm"));
+            for (const Bundle &bundle : g.bundles)
+                QCOMPARE(bundle.slice, s->sliceIndex(held.name));
+        }
+        // inspect --json: context and rayCluster on slices, hosts, groups, worker groups and alerts.
+        const QJsonObject doc = inspectJson(*s);
+        for (const QJsonValue &v : doc.value(QLatin1String("slices")).toArray()) {
+            const QJsonObject slice = v.toObject();
+            QVERIFY(slice.value(QLatin1String("name")).toString().startsWith(slice.value(QLatin1String("context")).toString() + u':'));
+            QCOMPARE(slice.value(QLatin1String("rayName")).toString(), QStringLiteral("tpu-0"));
+            for (const QJsonValue &h : slice.value(QLatin1String("hosts")).toArray())
+                QCOMPARE(h.toObject().value(QLatin1String("rayCluster")), slice.value(QLatin1String("rayCluster")));
+        }
+        for (const QJsonValue &v : doc.value(QLatin1String("placementGroups")).toArray())
+            QCOMPARE(v.toObject().value(QLatin1String("rayCluster")).toString(), QStringLiteral("team-a/llm"));
+        QCOMPARE(doc.value(QLatin1String("workerGroups")).toArray().size(), 4);
+        QCOMPARE(doc.value(QLatin1String("workerGroups")).toArray().at(2).toObject().value(QLatin1String("context")).toString(), QStringLiteral("gke_eu"));
+        QCOMPARE(doc.value(QLatin1String("contexts")).toArray().size(), 2);
+        QCOMPARE(doc.value(QLatin1String("rayViews")).toArray().size(), 4);
+    }
+
+    // An alert says whose slice it is about.
+    void alertsCarryTheirIdentity()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        Capture eu = twoClusterContext(QStringLiteral("gke_eu"));
+        // rl's worker 2 dead in Ray: rl's slice is degraded in eu only.
+        CaptureBuilder ray;
+        SliceSpec spec{QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), kHosts, 4, {2}, {},
+                       hexId(QStringLiteral("eu-rl"), 48), QStringLiteral("10.2.0.")};
+        ray.addSlice(spec);
+        eu.rayClusters[1] = ray.capture(false);
+        eu.rayClusters[1].rayCluster = QStringLiteral("team-b/rl");
+        fleet.fleet = {twoClusterContext(QStringLiteral("gke_us")), eu};
+        const SnapshotPtr s = buildSnapshot(fleet);
+        const QJsonArray alerts = inspectJson(*s).value(QLatin1String("alerts")).toArray();
+        bool found = false;
+        for (const QJsonValue &v : alerts) {
+            const QJsonObject a = v.toObject();
+            if (a.value(QLatin1String("kind")).toString() != QLatin1String("slice-degraded")) continue;
+            found = true;
+            QCOMPARE(a.value(QLatin1String("context")).toString(), QStringLiteral("gke_eu"));
+            QCOMPARE(a.value(QLatin1String("rayCluster")).toString(), QStringLiteral("team-b/rl"));
+            QCOMPARE(a.value(QLatin1String("slice")).toString(), QStringLiteral("gke_eu:team-b/rl/tpu-0"));
+        }
+        QVERIFY2(found, "no slice-degraded alert");
+    }
+
+    // The added members (ray.cluster, ray.error, rayClusters, fleet) survive a file; the snapshot of
+    // the read capture is the snapshot of the written one.
+    void fleetCaptureRoundTrip()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        Capture us = twoClusterContext(QStringLiteral("gke_us"));
+        us.rayClusters[1].rayError = QStringLiteral("HTTP 503 from the service proxy");
+        fleet.fleet = {us, twoClusterContext(QStringLiteral("gke_eu"))};
+        const QByteArray bytes = serializeCapture(fleet);
+        QVERIFY(!bytes.contains('\n'));
+        const CaptureReadResult read = parseCapture(bytes, QStringLiteral("fleet.slicescope.json"));
+        QVERIFY2(read.ok(), qPrintable(read.error));
+        const Capture &back = read.captures.first();
+        QCOMPARE(back.fleet.size(), 2);
+        QCOMPARE(back.fleet[0].kubeContext, QStringLiteral("gke_us"));
+        QCOMPARE(back.fleet[0].rayClusters.size(), 2);
+        QCOMPARE(back.fleet[0].rayClusters[1].rayCluster, QStringLiteral("team-b/rl"));
+        QCOMPARE(back.fleet[0].rayClusters[1].rayError, QStringLiteral("HTTP 503 from the service proxy"));
+        QCOMPARE(back.fleet[1].capturedAt, fleet.capturedAt);
+        QCOMPARE(inspectJson(*buildSnapshot(back)), inspectJson(*buildSnapshot(fleet)));
+        QCOMPARE(serializeCapture(back), bytes);
+    }
+
+    // A fleet inside a fleet, or Ray views inside a Ray view, is refused with its place named.
+    void nestingIsBounded()
+    {
+        const QByteArray nested = R"({"format":"slicescope-capture/1","fleet":[{"fleet":[]}]})";
+        const CaptureReadResult r = parseCapture(nested, QStringLiteral("n.json"));
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.contains(QLatin1String("fleet[0].fleet")) && r.error.contains(QLatin1String("cannot hold a fleet")), qPrintable(r.error));
+        const QByteArray notAnArray = R"({"format":"slicescope-capture/1","rayClusters":{"cluster":"a/b"}})";
+        const CaptureReadResult r2 = parseCapture(notAnArray, QStringLiteral("n.json"));
+        QVERIFY2(!r2.ok() && r2.error.contains(QLatin1String("rayClusters: expected an array")), qPrintable(r2.error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFleet)
+#include "tst_fleet.moc"
