@@ -36,8 +36,7 @@ Capture rayView(const QString &cluster, const QString &ipPrefix, const QString &
 {
     CaptureBuilder ray;
     ray.addHeadNode(hexId(seed + QStringLiteral("head"), 56), ipPrefix + QStringLiteral("100"));
-    SliceSpec spec{QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), kHosts, 4, {}, {},
-                   hexId(seed, 48), ipPrefix};
+    SliceSpec spec{QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), kHosts, 4, {}, {}, hexId(seed, 48), ipPrefix};
     const QStringList ids = ray.addSlice(spec);
     if (!pg.isEmpty()) ray.addSlicePlacementGroup(hexId(seed + pg, 36), pg, QStringLiteral("tpu-0"), ids, 4);
     Capture c = ray.capture(false);
@@ -197,8 +196,7 @@ private Q_SLOTS:
         Capture eu = twoClusterContext(QStringLiteral("gke_eu"));
         // rl's worker 2 dead in Ray: rl's slice is degraded in eu only.
         CaptureBuilder ray;
-        SliceSpec spec{QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), kHosts, 4, {2}, {},
-                       hexId(QStringLiteral("eu-rl"), 48), QStringLiteral("10.2.0.")};
+        SliceSpec spec{QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), kHosts, 4, {2}, {}, hexId(QStringLiteral("eu-rl"), 48), QStringLiteral("10.2.0.")};
         ray.addSlice(spec);
         eu.rayClusters[1] = ray.capture(false);
         eu.rayClusters[1].rayCluster = QStringLiteral("team-b/rl");
