@@ -119,6 +119,13 @@ int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot)
                                                                           : QString();
         return fail(Failed, origin + snapshot->errors.join(QStringLiteral("; ")));
     }
+    // Parts of a fleet that are down (a context, a RayCluster's Ray) are in the output with their
+    // reason; the rest is whole. Said on stderr too, one line each, so a script sees it.
+    for (const ContextState &c : snapshot->contextStates)
+        if (!c.error.isEmpty()) printLine(QStringLiteral("context %1 is not answering; its last view is shown: %2").arg(c.context, c.error));
+    for (const RayViewState &v : snapshot->rayViews)
+        if (!v.error.isEmpty()) printLine(QStringLiteral("the Ray of %1 is not answering%2: %3").arg(v.cluster.isEmpty() ? QStringLiteral("the cluster") : QStringLiteral("RayCluster ") + v.cluster,
+                                                                                              v.answered ? QStringLiteral(" (its last view is shown)") : QString(), v.error));
     return -1;
 }
 

@@ -19,6 +19,7 @@
 #include <QUrl>
 
 #include <algorithm>
+#include <optional>
 
 namespace slicescope::cli {
 
@@ -141,9 +142,43 @@ int record(const QStringList &arguments)
     case SourceSpec::Kind::Relay:
         return fail(BadUsage, QStringLiteral("record reads a cluster directly; run it where the relay runs, with the relay's SOURCE"));
     case SourceSpec::Kind::Live: {
-        if (spec.rayUrl.isEmpty() || !spec.kubeconfig.isEmpty())
-            return fail(Failed, spec.kubeconfig.isEmpty() ? QStringLiteral("--ray wants the dashboard's URL")
-                                                          : QStringLiteral("Kubernetes sources (--kubeconfig) are not available in this build yet; use --ray URL"));
+        if (spec.usesKubernetes()) {
+            // Kubernetes sources (one context or a fleet) send a capture when something changes:
+            // the newest is written every interval, stamped with the time it was taken.
+            QString error;
+            std::unique_ptr<Source> source = makeSource(spec, &error);
+            if (!source)
+                return fail(Failed, error);
+            if (const QString openError = writer.open(); !openError.isEmpty())
+                return fail(Failed, openError);
+            std::optional<Capture> newest;
+            QTimer tick;
+            auto writeNewest = [&] {
+                Capture c = *newest;
+                c.capturedAt = QDateTime::currentDateTimeUtc();
+                failure = writer.write(c);
+                if (!failure.isEmpty() || writer.count() >= wanted)
+                    QCoreApplication::exit(failure.isEmpty() ? 0 : 1);
+            };
+            QObject::connect(&tick, &QTimer::timeout, &tick, writeNewest);
+            QObject::connect(source.get(), &Source::captureReceived, source.get(), [&](const Capture &capture) {
+                const bool first = !newest;
+                newest = capture;
+                if (first) {
+                    writeNewest();
+                    tick.start(int(intervalMs));
+                }
+            });
+            QObject::connect(source.get(), &Source::failed, source.get(), [&](const QString &message) {
+                failure = message;
+                QCoreApplication::exit(1);
+            });
+            runLoop([&] { source->start(); });
+            tick.stop();
+            break;
+        }
+        if (spec.rayUrl.isEmpty())
+            return fail(Failed, QStringLiteral("--ray wants the dashboard's URL"));
         RayToken token;
         if (const QString problem = resolveRayToken(spec.rayTokenFile, token); !problem.isEmpty())
             return fail(Failed, problem);

@@ -293,11 +293,13 @@ std::shared_ptr<ClusterSnapshot> buildScope(const Capture &rayPart, const QStrin
         for (QString &w : s.warnings)
             w = QStringLiteral("RayCluster %1: %2").arg(rayPart.rayCluster, w);
     }
+    // A dashboard or a context that does not answer is a part of the view that is down, not a body
+    // that could not be read: a warning (and rayViews/contextStates), so the rest stays usable.
     if (!rayPart.rayError.isEmpty())
-        s.errors << (rayPart.rayCluster.isEmpty() ? QStringLiteral("Ray: %1").arg(rayPart.rayError) : QStringLiteral("RayCluster %1: %2").arg(rayPart.rayCluster, rayPart.rayError));
+        s.warnings << (rayPart.rayCluster.isEmpty() ? QStringLiteral("Ray: %1").arg(rayPart.rayError) : QStringLiteral("RayCluster %1: %2").arg(rayPart.rayCluster, rayPart.rayError));
 
     s.errors += kube.errors;
-    if (!kubeError.isEmpty()) s.errors << QStringLiteral("Kubernetes context %1: %2").arg(context.isEmpty() ? QStringLiteral("(in-cluster)") : context, kubeError);
+    if (!kubeError.isEmpty()) s.warnings << QStringLiteral("Kubernetes context %1: %2").arg(context.isEmpty() ? QStringLiteral("(in-cluster)") : context, kubeError);
     auto keep = [&](const QString &ns, const QString &cluster) {
         return !filter || filter(ns + u'/' + cluster);
     };

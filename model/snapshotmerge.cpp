@@ -23,18 +23,22 @@ QList<QHash<QString, QString>> mergedNames(const QList<SnapshotPtr> &parts)
     auto clusterName = [](const Slice &s) { // a name a context's merge qualified already stays as it is
         return s.rayCluster.isEmpty() || s.name.startsWith(s.rayCluster + u'/') ? s.name : s.rayCluster + u'/' + s.name;
     };
+    // Repeats are judged by Ray's own name (a part may have qualified its name already).
+    auto rayName = [](const Slice &s) {
+        return s.rayName.isEmpty() ? s.name : s.rayName;
+    };
     for (const SnapshotPtr &p : parts)
         for (const Slice &s : p->slices)
-            ++plain[s.name];
+            ++plain[rayName(s)];
     for (const SnapshotPtr &p : parts)
         for (const Slice &s : p->slices)
-            if (plain.value(s.name) > 1) ++byCluster[clusterName(s)];
+            if (plain.value(rayName(s)) > 1) ++byCluster[clusterName(s)];
     QList<QHash<QString, QString>> renames(parts.size());
     QSet<QString> used;
     for (qsizetype i = 0; i < parts.size(); ++i)
         for (const Slice &s : parts[i]->slices) {
             QString name = s.name;
-            if (plain.value(s.name) > 1) {
+            if (plain.value(rayName(s)) > 1) {
                 name = clusterName(s);
                 if (byCluster.value(name) > 1 && !s.context.isEmpty()) name = s.context + u':' + name;
             }

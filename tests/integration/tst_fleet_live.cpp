@@ -206,7 +206,7 @@ private Q_SLOTS:
         QVERIFY(answered(alpha));
         QVERIFY(snap->sliceIndex(QString(beta + QStringLiteral("/tpu-v6e-2x4-0"))) >= 0);
         QCOMPARE(slicesOf(*snap, alpha).size(), 4);
-        QVERIFY2(snap->errors.join(u'\n').contains(QStringLiteral("RayCluster ") + beta), qPrintable(snap->errors.join(u'\n')));
+        QVERIFY2(snap->warnings.join(u'\n').contains(QStringLiteral("RayCluster ") + beta), qPrintable(snap->warnings.join(u'\n')));
         qInfo("fleet: beta unreachable: %s", qPrintable(viewOf(*snap, beta)->error));
         QElapsedTimer back;
         back.start();
@@ -305,17 +305,22 @@ private Q_SLOTS:
         QVERIFY2(inspect.exitCode == 0, inspect.err.constData());
         const QJsonObject doc = QJsonDocument::fromJson(inspect.out).object();
         QCOMPARE(doc.value(QLatin1String("contexts")).toArray().size(), 2);
+        // Each context's own cluster: its slices carry that context and cluster (other tests' clusters
+        // may be in the first API server's namespaces too).
         QHash<QString, QStringList> byContext;
         for (const QJsonValue &v : doc.value(QLatin1String("slices")).toArray()) {
             const QJsonObject slice = v.toObject();
-            byContext[slice.value(QLatin1String("context")).toString()] << slice.value(QLatin1String("name")).toString();
-            QCOMPARE(slice.value(QLatin1String("rayCluster")).toString(),
-                     (slice.value(QLatin1String("context")).toString() == QLatin1String("one") ? ns1 : ns2) + QStringLiteral("/tpu"));
+            const QString context = slice.value(QLatin1String("context")).toString(), cluster = slice.value(QLatin1String("rayCluster")).toString();
+            if (cluster == ns1 + QStringLiteral("/tpu") || cluster == ns2 + QStringLiteral("/tpu")) {
+                QCOMPARE(context, cluster.startsWith(ns1) ? QStringLiteral("one") : QStringLiteral("two"));
+                byContext[context] << slice.value(QLatin1String("name")).toString();
+            }
         }
         QVERIFY2(byContext.value(QStringLiteral("one")).size() == 4, qPrintable(byContext.value(QStringLiteral("one")).join(u' ')));
-        // tpu-v6e-2x4-0 is in both contexts' Rays: qualified by context, never merged.
-        QVERIFY2(byContext.value(QStringLiteral("two")).contains(QStringLiteral("two:%1/tpu/tpu-v6e-2x4-0").arg(ns2)), qPrintable(byContext.value(QStringLiteral("two")).join(u' ')));
-        QVERIFY2(byContext.value(QStringLiteral("one")).contains(QStringLiteral("one:%1/tpu/tpu-v6e-2x4-0").arg(ns1)), qPrintable(byContext.value(QStringLiteral("one")).join(u' ')));
+        QVERIFY2(byContext.value(QStringLiteral("two")).size() == 1, qPrintable(byContext.value(QStringLiteral("two")).join(u' ')));
+        // tpu-v6e-2x4-0 is in both contexts' Rays: two slices, each named by its cluster, never merged.
+        QVERIFY2(byContext.value(QStringLiteral("two")).contains(QStringLiteral("%1/tpu/tpu-v6e-2x4-0").arg(ns2)), qPrintable(byContext.value(QStringLiteral("two")).join(u' ')));
+        QVERIFY2(byContext.value(QStringLiteral("one")).contains(QStringLiteral("%1/tpu/tpu-v6e-2x4-0").arg(ns1)), qPrintable(byContext.value(QStringLiteral("one")).join(u' ')));
 
         // A fleet recorded, then read offline: the same contexts and slices.
         const QString recording = tmp.filePath(QStringLiteral("fleet.slicescope.jsonl"));
