@@ -124,8 +124,7 @@ int loadSnapshot(const SourceSpec &spec, SnapshotPtr &snapshot)
     for (const ContextState &c : snapshot->contextStates)
         if (!c.error.isEmpty()) printLine(QStringLiteral("context %1 is not answering; its last view is shown: %2").arg(c.context, c.error));
     for (const RayViewState &v : snapshot->rayViews)
-        if (!v.error.isEmpty()) printLine(QStringLiteral("the Ray of %1 is not answering%2: %3").arg(v.cluster.isEmpty() ? QStringLiteral("the cluster") : QStringLiteral("RayCluster ") + v.cluster,
-                                                                                              v.answered ? QStringLiteral(" (its last view is shown)") : QString(), v.error));
+        if (!v.error.isEmpty()) printLine(QStringLiteral("the Ray of %1 is not answering%2: %3").arg(v.cluster.isEmpty() ? QStringLiteral("the cluster") : QStringLiteral("RayCluster ") + v.cluster, v.answered ? QStringLiteral(" (its last view is shown)") : QString(), v.error));
     return -1;
 }
 

@@ -14,6 +14,9 @@
 #include "snapshotmerge_p.h"
 #include "snapshotread_p.h"
 
+#include <QMutex>
+#include <QMutexLocker>
+
 #include <algorithm>
 #include <functional>
 
@@ -390,6 +393,62 @@ SnapshotPtr buildContext(const Capture &capture)
     return merged;
 }
 
+// A fleet's captures mostly carry the very member captures (the same buffers) the one before did:
+// a context that did not change is not rebuilt. Its last build is kept with references to every
+// buffer it was built from, so "the same" is a pointer comparison a freed buffer cannot fool.
+class MemberMemo
+{
+public:
+    SnapshotPtr find(const Capture &member)
+    {
+        QMutexLocker lock(&m_mutex);
+        for (const Entry &e : m_entries)
+            if (same(e.capture, member)) return e.snapshot;
+        return nullptr;
+    }
+    void keep(const Capture &member, SnapshotPtr snapshot)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_entries.erase(std::remove_if(m_entries.begin(), m_entries.end(), [&](const Entry &e) { return e.capture.kubeContext == member.kubeContext; }), m_entries.end());
+        if (m_entries.size() >= kMaxEntries) m_entries.erase(m_entries.begin());
+        m_entries.push_back({member, std::move(snapshot)});
+    }
+
+private:
+    static constexpr size_t kMaxEntries = 64; // the contexts a window watches at most
+    struct Entry {
+        Capture capture; // holds the buffers
+        SnapshotPtr snapshot;
+    };
+    static bool sameBuffer(const QByteArray &a, const QByteArray &b) { return a.size() == b.size() && (a.isEmpty() || a.constData() == b.constData()); }
+    static bool sameRay(const Capture &a, const Capture &b)
+    {
+        return sameBuffer(a.rayVersion, b.rayVersion) && sameBuffer(a.rayNodes, b.rayNodes) && sameBuffer(a.rayPlacementGroups, b.rayPlacementGroups)
+               && sameBuffer(a.rayJobs, b.rayJobs) && sameBuffer(a.rayClusterStatus, b.rayClusterStatus) && sameBuffer(a.rayNodeSummary, b.rayNodeSummary)
+               && a.rayNodeSummaryError == b.rayNodeSummaryError && a.rayCluster == b.rayCluster && a.rayError == b.rayError;
+    }
+    static bool same(const Capture &a, const Capture &b)
+    {
+        if (a.capturedAt != b.capturedAt || a.kubeContext != b.kubeContext || a.kubeError != b.kubeError || !sameBuffer(a.kubeRayClusters, b.kubeRayClusters)
+            || !sameBuffer(a.kubePods, b.kubePods) || !sameBuffer(a.kubeNodes, b.kubeNodes) || !sameRay(a, b) || a.rayClusters.size() != b.rayClusters.size()
+            || a.prometheus.size() != b.prometheus.size() || a.prometheusError != b.prometheusError || a.prometheusUrl != b.prometheusUrl)
+            return false;
+        for (qsizetype i = 0; i < a.rayClusters.size(); ++i)
+            if (!sameRay(a.rayClusters[i], b.rayClusters[i])) return false;
+        for (qsizetype i = 0; i < a.prometheus.size(); ++i)
+            if (a.prometheus[i].query != b.prometheus[i].query || !sameBuffer(a.prometheus[i].body, b.prometheus[i].body)) return false;
+        return true;
+    }
+    QMutex m_mutex; // buildSnapshot() may run on any thread
+    std::vector<Entry> m_entries;
+};
+
+MemberMemo &memberMemo()
+{
+    static MemberMemo memo;
+    return memo;
+}
+
 } // namespace
 
 SnapshotPtr buildSnapshot(const Capture &capture)
@@ -401,7 +460,12 @@ SnapshotPtr buildSnapshot(const Capture &capture)
             Capture one = member;
             one.fleet.clear(); // a fleet holds contexts, never fleets (the codec refuses them too)
             if (!one.capturedAt.isValid()) one.capturedAt = capture.capturedAt;
-            contexts << buildSnapshot(one);
+            SnapshotPtr built = memberMemo().find(one);
+            if (!built) {
+                built = buildSnapshot(one);
+                memberMemo().keep(one, built);
+            }
+            contexts << built;
         }
         return mergeSnapshots(contexts, capture.capturedAt);
     }

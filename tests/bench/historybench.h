@@ -17,5 +17,8 @@ int runSoakBenchmark(int argc, char **argv, int first, const std::function<int(c
 int runAlertsBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 // `slicescope-bench activity [options]` (activitybench.cpp): chip activity's join next to the ingest.
 int runActivityBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+// fleetbench.cpp: many contexts through scripted servers (issue 16); the child that plays them.
+int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
+int runFleetServe(int contexts, int nodes);
 
 } // namespace slicescope::bench
