@@ -275,7 +275,8 @@ void KubeSource::syncRayViews()
         it = m_views.erase(it);
         changed = true;
     }
-    for (const auto &[cluster, target] : wanted) {
+    for (const auto &[wantedCluster, wantedTarget] : wanted) {
+        const QString cluster = wantedCluster, target = wantedTarget; // lambdas capture variables, not bindings
         if (m_views.count(cluster))
             continue;
         if (!m_proxyManager)

@@ -35,7 +35,7 @@ struct SlicePlacementRequest {
 // The planner's question for this request: the same shape, bundles and strategy Ray is sent.
 inline PlanRequest planRequestFor(const SlicePlacementRequest &r)
 {
-    return PlanRequest{r.accelerator, r.topology, r.numSlices, r.tpuPerBundle, r.chipsPerVm, r.strategy, r.cpuPerBundle};
+    return PlanRequest{r.accelerator, r.topology, r.numSlices, r.tpuPerBundle, r.chipsPerVm, r.strategy, r.cpuPerBundle, r.rayCluster, r.context};
 }
 
 class ClusterActions : public QObject

@@ -45,6 +45,8 @@ QString fleetSearchText(const Slice &s, const QStringList &holderNames)
     if (s.generation)
         words << s.generation->displayName;
     words << holderNames << s.problems;
+    if (!s.context.isEmpty()) words << s.context; // the search box matches context and cluster names (issue 16)
+    if (!s.rayCluster.isEmpty()) words << s.rayCluster;
     return words.join(u'\n').toLower();
 }
 

@@ -7,6 +7,8 @@
 
 #include <QHash>
 
+#include <QSet>
+
 #include <algorithm>
 #include <numeric>
 
@@ -42,12 +44,19 @@ QString fleetTopologyText(const Slice &slice)
 
 QString fleetWorkerGroupText(const Slice &slice)
 {
-    return slice.workerGroup.isEmpty() ? QStringLiteral("no worker group") : slice.workerGroup;
+    if (!slice.workerGroup.isEmpty()) return slice.workerGroup;
+    // A slice Ray knows without its pods: the RayCluster whose Ray lists it, when known (issue 16).
+    return slice.rayCluster.isEmpty() ? QStringLiteral("no worker group") : QStringLiteral("RayCluster %1, no worker group").arg(slice.rayCluster);
 }
 
 FleetGrouping groupFleet(const ClusterSnapshot &snap)
 {
     FleetGrouping fleet;
+    const bool severalContexts = snap.contexts.size() > 1;
+    QSet<QString> clusters;
+    for (const Slice &s : snap.slices)
+        if (!s.rayCluster.isEmpty()) clusters.insert(s.rayCluster);
+    const bool severalClusters = clusters.size() > 1;
     QList<FleetEntry> &entries = fleet.entries;
     QList<FleetGroup> &groups = fleet.groups;
     QHash<QString, int> groupIndex;
@@ -130,7 +139,9 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
             break;
         }
 
-        const QString title = fleetGenerationName(s) + kDot + fleetWorkerGroupText(s);
+        // A fleet of several contexts groups by context first (issue 16): "gke_us · v6e · ml/...".
+        const QString title = (severalContexts ? (s.context.isEmpty() ? QStringLiteral("no context") : s.context) + kDot : QString()) + fleetGenerationName(s) + kDot
+                              + fleetWorkerGroupText(s);
         int g = groupIndex.value(title, -1);
         if (g < 0) {
             g = int(groups.size());
@@ -139,6 +150,8 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
             group.title = title;
             group.rank = tpu::generationOrder(s.generation);
             group.workerGroup = s.workerGroup;
+            group.context = s.context;
+            group.rayCluster = s.rayCluster;
             groups << group;
         }
         e.group = g;
@@ -156,6 +169,12 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
         const FleetGroup &ga = groups[a], &gb = groups[b];
+        // Context, then RayCluster, then generation (issue 16: context -> cluster -> generation);
+        // within one cluster, generation first as before.
+        if (ga.context != gb.context)
+            return naturalLess(ga.context, gb.context);
+        if (severalClusters && ga.rayCluster != gb.rayCluster)
+            return naturalLess(ga.rayCluster, gb.rayCluster);
         if (ga.rank != gb.rank)
             return ga.rank < gb.rank;
         if (ga.workerGroup.isEmpty() != gb.workerGroup.isEmpty())

@@ -33,6 +33,7 @@ struct FleetGroup {
     QString title;      // "v6e · ml/tpu-team/v6e-4x4"
     int rank = 0;       // tpu::generationOrder
     QString workerGroup;
+    QString context, rayCluster; // the fleet identity of its slices (issue 16)
     QList<int> entries; // all of its slices (indexes into FleetGrouping::entries), in name order
     int chips = 0, reserved = 0, ready = 0;
 };

@@ -192,6 +192,8 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
     for (const Slice &s : snap.slices) {
         if (s.generation != r.generation)
             continue;
+        if ((!request.rayCluster.isEmpty() && s.rayCluster != request.rayCluster) || (!request.context.isEmpty() && s.context != request.context))
+            continue; // another RayCluster's Ray cannot place these bundles
         if (s.topology.dims != r.topology.dims) {
             if (s.podType == r.podType)
                 samePodTypeOtherShape << QStringLiteral("%1 (%2)").arg(s.name, s.topology.toString());
@@ -228,6 +230,8 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
 
     for (const WorkerGroup &g : snap.workerGroups) {
         if (tpu::findGeneration(g.accelerator) != r.generation)
+            continue;
+        if ((!request.rayCluster.isEmpty() && g.qualifiedCluster() != request.rayCluster) || (!request.context.isEmpty() && g.context != request.context))
             continue;
         const auto groupTopo = tpu::parseTopology(g.topology);
         if (!groupTopo || groupTopo->dims != r.topology.dims)

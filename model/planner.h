@@ -19,6 +19,10 @@ struct PlanRequest {
     int chipsPerVm = 0;
     QString strategy = QStringLiteral("SPREAD"); // PACK, SPREAD, STRICT_PACK, STRICT_SPREAD
     double cpuPerBundle = 1;       // resources_per_bundle.CPU (Ray's default 1); checked against hosts' CPU totals
+    // In a view of several RayClusters (issue 16): only the slices and worker groups of this one
+    // ("ns/name", and its context in a fleet) can take the request; empty: every slice.
+    QString rayCluster;
+    QString context;
 };
 
 // How much a worker group could grow to help.

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -46,6 +47,14 @@ SliceComposer::SliceComposer(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    // Which RayCluster's Ray makes the group, when the view holds several (hidden otherwise).
+    m_rayCluster = new QComboBox(this);
+    m_rayCluster->setObjectName(QStringLiteral("rayCluster"));
+    m_rayClusterLabel = new QLabel(tr("Ray cluster"), this);
+    form->addRow(m_rayClusterLabel, m_rayCluster);
+    m_rayCluster->setVisible(false);
+    m_rayClusterLabel->setVisible(false);
 
     m_accelerator = new QComboBox(this);
     m_accelerator->setObjectName(QStringLiteral("accelerator"));
@@ -147,6 +156,7 @@ SliceComposer::SliceComposer(QWidget *parent)
     connect(m_chipsPerVm, &QComboBox::currentIndexChanged, this, &SliceComposer::onTpuOptionsChanged);
     connect(m_releaseGroup, &QComboBox::activated, this, [this](int row) { chooseReleaseGroup(m_releaseGroup->itemData(row).toString()); });
     connect(m_strategy, &QComboBox::currentIndexChanged, this, &SliceComposer::onEdited);
+    connect(m_rayCluster, &QComboBox::currentIndexChanged, this, &SliceComposer::onEdited);
     connect(m_name, &QLineEdit::textChanged, this, &SliceComposer::onEdited);
     connect(m_detached, &QCheckBox::toggled, this, &SliceComposer::onEdited);
     connect(m_reviewButton, &QPushButton::clicked, this, &SliceComposer::reviewSubmit);
@@ -252,6 +262,11 @@ SlicePlacementRequest SliceComposer::request() const
     r.chipsPerVm = m_chipsPerVm->currentData().toInt();
     r.strategy = m_strategy->currentText();
     r.timeoutSeconds = m_timeout->value();
+    if (m_rayCluster->count() > 0) { // the one chosen, or the only RayCluster whose Ray answered
+        const QStringList target = m_rayCluster->currentData().toStringList();
+        r.context = target.value(0);
+        r.rayCluster = target.value(1);
+    }
     return r;
 }
 
@@ -357,12 +372,37 @@ void SliceComposer::setSnapshot(const SnapshotPtr &snapshot)
 {
     m_snapshot = snapshot;
     fillReleaseGroups();
+    fillRayClusters();
     if (!m_resultGroup.isEmpty() && m_snapshot) {
         const int g = m_snapshot->placementGroupIndex(m_resultGroup);
         applyHighlights(g >= 0 ? m_snapshot->placementGroups[g].slices : QStringList());
     }
     updatePlan();
     updateConfirmEnabled();
+}
+
+// The RayClusters whose Ray answered, as "ns/name" (with the context in a fleet of several); the
+// choice stays while it is listed. Shown only when there is more than one to choose from.
+void SliceComposer::fillRayClusters()
+{
+    QList<QStringList> targets;
+    QStringList labels;
+    bool severalContexts = m_snapshot && m_snapshot->contexts.size() > 1;
+    if (m_snapshot)
+        for (const RayViewState &v : m_snapshot->rayViews)
+            if (v.answered && !v.cluster.isEmpty()) {
+                targets << QStringList{v.context, v.cluster};
+                labels << (severalContexts ? QStringLiteral("%1 (context %2)").arg(v.cluster, v.context) : v.cluster);
+            }
+    const QStringList current = m_rayCluster->currentData().toStringList();
+    QSignalBlocker block(m_rayCluster);
+    m_rayCluster->clear();
+    for (qsizetype i = 0; i < targets.size(); ++i)
+        m_rayCluster->addItem(labels[i], targets[i]);
+    if (const int at = m_rayCluster->findData(current); at >= 0) m_rayCluster->setCurrentIndex(at);
+    const bool choose = targets.size() > 1;
+    m_rayCluster->setVisible(choose);
+    m_rayClusterLabel->setVisible(choose);
 }
 
 void SliceComposer::setWorkspace(Workspace *workspace)

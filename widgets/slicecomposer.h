@@ -83,6 +83,7 @@ private:
     void cancelReview();
     void updateConfirmEnabled();
     void fillReleaseGroups();
+    void fillRayClusters();
     void chooseReleaseGroup(const QString &id);
     QString releaseChoiceChange() const;
     void refuse(const QString &text);
@@ -117,6 +118,8 @@ private:
     QComboBox *m_tpu = nullptr;
     QComboBox *m_chipsPerVm = nullptr;
     QComboBox *m_strategy = nullptr;
+    QComboBox *m_rayCluster = nullptr; // in a view of several RayClusters' Rays: the one to reserve in (issue 16)
+    QLabel *m_rayClusterLabel = nullptr;
     QLineEdit *m_name = nullptr;
     QCheckBox *m_detached = nullptr;
     QSpinBox *m_timeout = nullptr;

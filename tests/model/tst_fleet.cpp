@@ -5,6 +5,8 @@
 
 #include "capturecodec.h"
 #include "capturefixture.h"
+#include "fleetfilter.h"
+#include "fleetgrouping.h"
 #include "inspectjson.h"
 #include "snapshot.h"
 
@@ -187,6 +189,29 @@ private Q_SLOTS:
         QCOMPARE(doc.value(QLatin1String("workerGroups")).toArray().at(2).toObject().value(QLatin1String("context")).toString(), QStringLiteral("gke_eu"));
         QCOMPARE(doc.value(QLatin1String("contexts")).toArray().size(), 2);
         QCOMPARE(doc.value(QLatin1String("rayViews")).toArray().size(), 4);
+    }
+
+    // The overview of a fleet: context first, then cluster, then generation; the search box finds
+    // a context or a cluster by name.
+    void overviewGroupsByContextThenCluster()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        fleet.fleet = {twoClusterContext(QStringLiteral("gke_us")), twoClusterContext(QStringLiteral("gke_eu"))};
+        const SnapshotPtr s = buildSnapshot(fleet);
+        const FleetGrouping grouping = groupFleet(*s);
+        QStringList titles;
+        for (const FleetGroup &g : grouping.groups)
+            titles << g.title;
+        QCOMPARE(titles, (QStringList{QStringLiteral("gke_eu · v6e · team-a/llm/tpu"), QStringLiteral("gke_eu · v6e · team-b/rl/tpu"), QStringLiteral("gke_us · v6e · team-a/llm/tpu"),
+                                      QStringLiteral("gke_us · v6e · team-b/rl/tpu")}));
+        int matchesUs = 0, matchesRl = 0;
+        for (const FleetEntry &e : grouping.entries) {
+            matchesUs += e.haystack.contains(QLatin1String("gke_us"));
+            matchesRl += e.haystack.contains(QLatin1String("team-b/rl"));
+        }
+        QCOMPARE(matchesUs, 2);
+        QCOMPARE(matchesRl, 2);
     }
 
     // An alert says whose slice it is about.
