@@ -73,7 +73,12 @@ int screenshot(const QStringList &arguments)
         options.sourceDescription = QStringLiteral("capture %1").arg(spec.capturePath.section(u'/', -1));
         break;
     case SourceSpec::Kind::Live:
-        if (spec.usesKubernetes())
+        if (spec.usesKubernetes() && capture.isFleet()) {
+            QStringList names;
+            for (const Capture &member : capture.fleet)
+                names << member.kubeContext;
+            options.sourceDescription = QStringLiteral("%1 Kubernetes contexts (%2)").arg(names.size()).arg(names.join(QStringLiteral(", ")));
+        } else if (spec.usesKubernetes())
             options.sourceDescription = capture.kubeContext.isEmpty()
                                             ? QStringLiteral("Kubernetes in-cluster")
                                             : QStringLiteral("Kubernetes context %1%2").arg(capture.kubeContext, spec.allNamespaces ? QStringLiteral(" (all namespaces)") : spec.ns.isEmpty() ? QString()

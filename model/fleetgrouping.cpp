@@ -57,6 +57,11 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
     for (const Slice &s : snap.slices)
         if (!s.rayCluster.isEmpty()) clusters.insert(s.rayCluster);
     const bool severalClusters = clusters.size() > 1;
+    QHash<QString, QString> contextDown, rayDownOf; // context / "context\ncluster" -> why it does not answer
+    for (const ContextState &c : snap.contextStates)
+        if (!c.error.isEmpty()) contextDown.insert(c.context, c.error);
+    for (const RayViewState &v : snap.rayViews)
+        if (!v.error.isEmpty() && !v.cluster.isEmpty()) rayDownOf.insert(v.context + u'\n' + v.cluster, v.error);
     QList<FleetEntry> &entries = fleet.entries;
     QList<FleetGroup> &groups = fleet.groups;
     QHash<QString, int> groupIndex;
@@ -140,6 +145,12 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
         }
 
         // A fleet of several contexts groups by context first (issue 16): "gke_us · v6e · ml/...".
+        // A part of the fleet that is down says so on its own tiles (issue 16); the rest stays live.
+        if (const QString down = contextDown.value(s.context); !down.isEmpty())
+            e.note = QStringLiteral("context not answering, last view shown: %1").arg(down);
+        else if (const QString rayDown = rayDownOf.value(s.context + u'\n' + s.rayCluster); !rayDown.isEmpty())
+            e.note = QStringLiteral("Ray not answering, last view shown: %1").arg(rayDown);
+
         const QString title = (severalContexts ? (s.context.isEmpty() ? QStringLiteral("no context") : s.context) + kDot : QString()) + fleetGenerationName(s) + kDot
                               + fleetWorkerGroupText(s);
         int g = groupIndex.value(title, -1);

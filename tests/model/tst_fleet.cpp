@@ -142,6 +142,10 @@ private Q_SLOTS:
         QCOMPARE(s->rayViews[1].error, QStringLiteral("connection refused"));
         QVERIFY2(s->warnings.contains(QStringLiteral("RayCluster team-b/rl: connection refused")), qPrintable(s->warnings.join(u'\n')));
         QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n'))); // a part down is no unreadable body
+        // ... and rl's tile says so; llm's does not.
+        const FleetGrouping grouping = groupFleet(*s);
+        for (const FleetEntry &e : grouping.entries)
+            QCOMPARE(e.note.startsWith(QLatin1String("Ray not answering, last view shown: connection refused")), s->slices[e.slice].rayCluster == QLatin1String("team-b/rl"));
     }
 
     // Two contexts with the same namespaces, clusters, slices and node names: four slices, none
