@@ -4,6 +4,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace slicescope {
 
 namespace {
@@ -71,8 +73,15 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
     out += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
     out += row(tr("Generation"), esc(s.generation ? s.generation->displayName : tr("unknown")));
     out += row(tr("Topology"), esc(s.topology.chips() ? QStringLiteral("%1 (%2)").arg(s.topology.toString(), s.podType) : tr("unknown")));
+    // A name qualified in a fleet ends with its Ray name; one split inside a cluster does not.
     if (!s.rayName.isEmpty())
-        out += row(tr("Ray name"), esc(tr("%1 (shared with other live hosts)").arg(s.rayName)));
+        out += row(tr("Ray name"), esc(s.name.endsWith(u'/' + s.rayName) ? tr("%1 (another cluster has a slice of this name)").arg(s.rayName)
+                                                                         : tr("%1 (shared with other live hosts)").arg(s.rayName)));
+    // In a fleet (several contexts or RayClusters' Rays) the slice says whose it is (issue 16).
+    const bool fleet = snap.contexts.size() > 1 || std::count_if(snap.rayViews.cbegin(), snap.rayViews.cend(), [](const RayViewState &v) { return !v.cluster.isEmpty(); }) > 1;
+    if (fleet && (!s.context.isEmpty() || !s.rayCluster.isEmpty()))
+        out += row(tr("Cluster"), esc(s.context.isEmpty() ? s.rayCluster : s.rayCluster.isEmpty() ? tr("context %1").arg(s.context)
+                                                                                                  : tr("%1 (context %2)").arg(s.rayCluster, s.context)));
     out += row(tr("Hosts"), tr("%1 × %2 chips").arg(s.hostCount()).arg(s.chipsPerHost));
     if (s.tpuPerChip > 1)
         out += row(tr("Ray TPU per chip"), esc(tr("%1 (RAY_TPU_RESOURCE_PER_CHIP)").arg(s.tpuPerChip)));
