@@ -65,6 +65,22 @@ for i, c in enumerate(parsed):
             'type': 'ERROR', 'object': {'kind': 'Status', 'apiVersion': 'v1', 'status': 'Failure',
                                         'message': 'too old resource version', 'reason': 'Expired', 'code': 410}})]) + '\n')
 
+# The fleet (issue 16): each capture with both views as a context with one RayCluster's Ray view,
+# and two of them as a fleet whose second context and view are down.
+for i, c in enumerate(parsed):
+    if not (isinstance(c.get('ray'), dict) and isinstance(c.get('kubernetes'), dict)):
+        continue
+    view = dict(c['ray'], cluster='ray/tpu-cluster')
+    context = {'capturedAt': c.get('capturedAt', '2026-11-29T18:00:00Z'), 'kubernetes': c['kubernetes'], 'rayClusters': [view]}
+    down = {'kubernetes': dict(c['kubernetes'], context='eu-west', error='connection refused'),
+            'rayClusters': [{'cluster': 'ray/tpu-cluster', 'error': 'HTTP 503 from the service proxy'}]}
+    one = dict(context, format='slicescope-capture/1')
+    fleet = {'format': 'slicescope-capture/1', 'capturedAt': context['capturedAt'], 'fleet': [context, down]}
+    for target in ('capture',):  # not render: its replay is slow (a second a seed), and CI replays every seed
+        put(target, compact(one))
+        put(target, compact(fleet))
+    put('recording', compact(fleet) + '\n' + compact(one) + '\n')
+
 put('relay', compact({'type': 'submit', 'id': 1, 'request': {
     'accelerator': 'v6e', 'topology': '4x4', 'numSlices': 2, 'name': 'train', 'detached': True,
     'cpuPerBundle': 1, 'tpuPerBundle': 4, 'chipsPerVm': 4, 'strategy': 'SPREAD', 'timeoutSeconds': 20}}))
