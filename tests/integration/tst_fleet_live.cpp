@@ -165,13 +165,19 @@ private Q_SLOTS:
         };
         QTRY_VERIFY2_WITH_TIMEOUT(answered(alpha) && answered(beta), qPrintable(source.description()), 30000);
         QVERIFY(!viewOf(*snap, nsC + QStringLiteral("/gamma")));
-        QVERIFY2(source.description().contains(QStringLiteral("2 answering")), qPrintable(source.description()));
+        // (Other tests' RayClusters may be in the harness too: the count of answering views is theirs as well.)
+        QVERIFY2(source.description().contains(QStringLiteral(" answering (service proxy)")), qPrintable(source.description()));
 
         // Each Ray's slices belong to its own cluster; the name both Rays use is two slices.
         const QStringList ofAlpha = slicesOf(*snap, alpha), ofBeta = slicesOf(*snap, beta);
         QCOMPARE(ofAlpha.size(), 4);
         QCOMPARE(ofBeta, QStringList{beta + QStringLiteral("/tpu-v6e-2x4-0")});
-        QVERIFY2(ofAlpha.contains(alpha + QStringLiteral("/tpu-v6e-2x4-0")) && ofAlpha.contains(QStringLiteral("tpu-v6e-4x4-0")), qPrintable(ofAlpha.join(u' ')));
+        QVERIFY2(ofAlpha.contains(alpha + QStringLiteral("/tpu-v6e-2x4-0")), qPrintable(ofAlpha.join(u' ')));
+        QStringList alphaRayNames; // as Ray names them (a slice whose name repeats elsewhere is qualified)
+        for (const Slice &slice : snap->slices)
+            if (slice.rayCluster == alpha) alphaRayNames << (slice.rayName.isEmpty() ? slice.name : slice.rayName);
+        alphaRayNames.sort();
+        QCOMPARE(alphaRayNames, (QStringList{QStringLiteral("tpu-v4-2x2x2-0"), QStringLiteral("tpu-v6e-2x4-0"), QStringLiteral("tpu-v6e-4x4-0"), QStringLiteral("tpu-v6e-4x4-1")}));
         const int alphaSmall = snap->sliceIndex(QString(alpha + QStringLiteral("/tpu-v6e-2x4-0")));
         const int betaSmall = snap->sliceIndex(QString(beta + QStringLiteral("/tpu-v6e-2x4-0")));
         QVERIFY(alphaSmall >= 0 && betaSmall >= 0);
@@ -223,7 +229,7 @@ private Q_SLOTS:
             clusterOf.insert(v.toObject().value(QLatin1String("name")).toString(), v.toObject().value(QLatin1String("rayCluster")).toString());
         QCOMPARE(clusterOf.value(beta + QStringLiteral("/tpu-v6e-2x4-0")), beta);
         QCOMPARE(clusterOf.value(alpha + QStringLiteral("/tpu-v6e-2x4-0")), alpha);
-        QCOMPARE(clusterOf.value(QStringLiteral("tpu-v6e-4x4-1")), alpha);
+        QVERIFY(clusterOf.values().count(alpha) == 4);
         bool pgListed = false;
         for (const QJsonValue &v : doc.value(QLatin1String("placementGroups")).toArray())
             if (v.toObject().value(QLatin1String("name")).toString() == pgName) {
