@@ -3,7 +3,6 @@
 
 #include "fleetsource.h"
 #include "kubeclusteractions.h"
-#include "sliceactions.h"
 
 #include <QTimer>
 
@@ -98,18 +97,8 @@ void FleetClusterActions::releasePlacementGroup(const QString &actionId, const Q
     // across Rays; a name may not be), and only when exactly one does.
     QStringList holders;
     for (auto it = m_contexts.cbegin(); it != m_contexts.cend(); ++it) {
-        KubeSource *kube = m_source->contextNamed(it.key());
-        if (!kube) continue;
-        for (const QString &cluster : kube->rayClustersViewed())
-            if (const Capture *last = kube->lastRayCapture(cluster)) {
-                ReleaseTarget target;
-                if (findReleaseTarget(*last, nameOrId, cluster, target).isEmpty()) {
-                    holders << it.key();
-                    break;
-                }
-            }
+        if (const KubeSource *kube = m_source->contextNamed(it.key()); kube && !kube->rayClustersListing(nameOrId).isEmpty()) holders << it.key();
     }
-    holders.removeDuplicates();
     if (holders.size() == 1) {
         m_contexts.value(holders.first())->releasePlacementGroup(actionId, nameOrId, force);
         return;

@@ -9,9 +9,6 @@
 #include "clusteractions.h"
 
 #include <QHash>
-#include <QPointer>
-
-#include <memory>
 
 namespace slicescope {
 

@@ -5,7 +5,6 @@
 #include "kubesource.h"
 #include "kubeconfig.h"
 #include "livesource.h"
-#include "sliceactions.h"
 #include "rayclusteractions.h"
 
 #include <QTimer>
@@ -69,21 +68,11 @@ RayClusterActions *KubeClusterActions::rayHolding(const QString &nameOrId, QStri
 {
     if (RayClusterActions *only = ray())
         return only;
-    QList<RayClusterActions *> holders;
-    QStringList where;
-    for (const QString &cluster : m_source->rayClustersViewed())
-        if (const Capture *last = m_source->lastRayCapture(cluster)) {
-            ReleaseTarget target;
-            if (last->rayPlacementGroups.isEmpty() || !findReleaseTarget(*last, nameOrId, cluster, target).isEmpty()) continue;
-            if (RayClusterActions *r = ray(cluster)) {
-                holders << r;
-                where << cluster;
-            }
-        }
-    if (holders.size() == 1)
-        return holders.first();
-    *why = holders.isEmpty() ? tr("no RayCluster's Ray here lists placement group %1").arg(nameOrId)
-                             : tr("placement group %1 is listed by %2 RayClusters (%3): give its id").arg(nameOrId).arg(holders.size()).arg(where.join(QStringLiteral(", ")));
+    const QStringList where = m_source->rayClustersListing(nameOrId);
+    if (where.size() == 1)
+        if (RayClusterActions *r = ray(where.first())) return r;
+    *why = where.isEmpty() ? tr("no RayCluster's Ray here lists placement group %1").arg(nameOrId)
+                           : tr("placement group %1 is listed by %2 RayClusters (%3): give its id").arg(nameOrId).arg(where.size()).arg(where.join(QStringLiteral(", ")));
     return nullptr;
 }
 

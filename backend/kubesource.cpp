@@ -5,6 +5,7 @@
 #include "kubenames.h"
 
 #include "livesource.h"
+#include "sliceactions.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -138,10 +139,14 @@ LiveRaySource *KubeSource::raySourceFor(const QString &cluster) const
     return it == m_views.end() ? nullptr : it->second.source.get();
 }
 
-const Capture *KubeSource::lastRayCapture(const QString &cluster) const
+QStringList KubeSource::rayClustersListing(const QString &nameOrId) const
 {
-    const auto it = m_views.find(cluster);
-    return it == m_views.end() || !it->second.last.hasRay() ? nullptr : &it->second.last;
+    QStringList out;
+    for (const auto &[cluster, view] : m_views) {
+        ReleaseTarget target;
+        if (!view.last.rayPlacementGroups.isEmpty() && findReleaseTarget(view.last, nameOrId, cluster, target).isEmpty()) out << cluster;
+    }
+    return out;
 }
 
 QStringList KubeSource::rayClustersViewed() const
@@ -229,7 +234,11 @@ void KubeSource::startDirectRay()
 // dropped (and made anew for the new target).
 void KubeSource::syncRayViews()
 {
-    std::map<QString, QString> wanted; // "ns/name" -> "ns/service:port"
+    struct Target {
+        QString text; // "ns/service:port", what the view is known by
+        QUrl url;     // its dashboard through the API server's service proxy
+    };
+    std::map<QString, Target> wanted; // by "ns/name"
     const QJsonArray items = QJsonDocument::fromJson(m_clusters->listBody()).object().value(QLatin1String("items")).toArray();
     for (const QJsonValue &item : items) {
         const QJsonObject object = item.toObject();
@@ -261,13 +270,15 @@ void KubeSource::syncRayViews()
                 m_notes << note;
             break;
         }
-        wanted.emplace(ns + u'/' + name, ns + u'/' + service + u':' + port);
+        wanted.emplace(ns + u'/' + name,
+                       Target{ns + u'/' + service + u':' + port,
+                              m_client.urlFor(QStringLiteral("/api/v1/namespaces/%1/services/%2:%3/proxy").arg(pathSegment(ns), pathSegment(service), pathSegment(port)))});
     }
 
     bool changed = false;
     for (auto it = m_views.begin(); it != m_views.end();) {
         const auto want = wanted.find(it->first);
-        if (want != wanted.end() && want->second == it->second.target) {
+        if (want != wanted.end() && want->second.text == it->second.target) {
             ++it;
             continue;
         }
@@ -276,18 +287,17 @@ void KubeSource::syncRayViews()
         changed = true;
     }
     for (const auto &[wantedCluster, wantedTarget] : wanted) {
-        const QString cluster = wantedCluster, target = wantedTarget; // lambdas capture variables, not bindings
+        const QString cluster = wantedCluster; // lambdas capture variables, not bindings
+        const Target &target = wantedTarget;
         if (m_views.count(cluster))
             continue;
         if (!m_proxyManager)
             m_proxyManager = std::make_unique<KubeProxyAccessManager>(&m_client);
         if (!m_gate)
             m_gate = std::make_shared<PollGate>(kMaxConcurrentRayPolls);
-        const QString ns = target.section(u'/', 0, 0), service = target.section(u'/', 1).section(u':', 0, 0), port = target.section(u':', -1);
-        const QUrl url = m_client.urlFor(QStringLiteral("/api/v1/namespaces/%1/services/%2:%3/proxy").arg(pathSegment(ns), pathSegment(service), pathSegment(port)));
         RayView &view = m_views[cluster];
-        view.target = target;
-        view.source = std::make_unique<LiveRaySource>(url, m_options.rayToken);
+        view.target = target.text;
+        view.source = std::make_unique<LiveRaySource>(target.url, m_options.rayToken);
         view.source->client()->setNetworkAccessManager(m_proxyManager.get());
         view.source->client()->setTokenHeader(QByteArrayLiteral("X-Ray-Authorization"));
         view.source->setPollGate(m_gate);

@@ -56,8 +56,9 @@ public:
     // A RayCluster's own Ray view ("namespace/name"), null when it has none (issue 16).
     LiveRaySource *raySourceFor(const QString &cluster) const;
     QStringList rayClustersViewed() const;
-    // The newest Ray bodies of a RayCluster's view (null: no view, or none yet).
-    const Capture *lastRayCapture(const QString &cluster) const;
+    // The RayClusters whose newest Ray bodies list placement group `nameOrId` (by id or name) as one
+    // that could be released: where a release of it has to go.
+    QStringList rayClustersListing(const QString &nameOrId) const;
     static constexpr int kMaxRayViews = 256;          // RayClusters polled per context
     static constexpr int kMaxConcurrentRayPolls = 4;  // Ray polls in flight through one API server
 

@@ -186,13 +186,17 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
     }
     const QString shape = QStringLiteral("%1 %2").arg(r.generation->name, r.topology.toString());
 
+    // Outside the RayCluster (and context) the request names, when it names one (issue 16).
+    auto elsewhere = [&request](const QString &context, const QString &rayCluster) {
+        return (!request.rayCluster.isEmpty() && rayCluster != request.rayCluster) || (!request.context.isEmpty() && context != request.context);
+    };
     QStringList notReady, otherVmSize;
     int sameShape = 0;
     QStringList samePodTypeOtherShape;
     for (const Slice &s : snap.slices) {
         if (s.generation != r.generation)
             continue;
-        if ((!request.rayCluster.isEmpty() && s.rayCluster != request.rayCluster) || (!request.context.isEmpty() && s.context != request.context))
+        if (elsewhere(s.context, s.rayCluster))
             continue; // another RayCluster's Ray cannot place these bundles
         if (s.topology.dims != r.topology.dims) {
             if (s.podType == r.podType)
@@ -231,7 +235,7 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
     for (const WorkerGroup &g : snap.workerGroups) {
         if (tpu::findGeneration(g.accelerator) != r.generation)
             continue;
-        if ((!request.rayCluster.isEmpty() && g.qualifiedCluster() != request.rayCluster) || (!request.context.isEmpty() && g.context != request.context))
+        if (elsewhere(g.context, g.qualifiedCluster()))
             continue;
         const auto groupTopo = tpu::parseTopology(g.topology);
         if (!groupTopo || groupTopo->dims != r.topology.dims)

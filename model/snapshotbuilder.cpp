@@ -351,11 +351,12 @@ SnapshotPtr buildContext(const Capture &capture)
     QStringList viewed;
     for (const Capture &view : capture.rayClusters)
         if (!view.rayCluster.isEmpty()) viewed << view.rayCluster;
+    // What is left for the rest scope: pods and RayClusters of clusters without a Ray view.
+    const bool restHasPods = std::any_of(kube.pods.cbegin(), kube.pods.cend(), [&](const Pod &p) { return !viewed.contains(p.ns + u'/' + p.cluster); });
+    const bool restHasClusters = std::any_of(kube.clusters.cbegin(), kube.clusters.cend(), [&](const RayClusterInfo &c) { return !viewed.contains(c.ns + u'/' + c.name); });
     // Prometheus's answers cover every cluster: joined when the context is one scope; with several,
     // each scope's node summary says its chips' activity (the series are not split by cluster yet).
-    const bool oneScope = capture.rayClusters.size() == 1 && kube.pods.size() == std::count_if(kube.pods.cbegin(), kube.pods.cend(), [&](const Pod &p) {
-                                                                 return viewed.contains(p.ns + u'/' + p.cluster);
-                                                             });
+    const bool oneScope = capture.rayClusters.size() == 1 && !restHasPods;
     QList<SnapshotPtr> scopes;
     for (const Capture &view : capture.rayClusters) {
         Capture activity;
@@ -370,8 +371,6 @@ SnapshotPtr buildContext(const Capture &capture)
         const QString cluster = view.rayCluster;
         scopes << buildScope(view, context, capture.capturedAt, kube, [cluster](const QString &c) { return c == cluster; }, activity.hasActivity() ? &activity : nullptr, capture.kubeError);
     }
-    const bool restHasPods = std::any_of(kube.pods.cbegin(), kube.pods.cend(), [&](const Pod &p) { return !viewed.contains(p.ns + u'/' + p.cluster); });
-    const bool restHasClusters = std::any_of(kube.clusters.cbegin(), kube.clusters.cend(), [&](const RayClusterInfo &c) { return !viewed.contains(c.ns + u'/' + c.name); });
     if (scopes.isEmpty() || restHasPods || restHasClusters || capture.hasRay()) {
         Capture rest = capture;
         rest.rayClusters.clear();

@@ -60,12 +60,10 @@ QStringList renamed(QStringList names, const QHash<QString, QString> &renames)
 }
 
 // What a part is called in the merged snapshot's messages: its context when the merge spans
-// several, and its RayCluster when it is one cluster's scope.
+// several (a scope's own Ray messages already name its RayCluster).
 QString labelOf(const ClusterSnapshot &p, bool severalContexts)
 {
-    QStringList parts;
-    if (severalContexts && !p.kubeContext.isEmpty()) parts << QStringLiteral("context %1").arg(p.kubeContext);
-    return parts.join(QStringLiteral(", "));
+    return severalContexts && !p.kubeContext.isEmpty() ? QStringLiteral("context %1").arg(p.kubeContext) : QString();
 }
 
 void addMessages(QStringList &into, const QStringList &messages, const QString &label)
