@@ -32,6 +32,8 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QToolButton>
+
+#include <tuple>
 #include <QTreeView>
 
 namespace slicescope {
@@ -184,6 +186,20 @@ void MainWindow::buildMenus()
         a->setChecked(name == QLatin1String("light"));
         m_themeGroup->addAction(a);
         connect(a, &QAction::triggered, this, [this, name = name] { setTheme(Theme::named(name)); });
+    }
+    // How the overview nests a fleet (issue 16): context -> RayCluster -> generation, or generation
+    // first. Remembered (app/windowsettings.cpp).
+    QMenu *nesting = view->addMenu(tr("&Group overview by"));
+    m_orderGroup = new QActionGroup(this);
+    for (auto [order, label, name] : {std::tuple{FleetOrder::ContextFirst, tr("&Context, then RayCluster, then generation"), QStringLiteral("orderContextFirst")},
+                                      std::tuple{FleetOrder::GenerationFirst, tr("&Generation first"), QStringLiteral("orderGenerationFirst")}}) {
+        QAction *a = nesting->addAction(label);
+        a->setObjectName(name);
+        a->setCheckable(true);
+        a->setData(int(order));
+        a->setChecked(m_workspace->overview()->order() == order);
+        m_orderGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, order = order] { setOverviewOrder(order); }); // init-capture: clang 14 (wasm)
     }
     view->addSeparator();
     view->addAction(findChild<QDockWidget *>(QStringLiteral("problemsDock"))->toggleViewAction());
@@ -357,6 +373,13 @@ void MainWindow::setTheme(const Theme &theme)
         m_scaleDialog->setTheme(theme);
     for (QAction *a : m_themeGroup->actions())
         a->setChecked(a->data().toString() == (theme.isDark ? QLatin1String("dark") : QLatin1String("light")));
+}
+
+void MainWindow::setOverviewOrder(FleetOrder order)
+{
+    m_workspace->overview()->setOrder(order);
+    for (QAction *a : m_orderGroup->actions())
+        a->setChecked(a->data().toInt() == int(order));
 }
 
 void MainWindow::setSource(std::unique_ptr<Source> source)

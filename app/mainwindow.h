@@ -2,6 +2,7 @@
 #pragma once
 
 #include "alerts.h"
+#include "fleetgrouping.h"
 #include "history.h"
 #include "look.h"
 #include "snapshot.h"
@@ -69,6 +70,7 @@ public:
     void switchKubeContext(const QString &context);
     QString kubeContext() const;
     void setTheme(const Theme &theme);
+    void setOverviewOrder(FleetOrder order); // the overview's nesting, and the View menu's check
     Workspace *workspace() const { return m_workspace; }
     SliceComposer *composer() const { return m_composer; }
     WhyPendingPanel *whyPending() const { return m_whyPending; }
@@ -183,6 +185,7 @@ private:
     HistoryChartsPanel *m_charts = nullptr;
     double m_lastScrubMs = 0;
     QActionGroup *m_themeGroup = nullptr;
+    QActionGroup *m_orderGroup = nullptr; // View > Group overview by
     QActionGroup *m_colorGroup = nullptr;
 };
 

@@ -2,6 +2,7 @@
 #include "windowsettings.h"
 
 #include "mainwindow.h"
+#include "fleetoverview.h"
 #include "thresholdtext.h"
 #include "workspace.h"
 
@@ -65,6 +66,11 @@ void restoreWindowSettings(MainWindow &window)
         window.workspace()->setColorMode(*mode);
     window.setTheme(Theme::named(settings.value(QStringLiteral("view/theme"), QStringLiteral("light")).toString()));
     window.setNotifyAlerts(settings.value(QStringLiteral("alerts/notify"), false).toBool());
+    window.setOverviewOrder(settings.value(QStringLiteral("view/overviewOrder")).toString() == QLatin1String("generation") ? FleetOrder::GenerationFirst
+                                                                                                                           : FleetOrder::ContextFirst);
+    // Folded groups and sections, by key (a context, a RayCluster, a worker group): bounded, as
+    // anything read back from settings is.
+    window.workspace()->overview()->setCollapsedKeys(settings.value(QStringLiteral("view/overviewFolded")).toStringList().mid(0, 1024));
     if (!settings.contains(QStringLiteral("window/geometry")))
         window.resize(1280, 800);
 }
@@ -77,6 +83,9 @@ void saveWindowSettings(const MainWindow &window)
     settings.setValue(QStringLiteral("window/splitter"), window.workspace()->splitter()->saveState());
     settings.setValue(QStringLiteral("view/color"), toText(window.workspace()->colorMode()));
     settings.setValue(QStringLiteral("alerts/notify"), window.notifyAlerts());
+    settings.setValue(QStringLiteral("view/overviewOrder"),
+                      window.workspace()->overview()->order() == FleetOrder::GenerationFirst ? QStringLiteral("generation") : QStringLiteral("context"));
+    settings.setValue(QStringLiteral("view/overviewFolded"), window.workspace()->overview()->collapsedKeys());
     settings.setValue(QStringLiteral("view/theme"), window.workspace()->theme().isDark ? QStringLiteral("dark") : QStringLiteral("light"));
 }
 

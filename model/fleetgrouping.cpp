@@ -49,19 +49,30 @@ QString fleetWorkerGroupText(const Slice &slice)
     return slice.rayCluster.isEmpty() ? QStringLiteral("no worker group") : QStringLiteral("RayCluster %1, no worker group").arg(slice.rayCluster);
 }
 
-FleetGrouping groupFleet(const ClusterSnapshot &snap)
+FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
 {
     FleetGrouping fleet;
     const bool severalContexts = snap.contexts.size() > 1;
     QSet<QString> clusters;
     for (const Slice &s : snap.slices)
-        if (!s.rayCluster.isEmpty()) clusters.insert(s.rayCluster);
+        if (!s.rayCluster.isEmpty()) clusters.insert(s.context + u'\n' + s.rayCluster);
     const bool severalClusters = clusters.size() > 1;
     QHash<QString, QString> contextDown, rayDownOf; // context / "context\ncluster" -> why it does not answer
     for (const ContextState &c : snap.contextStates)
         if (!c.error.isEmpty()) contextDown.insert(c.context, c.error);
+    QSet<QString> rayNeverAnswered; // "context\ncluster": no Ray view at all, its slices known from Kubernetes only
     for (const RayViewState &v : snap.rayViews)
-        if (!v.error.isEmpty() && !v.cluster.isEmpty()) rayDownOf.insert(v.context + u'\n' + v.cluster, v.error);
+        if (!v.error.isEmpty() && !v.cluster.isEmpty()) {
+            rayDownOf.insert(v.context + u'\n' + v.cluster, v.error);
+            if (!v.answered)
+                rayNeverAnswered.insert(v.context + u'\n' + v.cluster);
+        }
+    // Sections: the fleet's top level. Context first: one per context when there are several, else
+    // one per RayCluster when there are several; generation first: one per generation in a fleet.
+    const bool generationFirst = nesting == FleetOrder::GenerationFirst && (severalContexts || severalClusters);
+    const bool contextSections = !generationFirst && severalContexts;
+    const bool clusterSections = !generationFirst && !severalContexts && severalClusters;
+    QHash<QString, int> sectionIndex;
     QList<FleetEntry> &entries = fleet.entries;
     QList<FleetGroup> &groups = fleet.groups;
     QHash<QString, int> groupIndex;
@@ -149,16 +160,61 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
         if (const QString down = contextDown.value(s.context); !down.isEmpty())
             e.note = QStringLiteral("context not answering, last view shown: %1").arg(down);
         else if (const QString rayDown = rayDownOf.value(s.context + u'\n' + s.rayCluster); !rayDown.isEmpty())
-            e.note = QStringLiteral("Ray not answering, last view shown: %1").arg(rayDown);
+            e.note = rayNeverAnswered.contains(s.context + u'\n' + s.rayCluster)
+                         ? QStringLiteral("Ray not answering, reservations unknown: %1").arg(rayDown)
+                         : QStringLiteral("Ray not answering, last view shown: %1").arg(rayDown);
 
-        const QString title = (severalContexts ? (s.context.isEmpty() ? QStringLiteral("no context") : s.context) + kDot : QString()) + fleetGenerationName(s) + kDot
-                              + fleetWorkerGroupText(s);
-        int g = groupIndex.value(title, -1);
+        QString sectionKey, sectionTitle, sectionDown;
+        if (contextSections) {
+            sectionKey = QStringLiteral("context\n") + s.context;
+            sectionTitle = s.context.isEmpty() ? QStringLiteral("no context") : s.context;
+            sectionDown = contextDown.value(s.context);
+        } else if (clusterSections) {
+            sectionKey = QStringLiteral("rayCluster\n") + s.rayCluster;
+            sectionTitle = s.rayCluster.isEmpty() ? QStringLiteral("no RayCluster") : QStringLiteral("RayCluster %1").arg(s.rayCluster);
+            sectionDown = rayDownOf.value(s.context + u'\n' + s.rayCluster);
+        } else if (generationFirst) {
+            sectionKey = QStringLiteral("generation\n") + fleetGenerationName(s);
+            sectionTitle = fleetGenerationName(s);
+        }
+        int section = -1;
+        if (!sectionKey.isEmpty()) {
+            section = sectionIndex.value(sectionKey, -1);
+            if (section < 0) {
+                section = int(fleet.sections.size());
+                sectionIndex.insert(sectionKey, section);
+                FleetSection fs;
+                fs.key = sectionKey;
+                fs.title = sectionTitle;
+                fs.down = sectionDown;
+                fleet.sections << fs;
+            }
+            FleetSection &fs = fleet.sections[section];
+            ++fs.slices;
+            fs.ready += e.use == SliceUse::Ready;
+            fs.degraded += e.use == SliceUse::Degraded;
+            fs.provisioning += e.use == SliceUse::Provisioning;
+            fs.inUse += e.use == SliceUse::FullyReserved || e.use == SliceUse::PartlyUsed || e.use == SliceUse::Claimed;
+            fs.chips += e.chips;
+            fs.reservedChips += e.reserved;
+            fs.strandedChips += e.stranded;
+        }
+
+        // A group's title leaves out what its section header already says.
+        QString title;
+        if (generationFirst)
+            title = (severalContexts ? (s.context.isEmpty() ? QStringLiteral("no context") : s.context) + kDot : QString()) + fleetWorkerGroupText(s);
+        else
+            title = fleetGenerationName(s) + kDot + fleetWorkerGroupText(s);
+        const QString key = s.context + u'\n' + s.rayCluster + u'\n' + fleetGenerationName(s) + u'\n' + fleetWorkerGroupText(s);
+        int g = groupIndex.value(key, -1);
         if (g < 0) {
             g = int(groups.size());
-            groupIndex.insert(title, g);
+            groupIndex.insert(key, g);
             FleetGroup group;
+            group.key = key;
             group.title = title;
+            group.section = section;
             group.rank = tpu::generationOrder(s.generation);
             group.workerGroup = s.workerGroup;
             group.context = s.context;
@@ -171,6 +227,15 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
         groups[g].reserved += e.reserved;
         groups[g].ready += e.status == SliceStatus::Ready;
 
+        // The tile's name: what the headers above it do not already say. A name qualified for a
+        // fleet is "context:ns/cluster/name" or "ns/cluster/name" (model/snapshotmerge_p.h).
+        e.tileName = s.name;
+        const bool contextInHeaders = contextSections || (generationFirst && severalContexts);
+        if (contextInHeaders && !s.context.isEmpty() && e.tileName.startsWith(s.context + u':'))
+            e.tileName = e.tileName.mid(s.context.size() + 1);
+        if (!s.rayCluster.isEmpty() && e.tileName.startsWith(s.rayCluster + u'/') && title.contains(s.rayCluster))
+            e.tileName = e.tileName.mid(s.rayCluster.size() + 1);
+
         e.haystack = fleetSearchText(s, holderNames);
         entries << e;
     }
@@ -180,17 +245,34 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
         const FleetGroup &ga = groups[a], &gb = groups[b];
+        auto byWorkerGroup = [&]() {
+            if (ga.workerGroup.isEmpty() != gb.workerGroup.isEmpty())
+                return gb.workerGroup.isEmpty();
+            return naturalLess(ga.workerGroup, gb.workerGroup);
+        };
+        if (generationFirst) { // generation -> context -> RayCluster
+            if (ga.rank != gb.rank)
+                return ga.rank < gb.rank;
+            if (ga.section != gb.section) // generations of one rank ("unknown") apart, by name
+                return naturalLess(fleet.sections[ga.section].title, fleet.sections[gb.section].title);
+            if (ga.context != gb.context)
+                return naturalLess(ga.context, gb.context);
+            if (ga.rayCluster != gb.rayCluster)
+                return naturalLess(ga.rayCluster, gb.rayCluster);
+            return byWorkerGroup();
+        }
         // Context, then RayCluster, then generation (issue 16: context -> cluster -> generation);
         // within one cluster, generation first as before.
         if (ga.context != gb.context)
             return naturalLess(ga.context, gb.context);
-        if (severalClusters && ga.rayCluster != gb.rayCluster)
+        if (severalClusters && ga.rayCluster != gb.rayCluster) {
+            if (ga.rayCluster.isEmpty() != gb.rayCluster.isEmpty()) // slices of no RayCluster last
+                return gb.rayCluster.isEmpty();
             return naturalLess(ga.rayCluster, gb.rayCluster);
+        }
         if (ga.rank != gb.rank)
             return ga.rank < gb.rank;
-        if (ga.workerGroup.isEmpty() != gb.workerGroup.isEmpty())
-            return gb.workerGroup.isEmpty();
-        return naturalLess(ga.workerGroup, gb.workerGroup);
+        return byWorkerGroup();
     });
     QList<FleetGroup> sorted;
     QList<int> newIndex(groups.size());
@@ -201,6 +283,24 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap)
     groups = sorted;
     for (FleetEntry &e : entries)
         e.group = newIndex[e.group];
+    // Sections in the order their first group comes; each lists its groups.
+    if (!fleet.sections.isEmpty()) {
+        QList<int> sectionOrder;
+        QList<int> newSection(fleet.sections.size(), -1);
+        for (const FleetGroup &g : std::as_const(groups))
+            if (newSection[g.section] < 0) {
+                newSection[g.section] = int(sectionOrder.size());
+                sectionOrder << g.section;
+            }
+        QList<FleetSection> sections;
+        for (int k : std::as_const(sectionOrder))
+            sections << fleet.sections[k];
+        for (int k = 0; k < groups.size(); ++k) {
+            groups[k].section = newSection[groups[k].section];
+            sections[groups[k].section].groups << k;
+        }
+        fleet.sections = sections;
+    }
     return fleet;
 }
 

@@ -30,7 +30,42 @@ void FleetOverview::Private::rebuildEntries()
     modelDirty = false;
     filterDirty = true;
     stats = snapshot ? fleetStats(*snapshot) : FleetStats{};
-    fleet = snapshot ? groupFleet(*snapshot) : FleetGrouping{};
+    fleet = snapshot ? groupFleet(*snapshot, order) : FleetGrouping{};
+}
+
+bool FleetOverview::Private::isCollapsed(int entry) const
+{
+    const FleetGroup &g = fleet.groups[fleet.entries[entry].group];
+    return collapsed.contains(g.key) || (g.section >= 0 && collapsed.contains(fleet.sections[g.section].key));
+}
+
+// A slice asked for (opened, searched for, stepped to) is shown: its group and section open.
+void FleetOverview::Private::expandFor(const QString &sliceName)
+{
+    if (!snapshot || collapsed.isEmpty())
+        return;
+    const int slice = snapshot->sliceIndex(sliceName);
+    if (slice < 0 || slice >= fleet.entries.size())
+        return;
+    const FleetGroup &g = fleet.groups[fleet.entries[slice].group];
+    bool changed = collapsed.remove(g.key);
+    if (g.section >= 0)
+        changed = collapsed.remove(fleet.sections[g.section].key) || changed;
+    if (changed) {
+        layoutDirty = true;
+        relayout();
+        Q_EMIT q->collapsedChanged();
+    }
+}
+
+QString FleetOverview::Private::headerKey(const Layout::Header &h) const
+{
+    return h.group >= 0 ? fleet.groups[h.group].key : fleet.sections[h.section].key;
+}
+
+QString FleetOverview::Private::headerTitle(const Layout::Header &h) const
+{
+    return h.group >= 0 ? fleet.groups[h.group].title : fleet.sections[h.section].title;
 }
 
 void FleetOverview::Private::applyFilter()
@@ -139,19 +174,27 @@ Layout FleetOverview::Private::computeLayout(int width) const
     }
 
     // Groups and their tiles: the shown entries are in display order, so each group is one run.
+    // A collapsed group or section keeps its header (with its count) and places no tile.
     QList<FleetTileLayout::Run> runs;
+    QList<int> placed; // the shown entries that get a tile, in order
+    placed.reserve(shown.size());
     for (int entryIndex : shown) {
         const int group = fleet.entries[entryIndex].group;
-        if (runs.isEmpty() || runs.last().group != group)
-            runs << FleetTileLayout::Run{group, 0};
+        if (runs.isEmpty() || runs.last().group != group) {
+            const FleetGroup &g = fleet.groups[group];
+            const bool sectionCollapsed = g.section >= 0 && collapsed.contains(fleet.sections[g.section].key);
+            runs << FleetTileLayout::Run{group, 0, g.section, collapsed.contains(g.key), sectionCollapsed};
+        }
         ++runs.last().tiles;
+        if (!runs.last().collapsed && !runs.last().sectionCollapsed)
+            placed << entryIndex;
     }
-    const FleetTileSizes sizes{m.tileMinWidth, m.tileHeight, m.gap, m.margin, m.headerHeight, m.em * 4};
+    FleetTileSizes sizes{m.tileMinWidth, m.tileHeight, m.gap, m.margin, m.headerHeight, m.em * 4, m.sectionHeight};
     const FleetTileLayout grid = FleetTileLayout::place(sizes, left, inner, y, runs);
     l.headers = grid.headers;
     l.tiles.reserve(grid.tiles.size());
     for (int k = 0; k < grid.tiles.size(); ++k)
-        l.tiles << Layout::Tile{shown[k], grid.tiles[k]};
+        l.tiles << Layout::Tile{placed[k], grid.tiles[k]};
     l.message = grid.message;
     l.height = grid.bottom;
     return l;
@@ -205,6 +248,17 @@ int FleetOverview::Private::tileAt(QPoint widgetPos) const
     return -1;
 }
 
+int FleetOverview::Private::headerAt(QPoint widgetPos) const
+{
+    if (widgetPos.x() >= viewportWidth())
+        return -1;
+    const QPoint p = widgetPos + QPoint(0, scroll());
+    for (int i = 0; i < layout.headers.size(); ++i)
+        if (layout.headers[i].rect.contains(p))
+            return i;
+    return -1;
+}
+
 void FleetOverview::Private::ensureVisible(const QRect &r)
 {
     const int top = scroll(), viewHeight = q->height();
@@ -224,6 +278,7 @@ void FleetOverview::Private::setCurrent(const QString &name, bool scrollTo)
     }
     if (scrollTo) {
         ensureLayout();
+        expandFor(current);
         if (const int t = tileOfSlice.value(current, -1); t >= 0)
             ensureVisible(layout.tiles[t].rect);
     }
@@ -450,8 +505,103 @@ QStringList FleetOverview::groupTitles() const
     d->ensureLayout();
     QStringList titles;
     for (const Layout::Header &h : std::as_const(d->layout.headers))
-        titles << d->fleet.groups[h.group].title;
+        if (h.group >= 0)
+            titles << d->fleet.groups[h.group].title;
     return titles;
+}
+
+QStringList FleetOverview::sectionTitles() const
+{
+    d->ensureLayout();
+    QStringList titles;
+    for (const Layout::Header &h : std::as_const(d->layout.headers))
+        if (h.group < 0)
+            titles << d->fleet.sections[h.section].title;
+    return titles;
+}
+
+QString FleetOverview::sectionText(const QString &title) const
+{
+    d->ensureLayout();
+    for (const FleetSection &s : std::as_const(d->fleet.sections))
+        if (s.title == title)
+            return d->sectionFigures(s);
+    return {};
+}
+
+void FleetOverview::setOrder(FleetOrder order)
+{
+    if (order == d->order)
+        return;
+    d->order = order;
+    d->modelDirty = true;
+    d->layoutDirty = true;
+    updateGeometry();
+    update();
+}
+
+FleetOrder FleetOverview::order() const
+{
+    return d->order;
+}
+
+QRect FleetOverview::headerRect(const QString &title) const
+{
+    d->ensureLayout();
+    for (const Layout::Header &h : std::as_const(d->layout.headers))
+        if (d->headerTitle(h) == title)
+            return h.rect.translated(0, -d->scroll());
+    return {};
+}
+
+void FleetOverview::setCollapsed(const QString &title, bool collapsed)
+{
+    d->ensureLayout();
+    bool changed = false;
+    for (const Layout::Header &h : std::as_const(d->layout.headers)) {
+        if (d->headerTitle(h) != title)
+            continue;
+        const QString key = d->headerKey(h);
+        if (collapsed && !d->collapsed.contains(key)) {
+            d->collapsed.insert(key);
+            changed = true;
+        } else if (!collapsed) {
+            changed = d->collapsed.remove(key) || changed;
+        }
+    }
+    if (!changed)
+        return;
+    d->layoutDirty = true;
+    updateGeometry();
+    update();
+    Q_EMIT collapsedChanged();
+}
+
+bool FleetOverview::isCollapsed(const QString &title) const
+{
+    d->ensureLayout();
+    for (const Layout::Header &h : std::as_const(d->layout.headers))
+        if (d->headerTitle(h) == title)
+            return h.collapsed;
+    return false;
+}
+
+QStringList FleetOverview::collapsedKeys() const
+{
+    QStringList keys(d->collapsed.cbegin(), d->collapsed.cend());
+    keys.sort();
+    return keys;
+}
+
+void FleetOverview::setCollapsedKeys(const QStringList &keys)
+{
+    const QSet<QString> set(keys.cbegin(), keys.cend());
+    if (set == d->collapsed)
+        return;
+    d->collapsed = set;
+    d->layoutDirty = true;
+    updateGeometry();
+    update();
 }
 
 FleetStats FleetOverview::stats() const
@@ -477,6 +627,7 @@ QRect FleetOverview::tileRect(const QString &sliceName) const
 void FleetOverview::scrollToSlice(const QString &sliceName)
 {
     d->ensureLayout();
+    d->expandFor(sliceName);
     if (const int t = d->tileOfSlice.value(sliceName, -1); t >= 0)
         d->ensureVisible(d->layout.tiles[t].rect);
 }
@@ -599,6 +750,13 @@ void FleetOverview::mousePressEvent(QMouseEvent *event)
         if (!name.isEmpty()) {
             d->setCurrent(name, false);
             Q_EMIT sliceActivated(name);
+            event->accept();
+            return;
+        }
+        // A click on a group's or a section's header folds it (or opens it again).
+        if (const int h = d->headerAt(event->position().toPoint()); h >= 0) {
+            const Layout::Header header = d->layout.headers[h];
+            setCollapsed(d->headerTitle(header), !header.collapsed);
             event->accept();
             return;
         }

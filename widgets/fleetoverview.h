@@ -8,6 +8,7 @@
 // the slice's recent history (setActivityHistory()), a sparkline of that mean in place of the
 // small gauge: 0..100 % bottom to top, broken where the mean was unknown.
 
+#include "fleetgrouping.h"
 #include "fleetstats.h"
 #include "look.h"
 #include "snapshot.h"
@@ -74,9 +75,26 @@ public:
     void scrollToSlice(const QString &sliceName);
 
     // What is shown: slice names in display order (group by group) and the group titles
-    // ("v6e · ml/tpu-team/v6e-4x4"), after filtering.
+    // ("v6e · ml/tpu-team/v6e-4x4"), after filtering. Slices of a collapsed group or section are
+    // not shown; their group's header is (a collapsed section's groups' headers are not).
     QStringList shownSlices() const;
     QStringList groupTitles() const;
+    // A fleet's sections (issue 16), each a header with its figures above its groups: contexts
+    // (or RayClusters, in one context), or generations when switched to generation first. Empty
+    // for one cluster. sectionText(): the figures its header shows ("4 slices · 3 ready · ...").
+    QStringList sectionTitles() const;
+    QString sectionText(const QString &sectionTitle) const;
+    void setOrder(FleetOrder order);
+    FleetOrder order() const;
+    // Folding: a click on a header collapses its group or section (its header stays, with its
+    // count) and a second click opens it. A slice opened or scrolled to opens its group again.
+    // By title: every header of that title (a group title may repeat in two sections).
+    void setCollapsed(const QString &title, bool collapsed);
+    bool isCollapsed(const QString &title) const;
+    QRect headerRect(const QString &title) const; // widget coordinates; invalid when not shown
+    // What is folded, by stable key (FleetGroup::key / FleetSection::key): for saving between runs.
+    QStringList collapsedKeys() const;
+    void setCollapsedKeys(const QStringList &keys);
     // The summary the band at the top shows.
     FleetStats stats() const;
     // The tooltip text (HTML) at a widget position, empty when none: what hovering shows.
@@ -94,6 +112,7 @@ public:
 Q_SIGNALS:
     void sliceActivated(const QString &sliceName); // clicked, or Enter: open it in the slice view
     void currentSliceChanged(const QString &sliceName); // the marked tile moved (arrows, click, setCurrentSlice)
+    void collapsedChanged(); // a header was clicked, or setCollapsed() changed what is folded
 
 protected:
     void paintEvent(QPaintEvent *event) override;

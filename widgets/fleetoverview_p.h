@@ -53,7 +53,7 @@ struct Metrics {
     QFont base, bold, small, smallBold, badge, header, kpiValue, caption;
     int tileMinWidth = 208, tileHeight = 100;
     int lineName = 17, lineSmall = 15, barHeight = 7, cellHeight = 9;
-    int headerHeight = 26;
+    int headerHeight = 26, sectionHeight = 44;
     int cardWidth = 220, cardHeight = 80;
 
     explicit Metrics(const QFont &font)
@@ -85,6 +85,7 @@ struct Metrics {
         // name, shape, bar, host strip, note
         tileHeight = 2 * pad + lineName + 4 * lineSmall + 2 * (gap / 2);
         headerHeight = QFontMetrics(header).height() + em / 2;
+        sectionHeight = 2 * pad + QFontMetrics(header).height() + lineSmall + em / 4; // title, then its figures
         cardWidth = em * 17;
         cardHeight = 2 * pad + lineName + barHeight + 3 * lineSmall + gap; // name, bar, counts (up to 2 lines), stranded
     }
@@ -143,6 +144,8 @@ struct FleetOverview::Private {
     QString hovered;
     FleetStats stats;
     FleetGrouping fleet;
+    FleetOrder order = FleetOrder::ContextFirst;
+    QSet<QString> collapsed;        // keys of collapsed groups and sections (FleetGroup::key, FleetSection::key)
     QList<int> shown;               // entries passing the filter, in display order
     QHash<QString, int> tileOfSlice; // slice name -> index in layout.tiles
     Layout layout;
@@ -166,6 +169,12 @@ struct FleetOverview::Private {
     int scroll() const { return scrollable() ? scrollBar->value() : 0; }
     int viewportWidth() const;
     int tileAt(QPoint widgetPos) const;
+    int headerAt(QPoint widgetPos) const; // index into layout.headers, or -1
+    QString headerKey(const Layout::Header &h) const;
+    QString headerTitle(const Layout::Header &h) const;
+    QString sectionFigures(const FleetSection &s) const; // "12 slices · 8 ready · ..."
+    bool isCollapsed(int entry) const; // its group or section is
+    void expandFor(const QString &sliceName);
     void ensureVisible(const QRect &contentRect);
     void setCurrent(const QString &name, bool scrollTo);
     void moveCurrent(int key);
@@ -175,6 +184,8 @@ struct FleetOverview::Private {
 
     void drawBand(QPainter &p, const QRect &exposed) const;
     void drawHeader(QPainter &p, const Layout::Header &h) const;
+    void drawSectionHeader(QPainter &p, const Layout::Header &h) const;
+    void drawChevron(QPainter &p, const QRect &r, bool collapsed) const;
     void drawTile(QPainter &p, const Layout::Tile &t) const;
     void drawHostStrip(QPainter &p, const Slice &s, const QRect &r) const;
     void drawOccupancy(QPainter &p, const FleetEntry &e, const QRect &r) const;

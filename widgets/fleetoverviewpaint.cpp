@@ -174,13 +174,22 @@ QString FleetOverview::Private::tooltipAt(QPoint widgetPos) const
         }
     for (const Layout::Header &h : layout.headers)
         if (h.rect.contains(p)) {
+            const QString fold = h.collapsed ? QStringLiteral("<br><i>Click to show its slices</i>") : QStringLiteral("<br><i>Click to fold</i>");
+            if (h.group < 0) {
+                const FleetSection &s = fleet.sections[h.section];
+                QString html = QStringLiteral("<b>%1</b><br>%2").arg(s.title.toHtmlEscaped(), sectionFigures(s).toHtmlEscaped());
+                if (!s.down.isEmpty())
+                    html += QStringLiteral("<br>Not answering: %1. Its slices show the last view.").arg(s.down.toHtmlEscaped());
+                return html + fold;
+            }
             const FleetGroup &g = fleet.groups[h.group];
             return QStringLiteral("%1<br>%2 slices, %3 ready; %4 of %5 chips reserved")
-                .arg(g.title.toHtmlEscaped())
-                .arg(g.entries.size())
-                .arg(g.ready)
-                .arg(g.reserved)
-                .arg(g.chips);
+                       .arg(g.title.toHtmlEscaped())
+                       .arg(g.entries.size())
+                       .arg(g.ready)
+                       .arg(g.reserved)
+                       .arg(g.chips)
+                   + fold;
         }
     return {};
 }
@@ -356,14 +365,97 @@ void FleetOverview::Private::drawBand(QPainter &p, const QRect &exposed) const
     }
 }
 
-void FleetOverview::Private::drawHeader(QPainter &p, const Layout::Header &h) const
+// The fold mark left of a header's title: pointing right when folded, down when open.
+void FleetOverview::Private::drawChevron(QPainter &p, const QRect &r, bool folded) const
+{
+    const QPointF c = QRectF(r).center();
+    const double a = std::max(2.5, metrics.em * 0.28);
+    QPolygonF mark;
+    if (folded)
+        mark << QPointF(c.x() - a / 2, c.y() - a) << QPointF(c.x() + a / 2, c.y()) << QPointF(c.x() - a / 2, c.y() + a);
+    else
+        mark << QPointF(c.x() - a, c.y() - a / 2) << QPointF(c.x(), c.y() + a / 2) << QPointF(c.x() + a, c.y() - a / 2);
+    p.setPen(QPen(theme.mutedText, 1.6, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    p.setBrush(Qt::NoBrush);
+    p.drawPolyline(mark);
+}
+
+QString FleetOverview::Private::sectionFigures(const FleetSection &s) const
+{
+    QStringList parts{QStringLiteral("%1 %2").arg(s.slices).arg(s.slices == 1 ? QStringLiteral("slice") : QStringLiteral("slices")),
+                      QStringLiteral("%1 ready").arg(s.ready)};
+    if (s.degraded > 0)
+        parts << QStringLiteral("%1 degraded").arg(s.degraded);
+    if (s.provisioning > 0)
+        parts << QStringLiteral("%1 provisioning").arg(s.provisioning);
+    parts << QStringLiteral("%1 reserved").arg(s.inUse) << QStringLiteral("%1 / %2 chips reserved").arg(s.reservedChips).arg(s.chips)
+          << QStringLiteral("%1 chips stranded").arg(s.strandedChips);
+    return parts.join(kDot);
+}
+
+// A section's header: a band with the context's (RayCluster's, generation's) name and its fleet
+// figures; when that part of the fleet does not answer, a "not answering" pill and the reason.
+void FleetOverview::Private::drawSectionHeader(QPainter &p, const Layout::Header &h) const
 {
     const Metrics &m = metrics;
+    const FleetSection &s = fleet.sections[h.section];
+    const QRect band = h.rect;
+    p.setPen(s.down.isEmpty() ? theme.border : theme.degraded);
+    p.setBrush(theme.panel);
+    p.drawRoundedRect(QRectF(band).adjusted(0.5, 0.5, -0.5, -0.5), m.radius, m.radius);
+    const QFontMetrics headerFm(m.header), smallFm(m.small), badgeFm(m.badge);
+    const QRect inner = band.adjusted(m.pad, m.pad, -m.pad, -m.pad);
+    const QRect titleLine(inner.left(), inner.top(), inner.width(), headerFm.height());
+    const int chevronWidth = m.em;
+    drawChevron(p, QRect(titleLine.left(), titleLine.top(), chevronWidth, titleLine.height()), h.collapsed);
+    int x = titleLine.left() + chevronWidth + m.em / 3;
+    int titleRoom = titleLine.right() - x;
+    const QString pill = s.down.isEmpty() ? QString() : QStringLiteral("not answering");
+    if (!pill.isEmpty())
+        titleRoom -= badgeFm.horizontalAdvance(pill) + m.em * 2;
+    const QString title = headerFm.elidedText(s.title, Qt::ElideMiddle, std::max(m.em * 4, titleRoom));
+    p.setFont(m.header);
+    p.setPen(theme.text);
+    p.drawText(QRect(x, titleLine.top(), headerFm.horizontalAdvance(title) + 1, titleLine.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
+    x += headerFm.horizontalAdvance(title) + m.em * 2 / 3;
+    if (!pill.isEmpty())
+        drawBadge(p, pill, theme.degraded, QRect(x, titleLine.top(), titleLine.right() - x, titleLine.height()), Qt::AlignLeft | Qt::AlignVCenter);
+
+    // The figures, stranded chips in the alarm colour; the reason a part is down comes first.
+    const QRect figures(titleLine.left() + chevronWidth + m.em / 3, titleLine.bottom() + 1 + m.em / 4, 0, smallFm.height());
+    QRect line = figures;
+    line.setRight(inner.right());
+    p.setFont(m.small);
+    QString text = sectionFigures(s);
+    if (h.shown != s.slices)
+        text = QStringLiteral("%1 of %2 shown").arg(h.shown).arg(s.slices) + kDot + text;
+    if (!s.down.isEmpty()) {
+        const QString why = QStringLiteral("last view shown: %1").arg(s.down) + kDot;
+        const QString elided = smallFm.elidedText(why, Qt::ElideRight, line.width() / 2);
+        p.setPen(theme.degraded);
+        p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, elided);
+        line.setLeft(line.left() + smallFm.horizontalAdvance(elided));
+    }
+    p.setPen(s.strandedChips > 0 ? theme.text : theme.mutedText);
+    p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, smallFm.elidedText(text, Qt::ElideRight, line.width()));
+}
+
+void FleetOverview::Private::drawHeader(QPainter &p, const Layout::Header &h) const
+{
+    if (h.group < 0)
+        return drawSectionHeader(p, h);
+    const Metrics &m = metrics;
     const FleetGroup &g = fleet.groups[h.group];
-    const QRect r = h.rect.adjusted(0, 0, 0, -3);
+    QRect r = h.rect.adjusted(0, 0, 0, -3);
+    // The fold mark, in the margin left of the title so tiles and titles stay aligned: always in a
+    // fleet, and on a folded group (one cluster's groups fold too, by a click on the title).
+    if (!fleet.sections.isEmpty() || h.collapsed)
+        drawChevron(p, QRect(r.left() - m.margin, r.top(), m.margin, r.height()), h.collapsed);
     QString counts = QStringLiteral("%1 %2").arg(g.entries.size()).arg(g.entries.size() == 1 ? QStringLiteral("slice") : QStringLiteral("slices"));
     if (h.shown != g.entries.size())
         counts = QStringLiteral("%1 of ").arg(h.shown) + counts + QStringLiteral(" shown");
+    if (h.collapsed)
+        counts += QStringLiteral(" (folded)");
     counts += kDot + QStringLiteral("%1 ready").arg(g.ready) + kDot + QStringLiteral("%1 / %2 chips reserved").arg(g.reserved).arg(g.chips);
     const QFontMetrics smallFm(m.small), headerFm(m.header);
     // The counts follow the title (no eye travel across a wide window); the title keeps at least
@@ -589,7 +681,7 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
     p.setPen(theme.text);
     const int nameWidth = in.width() - badgeWidth - m.em / 2;
     p.drawText(QRect(in.left(), y, nameWidth, m.lineName), Qt::AlignLeft | Qt::AlignVCenter,
-               QFontMetrics(m.bold).elidedText(s.name, Qt::ElideMiddle, nameWidth));
+               QFontMetrics(m.bold).elidedText(e.tileName, Qt::ElideMiddle, nameWidth));
     y += m.lineName + m.gap / 2;
     // Line 2: the shape.
     const QFontMetrics smallFm(m.small);

@@ -3,8 +3,10 @@
 
 // The fleet overview's tile grid as a value: from sizes and counts only (no fonts, no snapshot),
 // where each group's header and each tile go. Columns fill the width; tiles stretch to the column
-// width; each group starts a new row under its header. Painting, hit-testing and keyboard moves
-// all read the rects this places.
+// width; each group starts a new row under its header. In a fleet, a section header (a context, a
+// RayCluster or a generation, with its figures) comes before its first group. A collapsed group keeps
+// its header and shows no tile; a collapsed section keeps only its own header. Painting,
+// hit-testing and keyboard moves all read the rects this places.
 
 #include <QList>
 #include <QRect>
@@ -17,6 +19,7 @@ struct FleetTileSizes {
     int margin = 0;        // under a group's last row
     int headerHeight = 0;
     int messageHeight = 0; // the "no slice matches" box, when there is no tile
+    int sectionHeight = 0; // a section's header (fleet figures): taller than a group's
 };
 
 struct FleetTileLayout {
@@ -24,11 +27,16 @@ struct FleetTileLayout {
     struct Run {
         int group = -1;
         int tiles = 0;
+        int section = -1;       // -1: none (one cluster); runs of a section come one after the other
+        bool collapsed = false; // the group shows its header only
+        bool sectionCollapsed = false; // the section shows its header only (same for all its runs)
     };
     struct Header {
-        int group = -1;
+        int group = -1;   // -1 for a section's header
         QRect rect;
-        int shown = 0; // tiles under it
+        int shown = 0;    // tiles it stands for (passing the filter), drawn or collapsed
+        int section = -1; // the section it heads or belongs to
+        bool collapsed = false;
     };
 
     int columns = 1, tileWidth = 0;
@@ -38,7 +46,7 @@ struct FleetTileLayout {
     int bottom = 0;     // the y below everything placed, margin included
 
     // Places `runs` in the columns [left, left + width), starting at `top`. A run of no tiles
-    // gets no header.
+    // gets no header. `tiles` holds a rect for every tile of a run that is not collapsed.
     static FleetTileLayout place(const FleetTileSizes &sizes, int left, int width, int top, const QList<Run> &runs);
 };
 

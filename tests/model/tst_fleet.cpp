@@ -5,6 +5,7 @@
 
 #include "capturecodec.h"
 #include "capturefixture.h"
+#include "fleetcapturefixture.h"
 #include "fleetfilter.h"
 #include "fleetgrouping.h"
 #include "inspectjson.h"
@@ -18,49 +19,6 @@ using namespace slicescope;
 using namespace slicescope::testfixture;
 
 namespace {
-
-constexpr int kHosts = 4;
-
-// One RayCluster "ns/name" with one v6e 4x4 worker group "tpu" (so its slice is "tpu-0" in every
-// cluster), its pods at ipPrefix + 1..4 on nodes nodePrefix-0..3.
-void addCluster(CaptureBuilder &kube, const QString &ns, const QString &name, const QString &ipPrefix, const QString &nodePrefix)
-{
-    kube.addRayCluster(ns, name, false, QJsonArray{CaptureBuilder::workerGroup(QStringLiteral("tpu"), 1, 0, 4, kHosts, QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4)});
-    for (int w = 0; w < kHosts; ++w) {
-        kube.addTpuPod(ns, QStringLiteral("%1-tpu-worker-%2").arg(name).arg(w), name, QStringLiteral("tpu"), name + QStringLiteral("-tpu-0"), QStringLiteral("tpu-0"), w,
-                       ipPrefix + QString::number(w + 1), nodePrefix + QString::number(w), QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), 4);
-        kube.addKubeNode(nodePrefix + QString::number(w), QStringLiteral("tpu-v6e-slice"), QStringLiteral("4x4"), QStringLiteral("pool"), 4);
-    }
-}
-
-// That cluster's own Ray: the slice "tpu-0" on the same IPs, optionally held whole by group `pg`.
-Capture rayView(const QString &cluster, const QString &ipPrefix, const QString &seed, const QString &pg = {})
-{
-    CaptureBuilder ray;
-    ray.addHeadNode(hexId(seed + QStringLiteral("head"), 56), ipPrefix + QStringLiteral("100"));
-    SliceSpec spec{QStringLiteral("tpu-0"), QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), QStringLiteral("tpu"), kHosts, 4, {}, {}, hexId(seed, 48), ipPrefix};
-    const QStringList ids = ray.addSlice(spec);
-    if (!pg.isEmpty()) ray.addSlicePlacementGroup(hexId(seed + pg, 36), pg, QStringLiteral("tpu-0"), ids, 4);
-    Capture c = ray.capture(false);
-    c.rayCluster = cluster;
-    return c;
-}
-
-// A context holding team-a/llm and team-b/rl, each with its Ray view; llm's group "train" holds its slice.
-Capture twoClusterContext(const QString &context)
-{
-    CaptureBuilder kube;
-    addCluster(kube, QStringLiteral("team-a"), QStringLiteral("llm"), QStringLiteral("10.1.0."), QStringLiteral("gke-a-"));
-    addCluster(kube, QStringLiteral("team-b"), QStringLiteral("rl"), QStringLiteral("10.2.0."), QStringLiteral("gke-b-"));
-    Capture c = kube.capture(true);
-    c.rayVersion.clear();
-    c.rayNodes.clear();
-    c.rayPlacementGroups.clear();
-    c.kubeContext = context;
-    c.rayClusters = {rayView(QStringLiteral("team-a/llm"), QStringLiteral("10.1.0."), context + QStringLiteral("a"), QStringLiteral("train")),
-                     rayView(QStringLiteral("team-b/rl"), QStringLiteral("10.2.0."), context + QStringLiteral("b"))};
-    return c;
-}
 
 const Slice *findSlice(const ClusterSnapshot &s, const QString &rayCluster, const QString &context = {})
 {
@@ -143,9 +101,24 @@ private Q_SLOTS:
         QVERIFY2(s->warnings.contains(QStringLiteral("RayCluster team-b/rl: connection refused")), qPrintable(s->warnings.join(u'\n')));
         QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n'))); // a part down is no unreadable body
         // ... and rl's tile says so; llm's does not.
+        // It never answered: its tile says its reservations are unknown, not that a last view is shown.
         const FleetGrouping grouping = groupFleet(*s);
         for (const FleetEntry &e : grouping.entries)
-            QCOMPARE(e.note.startsWith(QLatin1String("Ray not answering, last view shown: connection refused")), s->slices[e.slice].rayCluster == QLatin1String("team-b/rl"));
+            QCOMPARE(e.note == QLatin1String("Ray not answering, reservations unknown: connection refused"), s->slices[e.slice].rayCluster == QLatin1String("team-b/rl"));
+        // One context, two RayClusters: a section each, the one whose Ray is down says why.
+        QCOMPARE(grouping.sections.size(), 2);
+        QCOMPARE(grouping.sections[0].title, QStringLiteral("RayCluster team-a/llm"));
+        QVERIFY(grouping.sections[0].down.isEmpty());
+        QCOMPARE(grouping.sections[1].title, QStringLiteral("RayCluster team-b/rl"));
+        QCOMPARE(grouping.sections[1].down, QStringLiteral("connection refused"));
+
+        // Once it has answered, a later failure keeps its last view and says so.
+        Capture again = twoClusterContext(QStringLiteral("gke_us"));
+        again.rayClusters[1].rayError = QStringLiteral("connection refused");
+        const SnapshotPtr later = buildSnapshot(again);
+        QVERIFY(later->rayViews[1].answered);
+        for (const FleetEntry &e : groupFleet(*later).entries)
+            QCOMPARE(e.note == QLatin1String("Ray not answering, last view shown: connection refused"), later->slices[e.slice].rayCluster == QLatin1String("team-b/rl"));
     }
 
     // Two contexts with the same namespaces, clusters, slices and node names: four slices, none
@@ -207,8 +180,34 @@ private Q_SLOTS:
         QStringList titles;
         for (const FleetGroup &g : grouping.groups)
             titles << g.title;
-        QCOMPARE(titles, (QStringList{QStringLiteral("gke_eu · v6e · team-a/llm/tpu"), QStringLiteral("gke_eu · v6e · team-b/rl/tpu"), QStringLiteral("gke_us · v6e · team-a/llm/tpu"),
-                                      QStringLiteral("gke_us · v6e · team-b/rl/tpu")}));
+        // Under a header per context, with its fleet figures: the group titles leave the context out.
+        QCOMPARE(titles, (QStringList{QStringLiteral("v6e · team-a/llm/tpu"), QStringLiteral("v6e · team-b/rl/tpu"), QStringLiteral("v6e · team-a/llm/tpu"),
+                                      QStringLiteral("v6e · team-b/rl/tpu")}));
+        QCOMPARE(grouping.sections.size(), 2);
+        QCOMPARE(grouping.sections[0].title, QStringLiteral("gke_eu"));
+        QCOMPARE(grouping.sections[1].title, QStringLiteral("gke_us"));
+        for (const FleetSection &section : grouping.sections) {
+            QCOMPARE(section.slices, 2);
+            QCOMPARE(section.groups.size(), 2);
+            QCOMPARE(section.inUse, 1); // llm's slice is held
+            QCOMPARE(section.reservedChips, 16);
+            QCOMPARE(section.chips, 32);
+            QVERIFY(section.down.isEmpty());
+            for (int g : section.groups)
+                QCOMPARE(grouping.groups[g].context, section.title);
+        }
+        QVERIFY(grouping.groups[0].key != grouping.groups[2].key); // same title, two contexts
+
+        // Generation first: one section per generation, the groups name their context.
+        const FleetGrouping byGeneration = groupFleet(*s, FleetOrder::GenerationFirst);
+        QCOMPARE(byGeneration.sections.size(), 1);
+        QCOMPARE(byGeneration.sections[0].title, QStringLiteral("v6e"));
+        QCOMPARE(byGeneration.sections[0].slices, 4);
+        titles.clear();
+        for (const FleetGroup &g : byGeneration.groups)
+            titles << g.title;
+        QCOMPARE(titles, (QStringList{QStringLiteral("gke_eu · team-a/llm/tpu"), QStringLiteral("gke_eu · team-b/rl/tpu"), QStringLiteral("gke_us · team-a/llm/tpu"),
+                                      QStringLiteral("gke_us · team-b/rl/tpu")}));
         int matchesUs = 0, matchesRl = 0;
         for (const FleetEntry &e : grouping.entries) {
             matchesUs += e.haystack.contains(QLatin1String("gke_us"));

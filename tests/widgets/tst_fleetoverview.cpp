@@ -10,6 +10,7 @@
 //   v6e · ml/tpu-team/v6e-2x4     v6e-2x4-0                                   reserved (2 of 8 chips)
 //   v6e · ml/tpu-team/v6e-4x4     v6e-4x4-0 (reserved), -1, -2 (ready), -3 (degraded: worker 2 DEAD)
 
+#include "../model/fleetcapturefixture.h"
 #include "democluster.h"
 #include "fleetoverview.h"
 #include "history.h"
@@ -253,6 +254,109 @@ private Q_SLOTS:
         QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.tileRect(s("v6e-4x4-0")).topRight() + QPoint(2, 0));
         QCOMPARE(activated.size(), 2);
         QCOMPARE(overview.currentSlice(), s("v5p-4x4x4-0"));
+    }
+
+    // A click on a group's header folds it: its header stays with its count, its tiles go, the tiles
+    // below move up; a second click opens it. Opening a folded slice (search, the window) unfolds it.
+    void headersFold()
+    {
+        FleetOverview overview;
+        overview.resize(1280, 800);
+        overview.setSnapshot(demoSnapshot());
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        const QString group = s("v6e \u00b7 ml/tpu-team/v6e-4x4");
+        QVERIFY(overview.sectionTitles().isEmpty()); // one cluster: no section
+        const QRect header = overview.headerRect(group);
+        QVERIFY(header.isValid());
+        QVERIFY(overview.tileRect(s("v6e-4x4-3")).isValid());
+        const int slicesBefore = int(overview.shownSlices().size());
+        const int heightBefore = overview.heightForWidth(overview.width());
+        QSignalSpy changed(&overview, &FleetOverview::collapsedChanged);
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, header.center());
+        QCOMPARE(changed.size(), 1);
+        QVERIFY(overview.isCollapsed(group));
+        QCOMPARE(overview.shownSlices().size(), slicesBefore - 4);
+        QVERIFY(!overview.tileRect(s("v6e-4x4-3")).isValid());
+        QVERIFY(overview.groupTitles().contains(group)); // the header stays
+        QVERIFY(overview.heightForWidth(overview.width()) < heightBefore);
+        QCOMPARE(overview.collapsedKeys().size(), 1);
+        QVERIFY(overview.toolTipAt(overview.headerRect(group).center()).contains(s("Click to show its slices")));
+        // The folded header is painted with its fold mark left of the title, in the margin.
+        const QImage folded = renderOf(overview);
+        const QRect h = overview.headerRect(group);
+        bool markDrawn = false;
+        for (int y = h.top(); y <= h.bottom() && !markDrawn; ++y)
+            for (int x = 1; x < h.left(); ++x)
+                markDrawn = markDrawn || nearestDelta(folded, QPointF(x, y), Theme::light().mutedText) < 40;
+        QVERIFY(markDrawn);
+
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.headerRect(group).center());
+        QVERIFY(!overview.isCollapsed(group));
+        QCOMPARE(overview.shownSlices().size(), slicesBefore);
+
+        overview.setCollapsed(group, true);
+        overview.scrollToSlice(s("v6e-4x4-2")); // what the window does when a slice is opened
+        QVERIFY(!overview.isCollapsed(group));
+        QVERIFY(overview.tileRect(s("v6e-4x4-2")).isValid());
+
+        // Saved and restored by key, as the window does between runs.
+        overview.setCollapsed(group, true);
+        const QStringList keys = overview.collapsedKeys();
+        FleetOverview again;
+        again.resize(1280, 800);
+        again.setSnapshot(demoSnapshot());
+        again.setCollapsedKeys(keys);
+        QVERIFY(again.isCollapsed(group));
+        QCOMPARE(again.shownSlices(), overview.shownSlices());
+    }
+
+    // A fleet of two contexts: a section header per context with its figures, the groups under it
+    // without the context's name; a folded section hides all its groups; generation first nests the
+    // other way. A context that does not answer says so on its header.
+    void fleetSections()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        Capture eu = testfixture::twoClusterContext(s("gke_eu"));
+        eu.kubeError = s("GET https://eu.example/api/v1/pods: connection refused");
+        fleet.fleet = {testfixture::twoClusterContext(s("gke_us")), eu};
+        const SnapshotPtr snapshot = buildSnapshot(fleet);
+        QCOMPARE(snapshot->slices.size(), 4);
+        FleetOverview overview;
+        overview.resize(1280, 800);
+        overview.setSnapshot(snapshot);
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        QCOMPARE(overview.sectionTitles(), (QStringList{s("gke_eu"), s("gke_us")}));
+        QCOMPARE(overview.sectionText(s("gke_us")), s("2 slices \u00b7 1 ready \u00b7 1 reserved \u00b7 16 / 32 chips reserved \u00b7 0 chips stranded"));
+        QCOMPARE(overview.groupTitles(), (QStringList{s("v6e \u00b7 team-a/llm/tpu"), s("v6e \u00b7 team-b/rl/tpu"), s("v6e \u00b7 team-a/llm/tpu"), s("v6e \u00b7 team-b/rl/tpu")}));
+        const QString euTip = overview.toolTipAt(overview.headerRect(s("gke_eu")).center());
+        QVERIFY2(euTip.contains(s("Not answering: GET https://eu.example/api/v1/pods: connection refused")), qPrintable(euTip));
+        QVERIFY(!overview.toolTipAt(overview.headerRect(s("gke_us")).center()).contains(s("Not answering")));
+        // The down context's header is drawn in the alarm colour (its border), the other's is not.
+        const QImage image = renderOf(overview);
+        auto borderIsAlarm = [&](const QString &title) {
+            const QRect r = overview.headerRect(title);
+            return nearestDelta(image, QPointF(r.center().x(), r.top() + 0.5), Theme::light().degraded) < 40;
+        };
+        QVERIFY(borderIsAlarm(s("gke_eu")));
+        QVERIFY(!borderIsAlarm(s("gke_us")));
+
+        // Fold gke_eu: its two groups and slices go, its header stays.
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.headerRect(s("gke_eu")).center());
+        QVERIFY(overview.isCollapsed(s("gke_eu")));
+        QCOMPARE(overview.sectionTitles(), (QStringList{s("gke_eu"), s("gke_us")}));
+        QCOMPARE(overview.groupTitles().size(), 2);
+        for (const QString &name : overview.shownSlices())
+            QVERIFY2(name.startsWith(s("gke_us:")), qPrintable(name));
+
+        // Generation first: one section "v6e", the groups name their context.
+        overview.setOrder(FleetOrder::GenerationFirst);
+        QCOMPARE(overview.sectionTitles(), QStringList{s("v6e")});
+        QCOMPARE(overview.sectionText(s("v6e")).left(9), s("4 slices "));
+        QCOMPARE(overview.groupTitles().first(), s("gke_eu \u00b7 team-a/llm/tpu"));
+        QCOMPARE(overview.shownSlices().size(), 4); // gke_eu's fold was of its context section
     }
 
     void filterText_data()

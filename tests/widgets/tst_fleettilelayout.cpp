@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // FleetTileLayout (widgets/fleettilelayout.h): headers and tiles from sizes and counts, as rows.
 // Sizes: tiles at least 200 wide and 100 high, 8 apart, 13 under a group, headers 26 high (and
-// half a gap, 4, under them), the message box 52 high; the grid starts at x 13, y 50.
+// half a gap, 4, under them), the message box 52 high, a fleet's section headers 40 high; the grid
+// starts at x 13, y 50.
 
 #include "fleettilelayout.h"
 
@@ -16,7 +17,7 @@ Q_DECLARE_METATYPE(FleetTileLayout::Header)
 
 namespace {
 
-const FleetTileSizes kSizes{200, 100, 8, 13, 26, 52};
+const FleetTileSizes kSizes{200, 100, 8, 13, 26, 52, 40};
 
 } // namespace
 
@@ -56,6 +57,16 @@ private Q_SLOTS:
         QTest::newRow("a run of no tiles gets no header") << 420 << Runs{{0, 0}, {1, 1}, {2, 0}} << 2 << Headers{{1, QRect(13, 50, 420, 26), 1}}
                                                           << QList<QRect>{QRect(13, 80, 206, 100)} << QRect() << 193;
         QTest::newRow("no tiles: the message") << 420 << Runs{} << 2 << Headers{} << QList<QRect>{} << QRect(13, 50, 420, 52) << 50 + 52 + 13;
+        // A fleet (issue 16): sections of 40 px head their runs; a folded group keeps its header only,
+        // a folded section only its own header; the figures count every tile it stands for.
+        QTest::newRow("two sections")
+            << 420 << Runs{{0, 1, 0}, {1, 2, 0}, {2, 1, 1}} << 2
+            << Headers{{-1, QRect(13, 50, 420, 40), 3, 0}, {0, QRect(13, 94, 420, 26), 1, 0}, {1, QRect(13, 237, 420, 26), 2, 0}, {-1, QRect(13, 380, 420, 40), 1, 1}, {2, QRect(13, 424, 420, 26), 1, 1}}
+            << QList<QRect>{QRect(13, 124, 206, 100), QRect(13, 267, 206, 100), QRect(227, 267, 206, 100), QRect(13, 454, 206, 100)} << QRect() << 567;
+        QTest::newRow("a folded group, then a folded section")
+            << 420 << Runs{{0, 1, 0, true}, {1, 2, 0}, {2, 1, 1, false, true}, {3, 5, 1, false, true}} << 2
+            << Headers{{-1, QRect(13, 50, 420, 40), 3, 0}, {0, QRect(13, 94, 420, 26), 1, 0, true}, {1, QRect(13, 124, 420, 26), 2, 0}, {-1, QRect(13, 267, 420, 40), 6, 1, true}}
+            << QList<QRect>{QRect(13, 154, 206, 100), QRect(227, 154, 206, 100)} << QRect() << 311 + 6;
         QTest::newRow("only empty runs: the message") << 420 << Runs{{0, 0}} << 2 << Headers{} << QList<QRect>{} << QRect(13, 50, 420, 52) << 115;
     }
     void place()
@@ -74,6 +85,8 @@ private Q_SLOTS:
             QCOMPARE(l.headers[i].group, headers[i].group);
             QCOMPARE(l.headers[i].rect, headers[i].rect);
             QCOMPARE(l.headers[i].shown, headers[i].shown);
+            QCOMPARE(l.headers[i].section, headers[i].section);
+            QCOMPARE(l.headers[i].collapsed, headers[i].collapsed);
         }
         QCOMPARE(l.tiles, tiles);
         QCOMPARE(l.message, message);
