@@ -78,6 +78,9 @@ int scale(const QStringList &arguments)
         return code;
     if (!spec.usesKubernetes())
         return fail(BadUsage, QStringLiteral("scale changes a RayCluster: it needs --kubeconfig PATH (or --context C, --in-cluster)"));
+    // One change, in one cluster: the context it is sent to is the one it was planned in.
+    if (spec.isFleet())
+        return fail(BadUsage, QStringLiteral("scale changes one RayCluster: give one --context, not several or --all-contexts"));
     const QString cluster = parser.value(QStringLiteral("cluster"));
     const QString group = parser.value(QStringLiteral("group"));
     if (cluster.isEmpty() || group.isEmpty())

@@ -92,7 +92,7 @@ void DemoClusterActions::releasePlacementGroup(const QString &actionId, const QS
 QString DemoClusterActions::scaleUnavailableReason(const WorkerGroup &group) const
 {
     const SnapshotPtr snap = m_last ? m_last : buildSnapshot(m_source->cluster().capture());
-    if (snap->workerGroupIndex(group.qualifiedName()) < 0)
+    if (snap->workerGroupIndex(group.fleetKey()) < 0)
         return tr("the demo cluster has no worker group %1").arg(group.qualifiedName());
     return {};
 }
@@ -234,7 +234,7 @@ bool DemoClusterActions::observeScale(const ClusterSnapshot &snap, Pending &p)
     if (!p.announced)
         return false;
     const ScalePlan &plan = p.plan;
-    const int gi = snap.workerGroupIndex(plan.group.qualifiedName());
+    const int gi = snap.workerGroupIndex(plan.group.fleetKey());
     if (gi < 0) {
         Q_EMIT actionFinished(p.actionId, false, tr("worker group %1 is gone").arg(plan.group.qualifiedName()));
         return true;

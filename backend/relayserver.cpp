@@ -605,7 +605,10 @@ void RelayServer::onClientMessage(QWebSocket *socket, const QString &text)
 void RelayServer::startScale(QWebSocket *socket, const QString &internalId, const QJsonObject &message)
 {
     const QString clientId = message.value(QLatin1String("id")).toString();
-    const QString groupName = message.value(QLatin1String("workerGroup")).toString();
+    // "ns/cluster/group", and (an added member) the context it is in: in a fleet the same name can
+    // be in several contexts, and a bare name that is names none (ClusterSnapshot::workerGroupIndex).
+    const QString context = message.value(QLatin1String("context")).toString();
+    const QString groupName = (context.isEmpty() ? QString() : context + u':') + message.value(QLatin1String("workerGroup")).toString();
     const QByteArray patch = message.value(QLatin1String("patch")).toString().toUtf8();
     QList<ScaleRequest> candidates;
     ScaleRequest r;

@@ -280,6 +280,7 @@ void RelayClusterActions::scaleWorkerGroup(const QString &actionId, const ScaleP
     sendAction(actionId, {
                              {QStringLiteral("type"), relay::type::Scale},
                              {QStringLiteral("workerGroup"), plan.group.qualifiedName()},
+                             {QStringLiteral("context"), plan.group.context}, // added member: which one in a fleet
                              {QStringLiteral("toReplicas"), plan.toReplicas},
                              {QStringLiteral("toMin"), plan.toMin},
                              {QStringLiteral("toMax"), plan.toMax},

@@ -92,7 +92,7 @@ SliceTarget sliceTarget(const ClusterSnapshot &snap, const QString &name)
         const QString node = h.rayNode >= 0 ? snap.rayNodes[h.rayNode].id : QStringLiteral("none");
         t.hosts << QStringLiteral("worker %1 %2, pod %3, Ray node %4").arg(h.workerId).arg(toText(h.state), pod, node);
     }
-    if (const int gi = snap.workerGroupIndex(s.workerGroup); gi >= 0)
+    if (const int gi = snap.workerGroupOf(s); gi >= 0)
         t.pods = podsOfSlice(snap, snap.workerGroups[gi], s);
     else
         for (const Host &h : s.hosts)
@@ -159,10 +159,19 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
 {
     ScalePlan plan;
     const int gi = snap.workerGroupIndex(request.workerGroup);
+    if (gi < 0 && snap.workerGroupMatches(request.workerGroup) > 1) {
+        // The same ns/cluster/group in several contexts: which one is the operator's choice, not ours.
+        QStringList keys;
+        for (const WorkerGroup &g : snap.workerGroups)
+            if (g.qualifiedName() == request.workerGroup)
+                keys << g.fleetKey();
+        plan.refusal = QStringLiteral("worker group %1 is in %2 contexts: name one as %3").arg(request.workerGroup).arg(keys.size()).arg(keys.join(QStringLiteral(" or ")));
+        return plan;
+    }
     if (gi < 0) {
         QStringList known;
         for (const WorkerGroup &g : snap.workerGroups)
-            known << g.qualifiedName();
+            known << g.fleetKey();
         plan.refusal = QStringLiteral("no worker group %1 (known: %2)")
                            .arg(request.workerGroup, known.isEmpty() ? QStringLiteral("none") : known.join(QStringLiteral(", ")));
         return plan;

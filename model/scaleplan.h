@@ -24,7 +24,7 @@ struct ScaleRequest {
         RemoveSlice
     };
     Mode mode = Mode::Replicas;
-    QString workerGroup;      // "ns/cluster/group"
+    QString workerGroup;      // "ns/cluster/group", or WorkerGroup::fleetKey() ("context:ns/cluster/group") in a fleet
     int replicas = 0;         // Mode::Replicas
     int minReplicas = 0;      // Mode::Bounds
     int maxReplicas = 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "snapshot.h"
 
+#include <algorithm>
+
 #include <QDebug>
 
 namespace slicescope {
@@ -101,10 +103,33 @@ int ClusterSnapshot::placementGroupIndex(QStringView idOrName) const
     return -1;
 }
 
-int ClusterSnapshot::workerGroupIndex(QStringView qualifiedName) const
+int ClusterSnapshot::workerGroupIndex(QStringView key) const
 {
+    int byName = -1, named = 0;
+    for (int i = 0; i < workerGroups.size(); ++i) {
+        const WorkerGroup &g = workerGroups[i];
+        if (g.fleetKey() == key)
+            return i;
+        if (g.qualifiedName() == key) {
+            byName = i;
+            ++named;
+        }
+    }
+    // A bare "ns/cluster/group" names a group only when one context has it: never a guess.
+    return named == 1 ? byName : -1;
+}
+
+int ClusterSnapshot::workerGroupMatches(QStringView qualifiedName) const
+{
+    return int(std::count_if(workerGroups.cbegin(), workerGroups.cend(), [&](const WorkerGroup &g) { return g.qualifiedName() == qualifiedName; }));
+}
+
+int ClusterSnapshot::workerGroupOf(const Slice &slice) const
+{
+    if (slice.workerGroup.isEmpty())
+        return -1;
     for (int i = 0; i < workerGroups.size(); ++i)
-        if (workerGroups[i].qualifiedName() == qualifiedName)
+        if (workerGroups[i].context == slice.context && workerGroups[i].qualifiedName() == slice.workerGroup)
             return i;
     return -1;
 }

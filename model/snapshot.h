@@ -249,6 +249,9 @@ struct WorkerGroup {
     QString context;         // the Kubernetes context it was read from (issue 16)
     QString qualifiedCluster() const { return ns + u'/' + cluster; }
     QString qualifiedName() const { return ns + u'/' + cluster + u'/' + group; }
+    // Unique in a fleet, where the same ns/cluster/group can be in several contexts: "context:ns/
+    // cluster/group" (the form a fleet's slice names take), "ns/cluster/group" without a context.
+    QString fleetKey() const { return context.isEmpty() ? qualifiedName() : context + u':' + qualifiedName(); }
     bool isTpu() const { return !accelerator.isEmpty() || chipsPerHost > 0; }
     friend bool operator==(const WorkerGroup &, const WorkerGroup &) = default;
 };
@@ -325,7 +328,12 @@ struct ClusterSnapshot {
 
     int sliceIndex(QStringView name) const;
     int placementGroupIndex(QStringView idOrName) const;
-    int workerGroupIndex(QStringView qualifiedName) const;
+    // A worker group by WorkerGroup::fleetKey(), or by "ns/cluster/group" when exactly one context
+    // has it; -1 otherwise (workerGroupMatches() tells an unknown name from an ambiguous one).
+    int workerGroupIndex(QStringView key) const;
+    int workerGroupMatches(QStringView qualifiedName) const; // how many contexts have "ns/cluster/group"
+    // The worker group a slice belongs to (its context's), or -1.
+    int workerGroupOf(const Slice &slice) const;
 };
 
 using SnapshotPtr = std::shared_ptr<const ClusterSnapshot>;

@@ -320,7 +320,11 @@ bool ScaleDialog::setWorkerGroup(const QString &qualifiedGroup)
         refresh();
     if (m_reviewing || isRunning())
         return false;
-    const int row = m_group->findData(qualifiedGroup);
+    // By key, or by "ns/cluster/group" when only one context has it (never the first of several).
+    const int gi = m_snapshot ? m_snapshot->workerGroupIndex(qualifiedGroup) : -1;
+    const bool severalContexts = m_snapshot && m_snapshot->contexts.size() > 1; // the combo's data: see fillGroups()
+    const int row = m_group->findData(gi < 0 ? qualifiedGroup : severalContexts ? m_snapshot->workerGroups[gi].fleetKey()
+                                                                                : m_snapshot->workerGroups[gi].qualifiedName());
     if (row < 0)
         return false;
     m_group->setCurrentIndex(row);
@@ -332,7 +336,8 @@ bool ScaleDialog::preselectSlice(const QString &sliceName)
     if (m_stale)
         refresh();
     const int si = m_snapshot ? m_snapshot->sliceIndex(sliceName) : -1;
-    if (si < 0 || !setWorkerGroup(m_snapshot->slices[si].workerGroup))
+    const int gi = si >= 0 ? m_snapshot->workerGroupOf(m_snapshot->slices[si]) : -1; // the slice's own context's group
+    if (gi < 0 || !setWorkerGroup(m_snapshot->workerGroups[gi].fleetKey()))
         return false;
     const int row = m_removeSlice->findData(sliceName);
     if (row < 0)
@@ -406,10 +411,14 @@ void ScaleDialog::fillGroups()
     // planScale() refuses, instead of the combo quietly moving to another one.
     const QString keep = workerGroup();
     QList<ComboItem> groups;
+    const bool severalContexts = m_snapshot && m_snapshot->contexts.size() > 1;
     if (m_snapshot)
         for (const WorkerGroup &g : m_snapshot->workerGroups)
             if (g.isTpu())
-                groups.append({tr("%1  (%2, %3 %4)").arg(g.group, g.qualifiedCluster(), g.accelerator, g.topology), g.qualifiedName()});
+                groups.append({g.context.isEmpty() || !severalContexts
+                                   ? tr("%1  (%2, %3 %4)").arg(g.group, g.qualifiedCluster(), g.accelerator, g.topology)
+                                   : tr("%1  (%2 in context %3, %4 %5)").arg(g.group, g.qualifiedCluster(), g.context, g.accelerator, g.topology),
+                               severalContexts ? g.fleetKey() : g.qualifiedName()});
     if (!keep.isEmpty() && std::none_of(groups.begin(), groups.end(), [&](const ComboItem &i) { return i.data == keep; }))
         groups.append({tr("%1 (gone)").arg(keep), keep});
     setComboItems(m_group, groups, keep, true);
@@ -521,7 +530,7 @@ void ScaleDialog::updatePlan()
         // While it runs, the strip shows the cluster catching up with what was sent: new slices
         // appear in their own colours as the ghosts go, removed ones stay crossed out until gone.
         ScalePlan shown = m_sentPlan;
-        const int gi = m_snapshot->workerGroupIndex(shown.group.qualifiedName());
+        const int gi = m_snapshot->workerGroupIndex(shown.group.fleetKey());
         int staying = 0;
         if (gi >= 0)
             for (const QString &name : m_snapshot->workerGroups[gi].slices)

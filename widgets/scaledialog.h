@@ -59,7 +59,7 @@ public:
     bool preselectSlice(const QString &sliceName);
     // The slice chosen for removal, as it was when chosen (empty name: none).
     const SliceTarget &chosenSlice() const { return m_chosen; }
-    QString workerGroup() const;
+    QString workerGroup() const; // "ns/cluster/group"; in a fleet of several contexts "context:ns/cluster/group"
 
     // The request as the controls say it, and planScale()'s answer on the current snapshot.
     ScaleRequest request() const;

@@ -49,7 +49,7 @@ int ScaleStripGeometry::tileAt(QPoint pos) const
 QList<ScaleTile> scaleTiles(const ClusterSnapshot &snapshot, const ScalePlan &plan)
 {
     QList<ScaleTile> tiles;
-    const int gi = snapshot.workerGroupIndex(plan.group.qualifiedName());
+    const int gi = snapshot.workerGroupIndex(plan.group.fleetKey());
     if (plan.group.group.isEmpty() || gi < 0)
         return tiles;
     for (const QString &name : snapshot.workerGroups[gi].slices) {

@@ -101,8 +101,10 @@ QString scaleReviewText(const ScalePlan &plan)
         if (!isDisplacedNote(plan, note))
             lines << ScaleDialog::tr("  note: %1").arg(note);
     lines << QString();
-    lines << ScaleDialog::tr("JSON Patch to RayCluster %1/%2 (the \"test\" ops refuse it if someone changed these values meanwhile):")
-                 .arg(plan.group.ns, plan.group.cluster);
+    // Which cluster, always: in a fleet the same names repeat across contexts (issue 16).
+    const QString where = plan.group.context.isEmpty() ? QStringLiteral("%1/%2").arg(plan.group.ns, plan.group.cluster)
+                                                       : ScaleDialog::tr("%1/%2 in context %3").arg(plan.group.ns, plan.group.cluster, plan.group.context);
+    lines << ScaleDialog::tr("JSON Patch to RayCluster %1 (the \"test\" ops refuse it if someone changed these values meanwhile):").arg(where);
     lines << prettyPatch(plan.jsonPatch());
     return lines.join(u'\n');
 }

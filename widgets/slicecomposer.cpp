@@ -527,6 +527,9 @@ void SliceComposer::reviewSubmit()
     const QString title = tr("<b>Reserve %1 × %2 %3 as \"%4\"</b>").arg(r.numSlices).arg(m_plan.generation->name, m_plan.topology.toString(), escaped(r.name));
     QStringList lines;
     lines << tr("What will change:");
+    // Which Ray, whenever the source has more than a direct head (issue 16: every review names it).
+    if (!r.rayCluster.isEmpty())
+        lines << (r.context.isEmpty() ? tr("  on RayCluster %1").arg(r.rayCluster) : tr("  on RayCluster %1 in context %2").arg(r.rayCluster, r.context));
     lines << tr("  Ray will reserve %1").arg(describeBundles(m_plan));
     lines << tr("  (%1 host%2 of %3 chips per slice, %4 bundle%5 per slice; strategy %6; %7)")
                  .arg(m_plan.hostsPerSlice)
@@ -562,6 +565,8 @@ void SliceComposer::reviewRelease(const QString &nameOrId)
     const QString title = tr("<b>Release placement group \"%1\"</b>").arg(escaped(label));
     QStringList lines;
     lines << tr("What will change:");
+    if (!g.rayCluster.isEmpty())
+        lines << (g.context.isEmpty() ? tr("  on RayCluster %1").arg(g.rayCluster) : tr("  on RayCluster %1 in context %2").arg(g.rayCluster, g.context));
     lines << tr("  %1 (%2, %3 bundles) is removed; its chips become free").arg(g.id, g.state).arg(g.bundles.size());
     lines << tr("  slices freed: %1").arg(g.slices.isEmpty() ? tr("none") : g.slices.join(QStringLiteral(", ")));
     lines << tr("  whoever uses it (creator job %1) loses its reservation").arg(g.creatorJobId.isEmpty() ? tr("unknown") : g.creatorJobId);

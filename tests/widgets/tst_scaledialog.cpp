@@ -5,6 +5,7 @@
 // removing a chosen slice; and with fake executors: a source that may not scale says why, and a
 // conflict is shown and asked about again, never re-sent by itself.
 
+#include "../model/fleetcapturefixture.h"
 #include "democluster.h"
 #include "democlusteractions.h"
 #include "fleetoverview.h"
@@ -174,6 +175,45 @@ class TestScaleDialog : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // A fleet of two contexts with the same RayClusters (issue 16): the group offered, planned, reviewed
+    // and sent is the chosen context's, a bare name that two contexts have chooses nothing, and the
+    // review names the context.
+    void aFleetScalesTheChosenContextsGroup()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        fleet.fleet = {testfixture::twoClusterContext(QStringLiteral("gke_eu")), testfixture::twoClusterContext(QStringLiteral("gke_us"))};
+        const SnapshotPtr snap = buildSnapshot(fleet);
+        FakeActions actions;
+        ScaleDialog dialog;
+        dialog.setActions(&actions);
+        dialog.resize(560, 720);
+        dialog.show();
+        dialog.setSnapshot(snap);
+        QVERIFY(!dialog.setWorkerGroup(QStringLiteral("team-b/rl/tpu"))); // in two contexts: which is not ours to guess
+        QVERIFY(dialog.preselectSlice(QStringLiteral("gke_us:team-b/rl/tpu-0")));
+        QCOMPARE(dialog.workerGroup(), QStringLiteral("gke_us:team-b/rl/tpu"));
+        auto *groups = dialog.findChild<QComboBox *>(QStringLiteral("workerGroup"));
+        QVERIFY2(groups->currentText().contains(QLatin1String("in context gke_us")), qPrintable(groups->currentText()));
+        dialog.findChild<QSpinBox *>(QStringLiteral("replicas"))->setValue(2);
+        QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("review")), Qt::LeftButton);
+        const QString shown = dialog.findChild<QPlainTextEdit *>(QStringLiteral("reviewText"))->toPlainText();
+        QVERIFY2(shown.contains(QLatin1String("JSON Patch to RayCluster team-b/rl in context gke_us")), qPrintable(shown));
+        QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("confirm")), Qt::LeftButton);
+        QCOMPARE(actions.calls.size(), 1);
+        QCOMPARE(actions.calls.first().second.group.context, QStringLiteral("gke_us"));
+        QCOMPARE(actions.calls.first().second.group.qualifiedName(), QStringLiteral("team-b/rl/tpu"));
+        QCOMPARE(actions.calls.first().second.toReplicas, 2);
+
+        // The planner itself: a bare name in two contexts is refused with both keys; a key is not.
+        const ScalePlan bare = planScale(*snap, ScaleRequest{ScaleRequest::Mode::Replicas, QStringLiteral("team-b/rl/tpu"), 2, 0, 0, {}});
+        QVERIFY(!bare.allowed);
+        QVERIFY2(bare.refusal.contains(QLatin1String("gke_eu:team-b/rl/tpu or gke_us:team-b/rl/tpu")), qPrintable(bare.refusal));
+        const ScalePlan keyed = planScale(*snap, ScaleRequest{ScaleRequest::Mode::Replicas, QStringLiteral("gke_eu:team-b/rl/tpu"), 2, 0, 0, {}});
+        QVERIFY2(keyed.allowed, qPrintable(keyed.refusal));
+        QCOMPARE(keyed.group.context, QStringLiteral("gke_eu"));
+    }
+
     void stripGeometryWrapsAndHitTests_data()
     {
         QTest::addColumn<int>("width");

@@ -3,6 +3,7 @@
 // topologies offered, submit -> progress -> CREATED with demo time driven by the test (no
 // sleeps), release with the plain and the stronger confirmation, and the why-pending text.
 
+#include "../model/fleetcapturefixture.h"
 #include "democluster.h"
 #include "democlusteractions.h"
 #include "fleetoverview.h"
@@ -86,6 +87,49 @@ class TestSliceComposer : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // A fleet (issue 16): the reserve review names the RayCluster and context chosen; a release's
+    // review names the group's own.
+    void fleetReviewsNameTheCluster()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        fleet.fleet = {testfixture::twoClusterContext(QStringLiteral("gke_eu")), testfixture::twoClusterContext(QStringLiteral("gke_us"))};
+        const SnapshotPtr snap = buildSnapshot(fleet);
+        DemoSource source;
+        DemoClusterActions actions(&source);
+        SliceComposer composer;
+        composer.setActions(&actions);
+        composer.resize(420, 780);
+        composer.show();
+        composer.setSnapshot(snap);
+        auto *cluster = composer.findChild<QComboBox *>(QStringLiteral("rayCluster"));
+        QVERIFY(!cluster->isHidden());
+        const int rl = cluster->findText(QStringLiteral("team-b/rl (context gke_us)"));
+        QVERIFY2(rl >= 0, qPrintable(QStringLiteral("%1 items").arg(cluster->count())));
+        cluster->setCurrentIndex(rl);
+        auto *acc = composer.findChild<QComboBox *>(QStringLiteral("accelerator"));
+        acc->setCurrentIndex(acc->findData(QStringLiteral("v6e")));
+        auto *topo = composer.findChild<QComboBox *>(QStringLiteral("topology"));
+        topo->setCurrentIndex(topo->findText(QStringLiteral("4x4")));
+        QTest::keyClicks(composer.findChild<QLineEdit *>(QStringLiteral("name")), QStringLiteral("team-b-run"));
+        QVERIFY2(composer.plan().feasible, qPrintable(composer.findChild<QLabel *>(QStringLiteral("plan"))->text()));
+        QCOMPARE(composer.plan().wouldTake, QStringList{QStringLiteral("gke_us:team-b/rl/tpu-0")});
+        QTest::mouseClick(composer.findChild<QPushButton *>(QStringLiteral("review")), Qt::LeftButton);
+        QVERIFY(composer.isReviewing());
+        QString shown = composer.findChild<QPlainTextEdit *>(QStringLiteral("reviewText"))->toPlainText();
+        QVERIFY2(shown.contains(QLatin1String("on RayCluster team-b/rl in context gke_us")), qPrintable(shown));
+        composer.findChild<QPushButton *>(QStringLiteral("cancel"))->click();
+
+        QString trainInEu;
+        for (const PlacementGroup &g : snap->placementGroups)
+            if (g.context == QLatin1String("gke_eu")) trainInEu = g.id;
+        QVERIFY(!trainInEu.isEmpty());
+        composer.reviewRelease(trainInEu);
+        QVERIFY(composer.isReviewing());
+        shown = composer.findChild<QPlainTextEdit *>(QStringLiteral("reviewText"))->toPlainText();
+        QVERIFY2(shown.contains(QLatin1String("on RayCluster team-a/llm in context gke_eu")), qPrintable(shown));
+    }
+
     void twoV6eSlicesFitAndAreHighlighted()
     {
         Rig rig;
