@@ -15,6 +15,15 @@ KubeContextMenu::KubeContextMenu(const QString &title, QWidget *parent)
     setToolTip(tr("Start with --kubeconfig to switch between its contexts"));
 }
 
+void KubeContextMenu::reset()
+{
+    clear();
+    m_inUse.clear();
+    m_contexts.clear();
+    m_makeSource = nullptr;
+    setEnabled(false);
+}
+
 bool KubeContextMenu::setContexts(const QStringList &contexts, const QString &current, MakeSource makeSource)
 {
     // Called again when the kubeconfig is read anew: the context in use stays in use, whatever

@@ -29,6 +29,9 @@ public:
     // re-read, the context in use is no longer among `contexts`.
     bool setContexts(const QStringList &contexts, const QString &current, MakeSource makeSource);
     QString inUse() const { return m_inUse; }
+    // Forgets the contexts and the one in use (another source replaced it: File > Connect); the
+    // next setContexts() starts afresh. Disabled until then.
+    void reset();
     // A source for `context`, which is then the one in use. Null when there is nothing to do
     // (no factory, already in use), or, with *error, when refused (no longer listed) or the
     // factory failed: the context in use stays, checked.

@@ -116,6 +116,46 @@ int main(int argc, char **argv)
                 return makeSource(other, error);
             });
     }
+    // File > Connect: the same kubeconfig files (--kubeconfig, else KUBECONFIG, else ~/.kube/config),
+    // read afresh each time; one context chosen watches it, several a fleet (issue 16). The Ray token
+    // and Prometheus options given on the command line go with it.
+    if (!spec.inCluster) {
+        MainWindow::KubeConnector connector;
+        connector.list = [spec](QStringList *contexts, QString *current, QStringList *files) {
+            KubeConfig config;
+            KubeConfigContexts listed;
+            const QString problem = loadKubeConfig(kubeconfigFiles(spec.kubeconfig), QString(), QString(), config, &listed);
+            *contexts = listed.contexts;
+            *current = listed.currentContext;
+            *files = listed.files;
+            return listed.contexts.isEmpty() ? problem : QString();
+        };
+        auto kubeSpec = [spec](const ConnectChoice &choice) {
+            SourceSpec other = spec;
+            other.kind = SourceSpec::Kind::Live;
+            other.kubernetes = true;
+            other.rayUrl.clear(); // a direct head belongs to the source it was given with
+            other.capturePath.clear();
+            other.relayUrl.clear();
+            other.allContexts = false;
+            other.contexts = choice.contexts.size() > 1 ? choice.contexts : QStringList();
+            other.context = choice.contexts.size() == 1 ? choice.contexts.first() : QString();
+            other.ns = choice.allNamespaces ? QString() : choice.ns;
+            other.allNamespaces = choice.allNamespaces;
+            if (choice.contexts.size() > 1) { // one Prometheus joins one context's hosts (as on the command line)
+                other.prometheusUrl.clear();
+                other.prometheusTokenFile.clear();
+            }
+            return other;
+        };
+        connector.connect = [kubeSpec](const ConnectChoice &choice, QString *error) {
+            return makeSource(kubeSpec(choice), error);
+        };
+        connector.makeOne = [kubeSpec](const QString &context, QString *error) {
+            return makeSource(kubeSpec(ConnectChoice{{context}, {}, false}), error);
+        };
+        window.setKubeConnector(std::move(connector));
+    }
     window.show();
     return app.exec();
 }

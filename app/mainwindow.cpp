@@ -29,6 +29,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
+#include <QSettings>
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QToolButton>
@@ -152,6 +153,9 @@ void MainWindow::buildHistoryDocks()
 void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    m_connectAction = file->addAction(tr("&Connect to Kubernetes..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, &MainWindow::openConnectDialog);
+    m_connectAction->setObjectName(QStringLiteral("connectAction"));
+    m_connectAction->setVisible(false); // until setKubeConnector()
     file->addAction(tr("&Open capture or recording..."), QKeySequence::Open, this, &MainWindow::openCapture);
     file->addAction(tr("&Save capture..."), QKeySequence::Save, this, &MainWindow::saveCapture);
     file->addAction(tr("Save &history as recording..."), this, &MainWindow::saveHistoryRecording)->setObjectName(QStringLiteral("saveHistoryAction"));
@@ -660,6 +664,66 @@ void MainWindow::switchKubeContext(const QString &context)
     m_snapshot.reset();
     m_workspace->setSnapshot(std::make_shared<const ClusterSnapshot>());
     setSource(std::move(source));
+}
+
+void MainWindow::setKubeConnector(KubeConnector connector)
+{
+    m_connector = std::move(connector);
+    m_connectAction->setVisible(bool(m_connector.list) && bool(m_connector.connect));
+}
+
+void MainWindow::openConnectDialog()
+{
+    if (!m_connector.list || !m_connector.connect)
+        return;
+    if (!m_connectDialog) {
+        m_connectDialog = new ConnectDialog(this);
+        connect(m_connectDialog, &QDialog::accepted, this, [this] { connectTo(m_connectDialog->choice()); });
+    }
+    QStringList contexts, files;
+    QString current;
+    const QString problem = m_connector.list(&contexts, &current, &files);
+    m_connectDialog->setKubeconfig(contexts, current, files, problem);
+    ConnectChoice remembered;
+    if (m_mode == Mode::Interactive) {
+        QSettings settings;
+        remembered.contexts = settings.value(QStringLiteral("connect/contexts")).toStringList().mid(0, ConnectDialog::kMaxContexts);
+        remembered.ns = settings.value(QStringLiteral("connect/namespace")).toString().left(63);
+        remembered.allNamespaces = settings.value(QStringLiteral("connect/allNamespaces"), false).toBool();
+    }
+    m_connectDialog->setChoice(remembered);
+    m_connectDialog->open();
+    m_connectDialog->raise();
+}
+
+bool MainWindow::connectTo(const ConnectChoice &choice)
+{
+    if (!m_connector.connect || choice.contexts.isEmpty())
+        return false;
+    QString error;
+    std::unique_ptr<Source> source = m_connector.connect(choice, &error);
+    if (!source) {
+        onSourceFailed(error.isEmpty() ? tr("could not connect") : error);
+        return false;
+    }
+    if (m_mode == Mode::Interactive) {
+        QSettings settings;
+        settings.setValue(QStringLiteral("connect/contexts"), choice.contexts);
+        settings.setValue(QStringLiteral("connect/namespace"), choice.ns);
+        settings.setValue(QStringLiteral("connect/allNamespaces"), choice.allNamespaces);
+    }
+    // The view belongs to the old source: do not show it under the new name.
+    m_snapshot.reset();
+    m_workspace->setSnapshot(std::make_shared<const ClusterSnapshot>());
+    setSource(std::move(source));
+    // One context: the context menu switches among the others from there; a fleet has no one
+    // context in use to switch from.
+    m_contextMenu->reset();
+    QStringList contexts, files;
+    QString current;
+    if (choice.contexts.size() == 1 && m_connector.makeOne && m_connector.list(&contexts, &current, &files).isEmpty())
+        setKubeContexts(contexts, choice.contexts.first(), m_connector.makeOne);
+    return true;
 }
 
 QString MainWindow::kubeContext() const

@@ -2,12 +2,14 @@
 #pragma once
 
 #include "alerts.h"
+#include "connectdialog.h"
 #include "fleetgrouping.h"
 #include "history.h"
 #include "look.h"
 #include "snapshot.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QSet>
 
 #include <functional>
@@ -66,6 +68,20 @@ public:
     // use stays in use: one gone from the list stays shown, marked, and is never swapped for another.
     void setKubeContexts(const QStringList &contexts, const QString &current,
                          std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeSource);
+    // File > Connect (issue 16): `list` reads the kubeconfig's contexts afresh each time the dialog
+    // opens; `connect` makes the source for the contexts chosen (one: that context; several: a
+    // fleet). The choice is remembered (QSettings "connect/..."). Without a connector (the browser
+    // build) the action is hidden.
+    struct KubeConnector {
+        std::function<QString(QStringList *contexts, QString *current, QStringList *files)> list; // returns a problem, or empty
+        std::function<std::unique_ptr<Source>(const ConnectChoice &choice, QString *error)> connect;
+        // After connecting to one context: the context menu's factory for the others.
+        std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeOne;
+    };
+    void setKubeConnector(KubeConnector connector);
+    // Opens File > Connect (non-modal); connectTo() is what its Connect button does.
+    void openConnectDialog();
+    bool connectTo(const ConnectChoice &choice);
     // Refused (with a line in the status bar) for a context no longer in the list.
     void switchKubeContext(const QString &context);
     QString kubeContext() const;
@@ -186,6 +202,9 @@ private:
     double m_lastScrubMs = 0;
     QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_orderGroup = nullptr; // View > Group overview by
+    QAction *m_connectAction = nullptr;    // File > Connect, shown once a connector is set
+    KubeConnector m_connector;
+    QPointer<ConnectDialog> m_connectDialog;
     QActionGroup *m_colorGroup = nullptr;
 };
 

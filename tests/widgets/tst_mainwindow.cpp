@@ -7,6 +7,7 @@
 #include "capturefile.h"
 #include "democluster.h"
 #include "joblogview.h"
+#include "connectdialog.h"
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "source.h"
@@ -24,8 +25,8 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QStatusBar>
+#include <QStandardPaths>
 #include <QStackedWidget>
 #include <QTreeView>
 #include <QTemporaryDir>
@@ -111,6 +112,62 @@ private Q_SLOTS:
         QVERIFY(std::any_of(ticks.ticks().begin(), ticks.ticks().end(), [&](const AlertTick &t) { return t.selectSlice == QLatin1String("v6e-4x4-3") && t.serial == window.history()->serial(0); }));
         // The engine's alerts are the recording's end, as `alerts --capture` reports them.
         QCOMPARE(window.alerts().alerts(), replay.alerts());
+    }
+
+    // File > Connect (issue 16): the kubeconfig's contexts as checkboxes, the current one checked
+    // the first time; Connect makes the source for exactly the contexts checked, and the choice comes
+    // back checked the next time. A namespace that is no DNS label cannot be sent.
+    void connectDialogWatchesTheChosenContexts()
+    {
+        QSettings().clear();
+        MainWindow window(MainWindow::Mode::Interactive);
+        auto *action = window.findChild<QAction *>(QStringLiteral("connectAction"));
+        QVERIFY(action);
+        QVERIFY(!action->isVisible()); // no connector: the browser build
+        QList<ConnectChoice> made;
+        MainWindow::KubeConnector connector;
+        connector.list = [](QStringList *contexts, QString *current, QStringList *files) {
+            *contexts = {QStringLiteral("gke_us"), QStringLiteral("gke_eu"), QStringLiteral("kind-dev")};
+            *current = QStringLiteral("gke_eu");
+            *files = {QStringLiteral("/home/op/.kube/config")};
+            return QString();
+        };
+        connector.connect = [&made](const ConnectChoice &choice, QString *) -> std::unique_ptr<Source> {
+            made << choice;
+            return std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("contexts %1").arg(choice.contexts.join(u',')));
+        };
+        window.setKubeConnector(connector);
+        QVERIFY(action->isVisible());
+
+        action->trigger();
+        auto *dialog = window.findChild<ConnectDialog *>(QStringLiteral("connectDialog"));
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+        QCOMPARE(dialog->choice().contexts, QStringList{QStringLiteral("gke_eu")}); // the current one, the first time
+        auto *list = dialog->findChild<QListWidget *>(QStringLiteral("contexts"));
+        list->item(0)->setCheckState(Qt::Checked);
+        auto *connectButton = dialog->findChild<QPushButton *>(QStringLiteral("connect"));
+        auto *ns = dialog->findChild<QLineEdit *>(QStringLiteral("namespace"));
+        ns->setText(QStringLiteral("Team_A")); // not a DNS label: refused before anything is sent
+        QVERIFY(!connectButton->isEnabled());
+        QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("connectStatus"))->text().contains(QLatin1String("Team_A")));
+        ns->setText(QStringLiteral("team-a"));
+        QVERIFY(connectButton->isEnabled());
+        QTest::mouseClick(connectButton, Qt::LeftButton);
+        QCOMPARE(made.size(), 1);
+        QCOMPARE(made.first().contexts, (QStringList{QStringLiteral("gke_us"), QStringLiteral("gke_eu")}));
+        QCOMPARE(made.first().ns, QStringLiteral("team-a"));
+        QTRY_VERIFY2(window.statusText().contains(QLatin1String("Source: contexts gke_us,gke_eu")), qPrintable(window.statusText()));
+
+        // Remembered: the next time the same contexts come checked.
+        action->trigger();
+        QTRY_VERIFY(dialog->isVisible());
+        QCOMPARE(dialog->choice().contexts, (QStringList{QStringLiteral("gke_us"), QStringLiteral("gke_eu")}));
+        QCOMPARE(dialog->choice().ns, QStringLiteral("team-a"));
+        dialog->findChild<QPushButton *>(QStringLiteral("checkNone"))->click();
+        QVERIFY(!connectButton->isEnabled()); // nothing checked: nothing to connect to
+        dialog->reject();
+        QCOMPARE(made.size(), 1);
     }
 
     void alertThresholdsRoundTrip()
