@@ -3,6 +3,7 @@
 // RelaySource / RelayClusterActions (the browser build's own client code), raw HTTP and raw TCP.
 // Plus the relay's snapshot latency, measured in process (a figure, printed, not a pass/fail).
 
+#include "../model/fleetcapturefixture.h"
 #include "../common/clirun.h"
 #include "../common/relayprocess.h"
 #include "capturefile.h"
@@ -149,6 +150,33 @@ private Q_SLOTS:
         QCOMPARE(relayed.rayNodes, local.rayNodes);
         QCOMPARE(relayed.kubeRayClusters, local.kubeRayClusters);
         QVERIFY(!inspectJson(*a).value(QLatin1String("slices")).toArray().isEmpty());
+    }
+
+    // A fleet (issue 16), served from a capture file: the relay passes every context's and every
+    // RayCluster's bodies whole, and the client builds the same fleet the file holds.
+    void aFleetIsRelayedWhole()
+    {
+        Capture fleet;
+        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        Capture eu = testfixture::twoClusterContext(QStringLiteral("gke_eu"));
+        eu.rayClusters[1].rayError = QStringLiteral("connection refused"); // a part that is down travels too
+        fleet.fleet = {testfixture::twoClusterContext(QStringLiteral("gke_us")), eu};
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("fleet.json"));
+        QVERIFY2(writeCaptureFile(path, fleet).isEmpty(), "the fleet capture was not written");
+        Relay relay;
+        QVERIFY2(relay.start({QStringLiteral("--capture"), path}), relay.readErr().constData());
+        RelaySource source(relay.url);
+        QSignalSpy captures(&source, &Source::captureReceived);
+        source.start();
+        QVERIFY(captures.wait(10000));
+        const Capture relayed = captures.first().first().value<Capture>();
+        QCOMPARE(relayed.fleet.size(), 2);
+        const SnapshotPtr a = buildSnapshot(relayed), b = buildSnapshot(fleet);
+        QCOMPARE(a->contexts, (QStringList{QStringLiteral("gke_us"), QStringLiteral("gke_eu")}));
+        QCOMPARE(a->slices.size(), 4);
+        QCOMPARE(QJsonDocument(inspectJson(*a)).toJson(), QJsonDocument(inspectJson(*b)).toJson());
+        QVERIFY(std::any_of(a->rayViews.cbegin(), a->rayViews.cend(), [](const RayViewState &v) { return v.context == QLatin1String("gke_eu") && v.error == QLatin1String("connection refused"); }));
     }
 
     void actionRoundTrip()
