@@ -297,6 +297,11 @@ QString MainWindow::placementGroupToRelease() const
 void MainWindow::openComposer()
 {
     auto *dock = findChild<QDockWidget *>(QStringLiteral("composerDock"));
+    // In a fleet it reserves on the cluster of the slice being looked at (issue 16); the operator
+    // can choose another in its "Ray cluster" box, and the review names the one chosen.
+    if (m_snapshot)
+        if (const int si = m_snapshot->sliceIndex(m_workspace->currentSlice()); si >= 0)
+            m_composer->chooseRayCluster(m_snapshot->slices[si].context, m_snapshot->slices[si].rayCluster);
     dock->show();
     dock->raise();
 }

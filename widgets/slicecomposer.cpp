@@ -516,6 +516,17 @@ bool SliceComposer::isReviewing() const
     return m_reviewing != Pending::None;
 }
 
+bool SliceComposer::chooseRayCluster(const QString &context, const QString &rayCluster)
+{
+    if (m_reviewing != Pending::None || rayCluster.isEmpty())
+        return false;
+    const int at = m_rayCluster->findData(QStringList{context, rayCluster});
+    if (at < 0)
+        return false;
+    m_rayCluster->setCurrentIndex(at); // onEdited() plans again
+    return true;
+}
+
 void SliceComposer::reviewSubmit()
 {
     if (!composeProblem().isEmpty() || !m_plan.feasible || !m_actions)

@@ -40,6 +40,9 @@ public:
     void setWorkspace(Workspace *workspace);
     // Who carries out the actions; null (or unavailable) disables submitting, with `reason` shown.
     void setActions(ClusterActions *actions, const QString &reason = {});
+    // In a fleet: reserve on this RayCluster (the one of the slice being looked at, when the
+    // composer opens). False when its Ray is not among those that answered, or under review.
+    bool chooseRayCluster(const QString &context, const QString &rayCluster);
     // The message bar's colours (look.h).
     void setTheme(const Theme &theme);
 

@@ -6,13 +6,15 @@
 // jobs), watches held open and silent. This process runs what the window runs: a FleetSource of N
 // KubeSources (each with its RayCluster's Ray view polled every 2 s through the proxy), every fleet
 // capture built into a snapshot. Measured:
-//  - first_frame_ms: from start() to the first fleet snapshot built (every context answered);
+//  - first_frame_ms: from start() to the overview painted from the first fleet snapshot in which
+//    every context's Ray answered (first_snapshot_ms: to that snapshot built);
 //  - rss_mb: resident memory after the run (VmRSS);
 //  - poll_cpu_ms_median: this process's CPU (user + system) per 2 s poll cycle, over the cycles
 //    after the first frame (the polls, the captures, the snapshot builds).
 // Targets: first frame <= 2 s, RSS <= 400 MB, a poll cycle's CPU <= 20 % of one core (400 ms per 2 s).
 #include "benchstats.h"
 #include "clustergenerator.h"
+#include "fleetoverview.h"
 #include "fleetsource.h"
 #include "kubeconfig.h"
 #include "kubesource.h"
@@ -22,6 +24,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QImage>
 #include <QProcess>
 #include <QSocketNotifier>
 #include <QTcpServer>
@@ -204,7 +207,9 @@ int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(
     }
     FleetSource fleet(std::move(sources));
     QElapsedTimer clock;
-    double firstFrameMs = -1;
+    double firstFrameMs = -1, firstSnapshotMs = -1;
+    FleetOverview overview; // the window's overview, painted once for the first frame
+    overview.resize(1920, 1080);
     int snapshots = 0, slices = 0, clusters = 0, views = 0;
     QString problem;
     QObject::connect(&fleet, &Source::captureReceived, &fleet, [&](const Capture &c) {
@@ -215,7 +220,13 @@ int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(
         views = 0;
         for (const RayViewState &v : s->rayViews)
             views += v.answered && v.error.isEmpty();
-        if (firstFrameMs < 0 && views == contexts) firstFrameMs = double(clock.nsecsElapsed()) / 1e6;
+        if (firstFrameMs < 0 && views == contexts) {
+            firstSnapshotMs = double(clock.nsecsElapsed()) / 1e6;
+            overview.setSnapshot(s);
+            QImage frame(overview.size(), QImage::Format_ARGB32_Premultiplied);
+            overview.render(&frame);
+            firstFrameMs = double(clock.nsecsElapsed()) / 1e6;
+        }
     });
     QObject::connect(&fleet, &Source::failed, &fleet, [&](const QString &m) { problem = m; });
 
@@ -244,15 +255,16 @@ int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(
     }
     const Stats cpu = statsOf(cycleCpu);
     if (json) {
-        std::printf("{\"contexts\": %d, \"clusters\": %d, \"nodes\": %d, \"first_frame_ms\": %.1f, \"rss_mb\": %.1f, \"poll_cpu_ms_median\": %.1f, "
+        std::printf("{\"contexts\": %d, \"clusters\": %d, \"nodes\": %d, \"first_frame_ms\": %.1f, \"first_snapshot_ms\": %.1f, \"rss_mb\": %.1f, \"poll_cpu_ms_median\": %.1f, "
                     "\"poll_cpu_ms_max\": %.1f, \"poll_interval_ms\": 2000, \"cycles\": %d, \"snapshots\": %d, \"slices\": %d, "
                     "\"targets\": {\"first_frame_ms\": 2000, \"rss_mb\": 400, \"poll_cpu_ms_median\": 400}, "
-                    "\"measures\": \"a FleetSource of KubeSources against scripted API servers in a child process (its CPU not counted); first frame: start to the first fleet snapshot built with every context's Ray\"}\n",
-                    contexts, clusters, contexts * nodes, firstFrameMs, rss.current, cpu.median, cpu.max, int(cycleCpu.size()), snapshots, slices);
+                    "\"measures\": \"a FleetSource of KubeSources against scripted API servers in a child process (its CPU not counted); first frame: start to the overview painted (1920x1080, offscreen) from the first fleet snapshot with every context's Ray\"}\n",
+                    contexts, clusters, contexts * nodes, firstFrameMs, firstSnapshotMs, rss.current, cpu.median, cpu.max, int(cycleCpu.size()), snapshots, slices);
         return 0;
     }
     std::printf("fleet: %d contexts x %d Ray nodes, %d RayClusters, %d slices\n", contexts, nodes, clusters, slices);
-    std::printf("first frame (every context's Ray in one snapshot): %.1f ms   (target <= 2000)\n", firstFrameMs);
+    std::printf("first frame (every context's Ray in one snapshot, the overview painted): %.1f ms   (target <= 2000; snapshot built at %.1f ms)\n", firstFrameMs,
+                firstSnapshotMs);
     std::printf("resident memory: %.1f MB   (target <= 400)\n", rss.current);
     std::printf("CPU per 2 s poll cycle: median %.1f ms, max %.1f ms over %d cycles   (target <= 400: 20 %% of a core); %d snapshots built\n", cpu.median, cpu.max,
                 int(cycleCpu.size()), snapshots);

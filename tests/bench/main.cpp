@@ -989,10 +989,17 @@ int main(int argc, char **argv)
         return bench::runAlertsBenchmark(argc, argv, 2, usageError);
     if (command == "activity")
         return bench::runActivityBenchmark(argc, argv, 2, usageError);
-    if (command == "fleet" || command == "fleet-serve") {
+    if (command == "fleet") {
+        // The first frame is the overview painted (offscreen, as the window would paint it).
+        pinRenderingEnvironment(true);
+        int qargc = 1;
+        char *qargv[] = {argv[0], nullptr};
+        QApplication app(qargc, qargv);
+        applyLook(app, Theme::light());
+        return bench::runFleetBenchmark(argc, argv, 2, usageError);
+    }
+    if (command == "fleet-serve") {
         QCoreApplication app(argc, argv); // sockets and timers
-        if (command == "fleet")
-            return bench::runFleetBenchmark(argc, argv, 2, usageError);
         int contexts = 20, nodes = 500;
         for (int i = 2; i + 1 < argc; i += 2) {
             if (std::string_view(argv[i]) == "--contexts") contexts = std::max(1, std::atoi(argv[i + 1]));

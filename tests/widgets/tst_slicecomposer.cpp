@@ -106,7 +106,11 @@ private Q_SLOTS:
         QVERIFY(!cluster->isHidden());
         const int rl = cluster->findText(QStringLiteral("team-b/rl (context gke_us)"));
         QVERIFY2(rl >= 0, qPrintable(QStringLiteral("%1 items").arg(cluster->count())));
-        cluster->setCurrentIndex(rl);
+        // What the window does when the composer opens on a slice of team-b/rl in gke_us.
+        QVERIFY(composer.chooseRayCluster(QStringLiteral("gke_us"), QStringLiteral("team-b/rl")));
+        QCOMPARE(cluster->currentIndex(), rl);
+        QVERIFY(!composer.chooseRayCluster(QStringLiteral("gke_us"), QStringLiteral("team-z/none")));
+        QCOMPARE(cluster->currentIndex(), rl);
         auto *acc = composer.findChild<QComboBox *>(QStringLiteral("accelerator"));
         acc->setCurrentIndex(acc->findData(QStringLiteral("v6e")));
         auto *topo = composer.findChild<QComboBox *>(QStringLiteral("topology"));
