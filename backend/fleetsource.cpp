@@ -75,7 +75,14 @@ void FleetSource::stop()
 
 void FleetSource::scheduleEmit()
 {
-    if (!m_emitTimer.isActive()) m_emitTimer.start(25);
+    if (m_emitTimer.isActive())
+        return;
+    // 25 ms gathers the contexts that answer together; after a capture, the next waits out the
+    // minimum interval.
+    int delay = 25;
+    if (m_emitted > 0 && m_sinceEmit.isValid())
+        delay = std::max<qint64>(delay, m_minIntervalMs - m_sinceEmit.elapsed());
+    m_emitTimer.start(delay);
 }
 
 void FleetSource::emitCapture()
@@ -103,6 +110,7 @@ void FleetSource::emitCapture()
         fleet.fleet.append(std::move(member));
     }
     ++m_emitted;
+    m_sinceEmit.start();
     Q_EMIT captureReceived(fleet);
 }
 
