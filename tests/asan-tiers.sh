@@ -25,5 +25,15 @@ cmake --build build/fuzz -j2 --target "${tests[@]}" slicescope
 built=$(date +%s)
 echo "asan-tiers: built ${#tests[@]} tests and slicescope in $((built - start)) s"
 
-ctest --preset fuzz "$@"
+rc=0
+ctest --preset fuzz "$@" || rc=$?
+if ((rc)); then
+  # A cut log may hide the failure: say again, last, which checks failed and what the sanitizers said.
+  log=build/fuzz/Testing/Temporary/LastTest.log
+  if [[ -f "$log" ]]; then
+    echo "asan-tiers: the failed checks, from $log:" >&2
+    grep -n -E -A3 '^(FAIL!|QFATAL|Totals: .* [1-9][0-9]* failed)|ERROR: (Address|Leak)Sanitizer|runtime error:' "$log" | head -n 80 >&2 || true
+  fi
+  exit "$rc"
+fi
 echo "asan-tiers: ${#tests[@]} tests ran in $(($(date +%s) - built)) s"
