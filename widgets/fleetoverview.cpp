@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The fleet overview: its content (model/fleetgrouping.h, filtered by model/fleetfilter.h), the
 // layout of the summary band and the tile grid (widgets/fleettilelayout.h), scrolling, keyboard
-// and mouse, and the public API. Painting and tooltips: fleetoverviewpaint.cpp.
+// and mouse, and the public API. Painting and tooltips: fleetoverviewpaint.cpp; sections and
+// folding: fleetoverviewfold.cpp.
 #include "fleetoverview.h"
 
 #include "fleetoverview_p.h"
@@ -31,41 +32,6 @@ void FleetOverview::Private::rebuildEntries()
     filterDirty = true;
     stats = snapshot ? fleetStats(*snapshot) : FleetStats{};
     fleet = snapshot ? groupFleet(*snapshot, order) : FleetGrouping{};
-}
-
-bool FleetOverview::Private::isCollapsed(int entry) const
-{
-    const FleetGroup &g = fleet.groups[fleet.entries[entry].group];
-    return collapsed.contains(g.key) || (g.section >= 0 && collapsed.contains(fleet.sections[g.section].key));
-}
-
-// A slice asked for (opened, searched for, stepped to) is shown: its group and section open.
-void FleetOverview::Private::expandFor(const QString &sliceName)
-{
-    if (!snapshot || collapsed.isEmpty())
-        return;
-    const int slice = snapshot->sliceIndex(sliceName);
-    if (slice < 0 || slice >= fleet.entries.size())
-        return;
-    const FleetGroup &g = fleet.groups[fleet.entries[slice].group];
-    bool changed = collapsed.remove(g.key);
-    if (g.section >= 0)
-        changed = collapsed.remove(fleet.sections[g.section].key) || changed;
-    if (changed) {
-        layoutDirty = true;
-        relayout();
-        Q_EMIT q->collapsedChanged();
-    }
-}
-
-QString FleetOverview::Private::headerKey(const Layout::Header &h) const
-{
-    return h.group >= 0 ? fleet.groups[h.group].key : fleet.sections[h.section].key;
-}
-
-QString FleetOverview::Private::headerTitle(const Layout::Header &h) const
-{
-    return h.group >= 0 ? fleet.groups[h.group].title : fleet.sections[h.section].title;
 }
 
 void FleetOverview::Private::applyFilter()
@@ -245,17 +211,6 @@ int FleetOverview::Private::tileAt(QPoint widgetPos) const
     for (; it != layout.tiles.cend() && it->rect.top() <= p.y(); ++it)
         if (it->rect.contains(p))
             return int(it - layout.tiles.cbegin());
-    return -1;
-}
-
-int FleetOverview::Private::headerAt(QPoint widgetPos) const
-{
-    if (widgetPos.x() >= viewportWidth())
-        return -1;
-    const QPoint p = widgetPos + QPoint(0, scroll());
-    for (int i = 0; i < layout.headers.size(); ++i)
-        if (layout.headers[i].rect.contains(p))
-            return i;
     return -1;
 }
 
@@ -508,100 +463,6 @@ QStringList FleetOverview::groupTitles() const
         if (h.group >= 0)
             titles << d->fleet.groups[h.group].title;
     return titles;
-}
-
-QStringList FleetOverview::sectionTitles() const
-{
-    d->ensureLayout();
-    QStringList titles;
-    for (const Layout::Header &h : std::as_const(d->layout.headers))
-        if (h.group < 0)
-            titles << d->fleet.sections[h.section].title;
-    return titles;
-}
-
-QString FleetOverview::sectionText(const QString &title) const
-{
-    d->ensureLayout();
-    for (const FleetSection &s : std::as_const(d->fleet.sections))
-        if (s.title == title)
-            return d->sectionFigures(s);
-    return {};
-}
-
-void FleetOverview::setOrder(FleetOrder order)
-{
-    if (order == d->order)
-        return;
-    d->order = order;
-    d->modelDirty = true;
-    d->layoutDirty = true;
-    updateGeometry();
-    update();
-}
-
-FleetOrder FleetOverview::order() const
-{
-    return d->order;
-}
-
-QRect FleetOverview::headerRect(const QString &title) const
-{
-    d->ensureLayout();
-    for (const Layout::Header &h : std::as_const(d->layout.headers))
-        if (d->headerTitle(h) == title)
-            return h.rect.translated(0, -d->scroll());
-    return {};
-}
-
-void FleetOverview::setCollapsed(const QString &title, bool collapsed)
-{
-    d->ensureLayout();
-    bool changed = false;
-    for (const Layout::Header &h : std::as_const(d->layout.headers)) {
-        if (d->headerTitle(h) != title)
-            continue;
-        const QString key = d->headerKey(h);
-        if (collapsed && !d->collapsed.contains(key)) {
-            d->collapsed.insert(key);
-            changed = true;
-        } else if (!collapsed) {
-            changed = d->collapsed.remove(key) || changed;
-        }
-    }
-    if (!changed)
-        return;
-    d->layoutDirty = true;
-    updateGeometry();
-    update();
-    Q_EMIT collapsedChanged();
-}
-
-bool FleetOverview::isCollapsed(const QString &title) const
-{
-    d->ensureLayout();
-    for (const Layout::Header &h : std::as_const(d->layout.headers))
-        if (d->headerTitle(h) == title)
-            return h.collapsed;
-    return false;
-}
-
-QStringList FleetOverview::collapsedKeys() const
-{
-    QStringList keys(d->collapsed.cbegin(), d->collapsed.cend());
-    keys.sort();
-    return keys;
-}
-
-void FleetOverview::setCollapsedKeys(const QStringList &keys)
-{
-    const QSet<QString> set(keys.cbegin(), keys.cend());
-    if (set == d->collapsed)
-        return;
-    d->collapsed = set;
-    d->layoutDirty = true;
-    updateGeometry();
-    update();
 }
 
 FleetStats FleetOverview::stats() const

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The fleet overview's insides, shared by its two source files: fleetoverview.cpp (the content,
-// the layout, the widget's API and events) and fleetoverviewpaint.cpp (painting and tooltips).
+// The fleet overview's insides, shared by its source files: fleetoverview.cpp (the content, the
+// layout, the widget's API and events), fleetoverviewpaint.cpp (painting and tooltips) and
+// fleetoverviewfold.cpp (a fleet's sections, folding, the nesting order).
 // Not a public header: nothing outside widgets/fleetoverview*.cpp includes it.
 
 #include "fleetfilter.h"
