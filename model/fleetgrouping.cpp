@@ -30,6 +30,17 @@ QString placementGroupLabel(const ClusterSnapshot &snap, int index)
 
 const QString kDot = QStringLiteral(" \u00b7 ");
 
+// A RayCluster's identity in a fleet: its name repeats across contexts.
+QString clusterKey(const QString &context, const QString &rayCluster)
+{
+    return context + u'\n' + rayCluster;
+}
+
+QString contextTitle(const Slice &s)
+{
+    return s.context.isEmpty() ? QStringLiteral("no context") : s.context;
+}
+
 } // namespace
 
 QString fleetGenerationName(const Slice &slice)
@@ -55,7 +66,7 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
     const bool severalContexts = snap.contexts.size() > 1;
     QSet<QString> clusters;
     for (const Slice &s : snap.slices)
-        if (!s.rayCluster.isEmpty()) clusters.insert(s.context + u'\n' + s.rayCluster);
+        if (!s.rayCluster.isEmpty()) clusters.insert(clusterKey(s.context, s.rayCluster));
     const bool severalClusters = clusters.size() > 1;
     QHash<QString, QString> contextDown, rayDownOf; // context / "context\ncluster" -> why it does not answer
     for (const ContextState &c : snap.contextStates)
@@ -63,9 +74,9 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
     QSet<QString> rayNeverAnswered; // "context\ncluster": no Ray view at all, its slices known from Kubernetes only
     for (const RayViewState &v : snap.rayViews)
         if (!v.error.isEmpty() && !v.cluster.isEmpty()) {
-            rayDownOf.insert(v.context + u'\n' + v.cluster, v.error);
+            rayDownOf.insert(clusterKey(v.context, v.cluster), v.error);
             if (!v.answered)
-                rayNeverAnswered.insert(v.context + u'\n' + v.cluster);
+                rayNeverAnswered.insert(clusterKey(v.context, v.cluster));
         }
     // Sections: the fleet's top level. Context first: one per context when there are several, else
     // one per RayCluster when there are several; generation first: one per generation in a fleet.
@@ -159,20 +170,20 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
         // A part of the fleet that is down says so on its own tiles (issue 16); the rest stays live.
         if (const QString down = contextDown.value(s.context); !down.isEmpty())
             e.note = QStringLiteral("context not answering, last view shown: %1").arg(down);
-        else if (const QString rayDown = rayDownOf.value(s.context + u'\n' + s.rayCluster); !rayDown.isEmpty())
-            e.note = rayNeverAnswered.contains(s.context + u'\n' + s.rayCluster)
+        else if (const QString rayDown = rayDownOf.value(clusterKey(s.context, s.rayCluster)); !rayDown.isEmpty())
+            e.note = rayNeverAnswered.contains(clusterKey(s.context, s.rayCluster))
                          ? QStringLiteral("Ray not answering, reservations unknown: %1").arg(rayDown)
                          : QStringLiteral("Ray not answering, last view shown: %1").arg(rayDown);
 
         QString sectionKey, sectionTitle, sectionDown;
         if (contextSections) {
             sectionKey = QStringLiteral("context\n") + s.context;
-            sectionTitle = s.context.isEmpty() ? QStringLiteral("no context") : s.context;
+            sectionTitle = contextTitle(s);
             sectionDown = contextDown.value(s.context);
         } else if (clusterSections) {
             sectionKey = QStringLiteral("rayCluster\n") + s.rayCluster;
             sectionTitle = s.rayCluster.isEmpty() ? QStringLiteral("no RayCluster") : QStringLiteral("RayCluster %1").arg(s.rayCluster);
-            sectionDown = rayDownOf.value(s.context + u'\n' + s.rayCluster);
+            sectionDown = rayDownOf.value(clusterKey(s.context, s.rayCluster));
         } else if (generationFirst) {
             sectionKey = QStringLiteral("generation\n") + fleetGenerationName(s);
             sectionTitle = fleetGenerationName(s);
@@ -189,24 +200,16 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
                 fs.down = sectionDown;
                 fleet.sections << fs;
             }
-            FleetSection &fs = fleet.sections[section];
-            ++fs.slices;
-            fs.ready += e.use == SliceUse::Ready;
-            fs.degraded += e.use == SliceUse::Degraded;
-            fs.provisioning += e.use == SliceUse::Provisioning;
-            fs.inUse += e.use == SliceUse::FullyReserved || e.use == SliceUse::PartlyUsed || e.use == SliceUse::Claimed;
-            fs.chips += e.chips;
-            fs.reservedChips += e.reserved;
-            fs.strandedChips += e.stranded;
+            fleet.sections[section].counts.add(s);
         }
 
         // A group's title leaves out what its section header already says.
         QString title;
         if (generationFirst)
-            title = (severalContexts ? (s.context.isEmpty() ? QStringLiteral("no context") : s.context) + kDot : QString()) + fleetWorkerGroupText(s);
+            title = (severalContexts ? contextTitle(s) + kDot : QString()) + fleetWorkerGroupText(s);
         else
             title = fleetGenerationName(s) + kDot + fleetWorkerGroupText(s);
-        const QString key = s.context + u'\n' + s.rayCluster + u'\n' + fleetGenerationName(s) + u'\n' + fleetWorkerGroupText(s);
+        const QString key = clusterKey(s.context, s.rayCluster) + u'\n' + fleetGenerationName(s) + u'\n' + fleetWorkerGroupText(s);
         int g = groupIndex.value(key, -1);
         if (g < 0) {
             g = int(groups.size());

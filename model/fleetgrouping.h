@@ -37,9 +37,7 @@ struct FleetSection {
     QString key;   // unique: what collapse state and tests name it by ("context\ngke_us", "generation\nv6e")
     QString title; // "gke_us", "RayCluster team-a/llm", "v6e"
     QString down;  // why this context or RayCluster does not answer (its last view is shown); empty when it does
-    int slices = 0, ready = 0, degraded = 0, provisioning = 0;
-    int inUse = 0; // slices holding chips or the head resource (fully reserved, partly used, claimed)
-    int chips = 0, reservedChips = 0, strandedChips = 0;
+    FleetCounts counts; // its slices, as the fleet summary counts them (model/fleetstats.h)
     QList<int> groups; // indexes into FleetGrouping::groups, in display order
 };
 

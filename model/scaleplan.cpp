@@ -159,12 +159,12 @@ ScalePlan planScale(const ClusterSnapshot &snap, const ScaleRequest &request)
 {
     ScalePlan plan;
     const int gi = snap.workerGroupIndex(request.workerGroup);
-    if (gi < 0 && snap.workerGroupMatches(request.workerGroup) > 1) {
+    QStringList keys; // the contexts' groups a bare "ns/cluster/group" could mean
+    for (const WorkerGroup &g : snap.workerGroups)
+        if (g.qualifiedName() == request.workerGroup)
+            keys << g.fleetKey();
+    if (gi < 0 && keys.size() > 1) {
         // The same ns/cluster/group in several contexts: which one is the operator's choice, not ours.
-        QStringList keys;
-        for (const WorkerGroup &g : snap.workerGroups)
-            if (g.qualifiedName() == request.workerGroup)
-                keys << g.fleetKey();
         plan.refusal = QStringLiteral("worker group %1 is in %2 contexts: name one as %3").arg(request.workerGroup).arg(keys.size()).arg(keys.join(QStringLiteral(" or ")));
         return plan;
     }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "snapshot.h"
 
-#include <algorithm>
-
 #include <QDebug>
 
 namespace slicescope {
@@ -117,11 +115,6 @@ int ClusterSnapshot::workerGroupIndex(QStringView key) const
     }
     // A bare "ns/cluster/group" names a group only when one context has it: never a guess.
     return named == 1 ? byName : -1;
-}
-
-int ClusterSnapshot::workerGroupMatches(QStringView qualifiedName) const
-{
-    return int(std::count_if(workerGroups.cbegin(), workerGroups.cend(), [&](const WorkerGroup &g) { return g.qualifiedName() == qualifiedName; }));
 }
 
 int ClusterSnapshot::workerGroupOf(const Slice &slice) const

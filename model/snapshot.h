@@ -329,9 +329,8 @@ struct ClusterSnapshot {
     int sliceIndex(QStringView name) const;
     int placementGroupIndex(QStringView idOrName) const;
     // A worker group by WorkerGroup::fleetKey(), or by "ns/cluster/group" when exactly one context
-    // has it; -1 otherwise (workerGroupMatches() tells an unknown name from an ambiguous one).
+    // has it; -1 otherwise (unknown, or in several contexts: planScale() says which).
     int workerGroupIndex(QStringView key) const;
-    int workerGroupMatches(QStringView qualifiedName) const; // how many contexts have "ns/cluster/group"
     // The worker group a slice belongs to (its context's), or -1.
     int workerGroupOf(const Slice &slice) const;
 };

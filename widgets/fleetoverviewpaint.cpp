@@ -380,15 +380,16 @@ void FleetOverview::Private::drawChevron(QPainter &p, const QRect &r, bool folde
     p.drawPolyline(mark);
 }
 
-QString FleetOverview::Private::sectionFigures(const FleetSection &s) const
+QString FleetOverview::Private::sectionFigures(const FleetSection &section) const
 {
+    const FleetCounts &s = section.counts;
     QStringList parts{QStringLiteral("%1 %2").arg(s.slices).arg(s.slices == 1 ? QStringLiteral("slice") : QStringLiteral("slices")),
                       QStringLiteral("%1 ready").arg(s.ready)};
     if (s.degraded > 0)
         parts << QStringLiteral("%1 degraded").arg(s.degraded);
     if (s.provisioning > 0)
         parts << QStringLiteral("%1 provisioning").arg(s.provisioning);
-    parts << QStringLiteral("%1 reserved").arg(s.inUse) << QStringLiteral("%1 / %2 chips reserved").arg(s.reservedChips).arg(s.chips)
+    parts << QStringLiteral("%1 reserved").arg(s.reserved()) << QStringLiteral("%1 / %2 chips reserved").arg(s.reservedChips).arg(s.chips)
           << QStringLiteral("%1 chips stranded").arg(s.strandedChips);
     return parts.join(kDot);
 }
@@ -427,8 +428,8 @@ void FleetOverview::Private::drawSectionHeader(QPainter &p, const Layout::Header
     line.setRight(inner.right());
     p.setFont(m.small);
     QString text = sectionFigures(s);
-    if (h.shown != s.slices)
-        text = QStringLiteral("%1 of %2 shown").arg(h.shown).arg(s.slices) + kDot + text;
+    if (h.shown != s.counts.slices)
+        text = QStringLiteral("%1 of %2 shown").arg(h.shown).arg(s.counts.slices) + kDot + text;
     if (!s.down.isEmpty()) {
         const QString why = QStringLiteral("last view shown: %1").arg(s.down) + kDot;
         const QString elided = smallFm.elidedText(why, Qt::ElideRight, line.width() / 2);
@@ -436,7 +437,7 @@ void FleetOverview::Private::drawSectionHeader(QPainter &p, const Layout::Header
         p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, elided);
         line.setLeft(line.left() + smallFm.horizontalAdvance(elided));
     }
-    p.setPen(s.strandedChips > 0 ? theme.text : theme.mutedText);
+    p.setPen(s.counts.strandedChips > 0 ? theme.text : theme.mutedText);
     p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, smallFm.elidedText(text, Qt::ElideRight, line.width()));
 }
 

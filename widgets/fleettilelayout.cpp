@@ -50,10 +50,8 @@ FleetTileLayout FleetTileLayout::place(const FleetTileSizes &m, int left, int wi
         rowOpen = true;
     }
     if (!l.headers.isEmpty()) {
-        if (rowOpen)
-            closeRow();
-        else
-            y += m.margin / 2; // the last header was a collapsed one
+        y += rowOpen ? 0 : m.margin / 2; // after a folded header, half a margin
+        closeRow();
     } else {
         l.message = QRect(left, y, width, m.messageHeight);
         y += l.message.height() + m.margin;

@@ -75,6 +75,13 @@ void setComboItems(QComboBox *combo, const QList<ComboItem> &items, const QStrin
     combo->setCurrentIndex(row >= 0 ? row : (firstIfNone && !items.isEmpty() ? 0 : -1));
 }
 
+// What the group list keys an item by: "ns/cluster/group", or in a fleet of several contexts,
+// where that name can repeat, WorkerGroup::fleetKey().
+QString groupItemData(const ClusterSnapshot &snapshot, const WorkerGroup &g)
+{
+    return snapshot.contexts.size() > 1 ? g.fleetKey() : g.qualifiedName();
+}
+
 bool samePlan(const ScalePlan &a, const ScalePlan &b)
 {
     return a.allowed == b.allowed && a.refusal == b.refusal && a.summary == b.summary && a.jsonPatch() == b.jsonPatch()
@@ -322,9 +329,7 @@ bool ScaleDialog::setWorkerGroup(const QString &qualifiedGroup)
         return false;
     // By key, or by "ns/cluster/group" when only one context has it (never the first of several).
     const int gi = m_snapshot ? m_snapshot->workerGroupIndex(qualifiedGroup) : -1;
-    const bool severalContexts = m_snapshot && m_snapshot->contexts.size() > 1; // the combo's data: see fillGroups()
-    const int row = m_group->findData(gi < 0 ? qualifiedGroup : severalContexts ? m_snapshot->workerGroups[gi].fleetKey()
-                                                                                : m_snapshot->workerGroups[gi].qualifiedName());
+    const int row = m_group->findData(gi < 0 ? qualifiedGroup : groupItemData(*m_snapshot, m_snapshot->workerGroups[gi]));
     if (row < 0)
         return false;
     m_group->setCurrentIndex(row);
@@ -418,7 +423,7 @@ void ScaleDialog::fillGroups()
                 groups.append({g.context.isEmpty() || !severalContexts
                                    ? tr("%1  (%2, %3 %4)").arg(g.group, g.qualifiedCluster(), g.accelerator, g.topology)
                                    : tr("%1  (%2 in context %3, %4 %5)").arg(g.group, g.qualifiedCluster(), g.context, g.accelerator, g.topology),
-                               severalContexts ? g.fleetKey() : g.qualifiedName()});
+                               groupItemData(*m_snapshot, g)});
     if (!keep.isEmpty() && std::none_of(groups.begin(), groups.end(), [&](const ComboItem &i) { return i.data == keep; }))
         groups.append({tr("%1 (gone)").arg(keep), keep});
     setComboItems(m_group, groups, keep, true);

@@ -156,11 +156,9 @@ private Q_SLOTS:
     // RayCluster's bodies whole, and the client builds the same fleet the file holds.
     void aFleetIsRelayedWhole()
     {
-        Capture fleet;
-        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
         Capture eu = testfixture::twoClusterContext(QStringLiteral("gke_eu"));
         eu.rayClusters[1].rayError = QStringLiteral("connection refused"); // a part that is down travels too
-        fleet.fleet = {testfixture::twoClusterContext(QStringLiteral("gke_us")), eu};
+        const Capture fleet = testfixture::fleetOf({testfixture::twoClusterContext(QStringLiteral("gke_us")), eu});
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("fleet.json"));
         QVERIFY2(writeCaptureFile(path, fleet).isEmpty(), "the fleet capture was not written");

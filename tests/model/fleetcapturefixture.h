@@ -52,4 +52,13 @@ inline Capture twoClusterContext(const QString &context)
     return c;
 }
 
+// A fleet capture of these contexts' captures (twoClusterContext() each, or edited copies).
+inline Capture fleetOf(const QList<Capture> &contexts)
+{
+    Capture fleet;
+    fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+    fleet.fleet = contexts;
+    return fleet;
+}
+
 } // namespace slicescope::testfixture

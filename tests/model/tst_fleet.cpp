@@ -125,9 +125,7 @@ private Q_SLOTS:
     // merged, each with its context; Kubernetes nodes are per context.
     void contextsOfAFleetNeverMerge()
     {
-        Capture fleet;
-        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
-        fleet.fleet = {twoClusterContext(QStringLiteral("gke_us")), twoClusterContext(QStringLiteral("gke_eu"))};
+        const Capture fleet = fleetOf({twoClusterContext(QStringLiteral("gke_us")), twoClusterContext(QStringLiteral("gke_eu"))});
         const SnapshotPtr s = buildSnapshot(fleet);
         QVERIFY2(s->errors.isEmpty(), qPrintable(s->errors.join(u'\n')));
         QCOMPARE(s->slices.size(), 4);
@@ -172,9 +170,7 @@ private Q_SLOTS:
     // a context or a cluster by name.
     void overviewGroupsByContextThenCluster()
     {
-        Capture fleet;
-        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
-        fleet.fleet = {twoClusterContext(QStringLiteral("gke_us")), twoClusterContext(QStringLiteral("gke_eu"))};
+        const Capture fleet = fleetOf({twoClusterContext(QStringLiteral("gke_us")), twoClusterContext(QStringLiteral("gke_eu"))});
         const SnapshotPtr s = buildSnapshot(fleet);
         const FleetGrouping grouping = groupFleet(*s);
         QStringList titles;
@@ -187,11 +183,11 @@ private Q_SLOTS:
         QCOMPARE(grouping.sections[0].title, QStringLiteral("gke_eu"));
         QCOMPARE(grouping.sections[1].title, QStringLiteral("gke_us"));
         for (const FleetSection &section : grouping.sections) {
-            QCOMPARE(section.slices, 2);
+            QCOMPARE(section.counts.slices, 2);
             QCOMPARE(section.groups.size(), 2);
-            QCOMPARE(section.inUse, 1); // llm's slice is held
-            QCOMPARE(section.reservedChips, 16);
-            QCOMPARE(section.chips, 32);
+            QCOMPARE(section.counts.reserved(), 1); // llm's slice is held
+            QCOMPARE(section.counts.reservedChips, 16);
+            QCOMPARE(section.counts.chips, 32);
             QVERIFY(section.down.isEmpty());
             for (int g : section.groups)
                 QCOMPARE(grouping.groups[g].context, section.title);
@@ -202,7 +198,7 @@ private Q_SLOTS:
         const FleetGrouping byGeneration = groupFleet(*s, FleetOrder::GenerationFirst);
         QCOMPARE(byGeneration.sections.size(), 1);
         QCOMPARE(byGeneration.sections[0].title, QStringLiteral("v6e"));
-        QCOMPARE(byGeneration.sections[0].slices, 4);
+        QCOMPARE(byGeneration.sections[0].counts.slices, 4);
         titles.clear();
         for (const FleetGroup &g : byGeneration.groups)
             titles << g.title;
@@ -220,8 +216,6 @@ private Q_SLOTS:
     // An alert says whose slice it is about.
     void alertsCarryTheirIdentity()
     {
-        Capture fleet;
-        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
         Capture eu = twoClusterContext(QStringLiteral("gke_eu"));
         // rl's worker 2 dead in Ray: rl's slice is degraded in eu only.
         CaptureBuilder ray;
@@ -229,7 +223,7 @@ private Q_SLOTS:
         ray.addSlice(spec);
         eu.rayClusters[1] = ray.capture(false);
         eu.rayClusters[1].rayCluster = QStringLiteral("team-b/rl");
-        fleet.fleet = {twoClusterContext(QStringLiteral("gke_us")), eu};
+        const Capture fleet = fleetOf({twoClusterContext(QStringLiteral("gke_us")), eu});
         const SnapshotPtr s = buildSnapshot(fleet);
         const QJsonArray alerts = inspectJson(*s).value(QLatin1String("alerts")).toArray();
         bool found = false;
@@ -248,11 +242,9 @@ private Q_SLOTS:
     // the read capture is the snapshot of the written one.
     void fleetCaptureRoundTrip()
     {
-        Capture fleet;
-        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
         Capture us = twoClusterContext(QStringLiteral("gke_us"));
         us.rayClusters[1].rayError = QStringLiteral("HTTP 503 from the service proxy");
-        fleet.fleet = {us, twoClusterContext(QStringLiteral("gke_eu"))};
+        const Capture fleet = fleetOf({us, twoClusterContext(QStringLiteral("gke_eu"))});
         const QByteArray bytes = serializeCapture(fleet);
         QVERIFY(!bytes.contains('\n'));
         const CaptureReadResult read = parseCapture(bytes, QStringLiteral("fleet.slicescope.json"));

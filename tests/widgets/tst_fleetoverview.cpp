@@ -316,11 +316,9 @@ private Q_SLOTS:
     // other way. A context that does not answer says so on its header.
     void fleetSections()
     {
-        Capture fleet;
-        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
         Capture eu = testfixture::twoClusterContext(s("gke_eu"));
         eu.kubeError = s("GET https://eu.example/api/v1/pods: connection refused");
-        fleet.fleet = {testfixture::twoClusterContext(s("gke_us")), eu};
+        const Capture fleet = testfixture::fleetOf({testfixture::twoClusterContext(s("gke_us")), eu});
         const SnapshotPtr snapshot = buildSnapshot(fleet);
         QCOMPARE(snapshot->slices.size(), 4);
         FleetOverview overview;

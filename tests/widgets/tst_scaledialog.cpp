@@ -180,9 +180,7 @@ private Q_SLOTS:
     // review names the context.
     void aFleetScalesTheChosenContextsGroup()
     {
-        Capture fleet;
-        fleet.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
-        fleet.fleet = {testfixture::twoClusterContext(QStringLiteral("gke_eu")), testfixture::twoClusterContext(QStringLiteral("gke_us"))};
+        const Capture fleet = testfixture::fleetOf({testfixture::twoClusterContext(QStringLiteral("gke_eu")), testfixture::twoClusterContext(QStringLiteral("gke_us"))});
         const SnapshotPtr snap = buildSnapshot(fleet);
         FakeActions actions;
         ScaleDialog dialog;
