@@ -33,6 +33,10 @@ phase "formatting checked"
 # clone (tens of minutes cold, instant warm).
 kube_env="$(tests/integration/kube-env.sh)"
 phase "Kubernetes environment ready: $kube_env"
+# helm for the relay chart's check (helm_chart_check), built and cached the same way.
+SLICESCOPE_HELM="$(tests/integration/helm-env.sh)"
+export SLICESCOPE_HELM
+phase "helm ready: $SLICESCOPE_HELM"
 
 # The browser tier's WebAssembly bundle: the wasm toolchain is built once and cached outside the
 # clone (installer/web/toolchain.sh), then the app is built for the browser.
