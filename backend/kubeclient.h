@@ -148,6 +148,8 @@ public:
     int size() const { return int(m_objects.size()); }
     QString lastResourceVersion() const { return m_resourceVersion; }
     // The collection as a List body: {"apiVersion","kind","metadata":{"resourceVersion"},"items":[...]}.
+    // The same buffer while the collection and its resourceVersion stay the same (the snapshot
+    // builder then knows the list unchanged without reading it: model/snapshotbuilder.cpp).
     QByteArray listBody() const;
     // Counters for tests and the status line.
     int listCount() const { return m_lists; }
@@ -190,6 +192,8 @@ private:
     QString m_query;
     QByteArray m_listKind;
     QMap<QString, QByteArray> m_objects;        // "ns/name" -> object JSON
+    mutable QByteArray m_listBody;              // listBody() of m_objects, when m_listBodyValid
+    mutable bool m_listBodyValid = false;
     QMap<QString, QByteArray> m_listing;        // pages of a LIST in progress
     QString m_resourceVersion;
     QString m_apiVersion;

@@ -226,6 +226,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     m_objects = std::move(m_listing);
     m_listing.clear();
     m_resourceVersion = resourceVersion;
+    m_listBodyValid = false;
     qCDebug(lcKube).noquote() << QStringLiteral("%1: listed %2 objects in %3 page(s) at resourceVersion %4").arg(describe()).arg(m_objects.size()).arg(m_listPages).arg(m_resourceVersion);
     const bool first = !m_synced;
     m_synced = true;
@@ -358,8 +359,10 @@ void KubeWatch::handleEvent(const char *data, size_t size)
     ++m_streamEvents;
     ObjectMeta meta;
     const bool named = readMeta(object, meta); // a bookmark's object has only a resourceVersion
-    if (!meta.resourceVersion.isEmpty())
+    if (!meta.resourceVersion.isEmpty() && meta.resourceVersion != m_resourceVersion) {
         m_resourceVersion = meta.resourceVersion;
+        m_listBodyValid = false;
+    }
     if (type == "BOOKMARK" || !named)
         return;
     const QString key = objectKey(meta);
@@ -369,6 +372,7 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         m_objects.insert(key, QByteArray(object.data(), qsizetype(object.size())));
     else
         return;
+    m_listBodyValid = false;
     Q_EMIT changed();
 }
 
@@ -468,6 +472,7 @@ void KubeWatch::retryLater(bool relistAfter)
 
 QByteArray KubeWatch::listBody() const
 {
+    if (m_listBodyValid) return m_listBody;
     qsizetype total = 128;
     for (const QByteArray &object : m_objects)
         total += object.size() + 1;
@@ -484,6 +489,8 @@ QByteArray KubeWatch::listBody() const
         body += object;
     }
     body += "]}";
+    m_listBody = body;
+    m_listBodyValid = true;
     return body;
 }
 

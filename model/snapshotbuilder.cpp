@@ -48,6 +48,22 @@ struct KubeParsed {
 // Which RayClusters ("namespace/name") a scope holds; null: all.
 using ScopeFilter = std::function<bool(const QString &qualifiedCluster)>;
 
+// `ray status` (the dashboard's /api/cluster_status) into `text`; whether it parsed with no message.
+bool readClusterStatus(const QByteArray &body, QStringList &errors, QStringList &warnings, QString &text)
+{
+    const qsizetype messages = errors.size() + warnings.size();
+    parseBody(body, "ray.cluster_status", errors, warnings, [&](od::value root) -> QString {
+        forEachMember(root, [&](std::string_view k, od::value v) {
+            if (k == "data")
+                forEachMember(v, [&](std::string_view k2, od::value value) {
+                    if (k2 == "clusterStatus") text = toString(value);
+                });
+        });
+        return {};
+    });
+    return errors.size() + warnings.size() == messages;
+}
+
 // The Ray bodies of `capture` into `s`; whether the node list parsed.
 bool readRay(const Capture &capture, ClusterSnapshot &s)
 {
@@ -130,15 +146,7 @@ bool readRay(const Capture &capture, ClusterSnapshot &s)
             s.hasRay = true;
         }
     }
-    parseBody(capture.rayClusterStatus, "ray.cluster_status", s.errors, s.warnings, [&](od::value root) -> QString {
-        forEachMember(root, [&](std::string_view k, od::value v) {
-            if (k == "data")
-                forEachMember(v, [&](std::string_view k2, od::value text) {
-                    if (k2 == "clusterStatus") s.clusterStatusText = toString(text);
-                });
-        });
-        return {};
-    });
+    readClusterStatus(capture.rayClusterStatus, s.errors, s.warnings, s.clusterStatusText);
 
     return rayNodesRead;
 }
@@ -280,6 +288,49 @@ void stampIdentity(ClusterSnapshot &s, const Capture &rayPart, const QString &ku
     if (asked) s.rayViews.append(RayViewState{s.kubeContext, scope, rayPart.rayError, s.hasRay});
 }
 
+// A context's Kubernetes lists, read once while they stay the same: its watches keep them as they
+// were (the very buffers) while its Ray views change every poll, so a context rebuilt for its Ray
+// bodies does not read its pods again. "The same" is the same buffer, held here so a freed one's
+// address coming back cannot fool it; a copy of the bytes is read anew (so the benchmarks that
+// time a first read, on copies, time one).
+class KubeMemo
+{
+public:
+    std::shared_ptr<const KubeParsed> read(const Capture &capture)
+    {
+        {
+            QMutexLocker lock(&m_mutex);
+            for (const Entry &e : m_entries)
+                if (same(e.rayClusters, capture.kubeRayClusters) && same(e.pods, capture.kubePods) && same(e.nodes, capture.kubeNodes)) return e.parsed;
+        }
+        auto parsed = std::make_shared<const KubeParsed>(readKube(capture));
+        QMutexLocker lock(&m_mutex);
+        m_entries.erase(std::remove_if(m_entries.begin(), m_entries.end(), [&](const Entry &e) { return e.context == capture.kubeContext; }), m_entries.end());
+        if (m_entries.size() >= kMaxEntries) m_entries.erase(m_entries.begin());
+        m_entries.push_back({capture.kubeContext, capture.kubeRayClusters, capture.kubePods, capture.kubeNodes, parsed});
+        return parsed;
+    }
+
+private:
+    static constexpr size_t kMaxEntries = 64; // the contexts a window watches at most
+    static bool same(const QByteArray &a, const QByteArray &b) { return a.size() == b.size() && a.constData() == b.constData(); }
+    struct Entry {
+        QString context;
+        QByteArray rayClusters, pods, nodes; // held
+        std::shared_ptr<const KubeParsed> parsed;
+    };
+    QMutex m_mutex; // buildSnapshot() may run on any thread
+    std::vector<Entry> m_entries;
+};
+
+std::shared_ptr<const KubeParsed> readKubeOnce(const Capture &capture)
+{
+    if (capture.kubeRayClusters.isEmpty() && capture.kubePods.isEmpty() && capture.kubeNodes.isEmpty())
+        return std::make_shared<const KubeParsed>();
+    static KubeMemo memo;
+    return memo.read(capture);
+}
+
 // One scope: `rayPart`'s Ray bodies, the Kubernetes items `filter` keeps, the activity of
 // `activity` (null: none).
 std::shared_ptr<ClusterSnapshot> buildScope(const Capture &rayPart, const QString &context, const QDateTime &at, const KubeParsed &kube,
@@ -346,7 +397,8 @@ std::shared_ptr<ClusterSnapshot> buildScope(const Capture &rayPart, const QStrin
 // bodies, if any, and the pods of clusters without a view), merged.
 SnapshotPtr buildContext(const Capture &capture)
 {
-    const KubeParsed kube = readKube(capture);
+    const std::shared_ptr<const KubeParsed> kubeRead = readKubeOnce(capture);
+    const KubeParsed &kube = *kubeRead;
     const QString context = capture.kubeContext;
     QStringList viewed;
     for (const Capture &view : capture.rayClusters)
@@ -392,17 +444,49 @@ SnapshotPtr buildContext(const Capture &capture)
     return merged;
 }
 
-// A fleet's captures mostly carry the very member captures (the same buffers) the one before did:
-// a context that did not change is not rebuilt. Its last build is kept with references to every
-// buffer it was built from, so "the same" is a pointer comparison a freed buffer cannot fool.
+// A fleet's captures mostly carry member captures whose bodies did not change since the one
+// before: a context's watches keep its Kubernetes lists, and an idle Ray answers the same bytes
+// every poll, but for `ray status`, whose first line is the time the autoscaler wrote it. Such a
+// context is not rebuilt. Its last build is kept with the capture it was built from, compared by
+// content (the buffers are kept, so nothing freed can be mistaken for them):
+//  - every body and message the same: the build stands (with the new time, when nothing in it
+//    depends on the time: chip activity does, its samples' ages and staleness are measured from it);
+//  - only `ray status` changed, and the context has one such body (one RayCluster's view, or a
+//    dashboard given directly) in the same place before and now, both read with no message: the
+//    build stands with the new text, as the merge of its scopes would give it (one text, unprefixed).
+// Anything else is built again.
 class MemberMemo
 {
 public:
     SnapshotPtr find(const Capture &member)
     {
         QMutexLocker lock(&m_mutex);
-        for (const Entry &e : m_entries)
-            if (same(e.capture, member)) return e.snapshot;
+        for (const Entry &e : m_entries) {
+            if (e.capture.kubeContext != member.kubeContext) continue;
+            if (!sameBodies(e.capture, member)) return nullptr;
+            if (member.hasActivity() && e.capture.capturedAt != member.capturedAt) return nullptr;
+            const QList<const QByteArray *> before = statusBodies(e.capture), now = statusBodies(member);
+            bool sameStatus = before.size() == now.size();
+            for (qsizetype i = 0; sameStatus && i < before.size(); ++i)
+                sameStatus = *before[i] == *now[i];
+            if (sameStatus) {
+                if (e.snapshot->capturedAt == member.capturedAt) return e.snapshot;
+                auto copy = std::make_shared<ClusterSnapshot>(*e.snapshot);
+                copy->capturedAt = member.capturedAt;
+                return copy;
+            }
+            const qsizetype at = onlyStatusBody(now);
+            if (before.size() != now.size() || at < 0 || onlyStatusBody(before) != at) return nullptr;
+            QStringList errors, warnings;
+            QString oldText, newText;
+            if (!readClusterStatus(*before[at], errors, warnings, oldText) || !readClusterStatus(*now[at], errors, warnings, newText)
+                || oldText != e.snapshot->clusterStatusText)
+                return nullptr;
+            auto copy = std::make_shared<ClusterSnapshot>(*e.snapshot);
+            copy->capturedAt = member.capturedAt;
+            copy->clusterStatusText = newText;
+            return copy;
+        }
         return nullptr;
     }
     void keep(const Capture &member, SnapshotPtr snapshot)
@@ -419,23 +503,41 @@ private:
         Capture capture; // holds the buffers
         SnapshotPtr snapshot;
     };
-    static bool sameBuffer(const QByteArray &a, const QByteArray &b) { return a.size() == b.size() && (a.isEmpty() || a.constData() == b.constData()); }
+    // The `ray status` bodies, in the order the build reads them: the context's own, then each view's.
+    static QList<const QByteArray *> statusBodies(const Capture &c)
+    {
+        QList<const QByteArray *> out{&c.rayClusterStatus};
+        for (const Capture &view : c.rayClusters)
+            out << &view.rayClusterStatus;
+        return out;
+    }
+    // The index of the one non-empty body; -1 when none or several.
+    static qsizetype onlyStatusBody(const QList<const QByteArray *> &bodies)
+    {
+        qsizetype at = -1;
+        for (qsizetype i = 0; i < bodies.size(); ++i) {
+            if (bodies[i]->isEmpty()) continue;
+            if (at >= 0) return -1;
+            at = i;
+        }
+        return at;
+    }
+    // A shared buffer (a watched list kept as it was) is the same without reading it.
+    static bool same(const QByteArray &a, const QByteArray &b) { return a.size() == b.size() && (a.constData() == b.constData() || a == b); }
+    // Every body and message but `ray status` and the time.
     static bool sameRay(const Capture &a, const Capture &b)
     {
-        return sameBuffer(a.rayVersion, b.rayVersion) && sameBuffer(a.rayNodes, b.rayNodes) && sameBuffer(a.rayPlacementGroups, b.rayPlacementGroups)
-               && sameBuffer(a.rayJobs, b.rayJobs) && sameBuffer(a.rayClusterStatus, b.rayClusterStatus) && sameBuffer(a.rayNodeSummary, b.rayNodeSummary)
-               && a.rayNodeSummaryError == b.rayNodeSummaryError && a.rayCluster == b.rayCluster && a.rayError == b.rayError;
+        return same(a.rayVersion, b.rayVersion) && same(a.rayNodes, b.rayNodes) && same(a.rayPlacementGroups, b.rayPlacementGroups) && same(a.rayJobs, b.rayJobs)
+               && same(a.rayNodeSummary, b.rayNodeSummary) && a.rayNodeSummaryError == b.rayNodeSummaryError && a.rayCluster == b.rayCluster && a.rayError == b.rayError;
     }
-    static bool same(const Capture &a, const Capture &b)
+    static bool sameBodies(const Capture &a, const Capture &b)
     {
-        if (a.capturedAt != b.capturedAt || a.kubeContext != b.kubeContext || a.kubeError != b.kubeError || !sameBuffer(a.kubeRayClusters, b.kubeRayClusters)
-            || !sameBuffer(a.kubePods, b.kubePods) || !sameBuffer(a.kubeNodes, b.kubeNodes) || !sameRay(a, b) || a.rayClusters.size() != b.rayClusters.size()
-            || a.prometheus.size() != b.prometheus.size() || a.prometheusError != b.prometheusError || a.prometheusUrl != b.prometheusUrl)
+        if (a.kubeError != b.kubeError || !same(a.kubeRayClusters, b.kubeRayClusters) || !same(a.kubePods, b.kubePods) || !same(a.kubeNodes, b.kubeNodes) || !sameRay(a, b)
+            || a.rayClusters.size() != b.rayClusters.size() || a.prometheus != b.prometheus || a.prometheusError != b.prometheusError
+            || a.prometheusUrl != b.prometheusUrl)
             return false;
         for (qsizetype i = 0; i < a.rayClusters.size(); ++i)
             if (!sameRay(a.rayClusters[i], b.rayClusters[i])) return false;
-        for (qsizetype i = 0; i < a.prometheus.size(); ++i)
-            if (a.prometheus[i].query != b.prometheus[i].query || !sameBuffer(a.prometheus[i].body, b.prometheus[i].body)) return false;
         return true;
     }
     QMutex m_mutex; // buildSnapshot() may run on any thread

@@ -94,6 +94,25 @@ SnapshotPtr mergeSnapshots(const QList<SnapshotPtr> &parts, const QDateTime &cap
     const bool severalContexts = contextsSeen.size() > 1;
     m.kubeContext = severalContexts ? QString() : contextsSeen.first();
 
+    // Every list sized once: a list grown part by part would copy its items again at each growth.
+    qsizetype rayNodes = 0, pods = 0, kubeNodes = 0, slices = 0, groups = 0, workerGroups = 0, jobs = 0;
+    for (const SnapshotPtr &p : parts) {
+        rayNodes += p->rayNodes.size();
+        pods += p->pods.size();
+        kubeNodes += p->kubeNodes.size();
+        slices += p->slices.size();
+        groups += p->placementGroups.size();
+        workerGroups += p->workerGroups.size();
+        jobs += p->jobs.size();
+    }
+    m.rayNodes.reserve(rayNodes);
+    m.pods.reserve(pods);
+    m.kubeNodes.reserve(kubeNodes);
+    m.slices.reserve(slices);
+    m.placementGroups.reserve(groups);
+    m.workerGroups.reserve(workerGroups);
+    m.jobs.reserve(jobs);
+
     const QList<QHash<QString, QString>> renames = mergedNames(parts);
     QHash<QString, int> kubeNodeAt; // "context\nname" -> index in m.kubeNodes
     QStringList versions, statusTexts;

@@ -152,6 +152,38 @@ private Q_SLOTS:
         QCOMPARE(body.value(QLatin1String("metadata")).toObject().value(QLatin1String("resourceVersion")).toString(), QStringLiteral("5"));
     }
 
+    // The List body is one buffer while the collection stays as it is (the snapshot builder knows a
+    // list unchanged by its buffer, model/snapshotbuilder.cpp), and a new one after an event.
+    void theListBodyIsOneBufferWhileNothingChanges()
+    {
+        FakeHttpServer server;
+        int watches = 0;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") != QLatin1String("1"))
+                return {200, list({pod("a", "1"), pod("b", "2")}, "2")};
+            if (++watches == 1)
+                return {200, {}, {}, true}; // silent: cut after the idle limit
+            return {200, watchEvent("ADDED", pod("c", "3"))};
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/pods"), {}, "PodList");
+        watch.setRetryDelay(std::chrono::milliseconds(20));
+        watch.setIdleLimit(std::chrono::milliseconds(300));
+        watch.start();
+        QTRY_VERIFY(watch.isSynced());
+        const QByteArray listed = watch.listBody();
+        QCOMPARE(watch.listBody().constData(), listed.constData());
+        QCOMPARE(names(watch), (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
+        QTRY_VERIFY_WITH_TIMEOUT(names(watch).contains(QStringLiteral("c")), 5000);
+        const QByteArray after = watch.listBody();
+        QVERIFY(after.constData() != listed.constData());
+        QVERIFY(after.contains(pod("c", "3")) && !listed.contains(pod("c", "3")));
+        QCOMPARE(watch.listBody().constData(), after.constData());
+        watch.stop();
+    }
+
     void badLinesSilenceAndErrorsAreSurvived()
     {
         FakeHttpServer server;

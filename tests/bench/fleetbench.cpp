@@ -3,7 +3,9 @@
 // process (`slicescope-bench fleet-serve`, so its CPU is not counted) plays N API servers on
 // 127.0.0.1, each with one RayCluster of M TPU nodes (the seeded generator's bodies: RayClusterList,
 // PodList, and, behind the service proxy path, that cluster's Ray: version, nodes, placement groups,
-// jobs), watches held open and silent. This process runs what the window runs: a FleetSource of N
+// jobs), watches held open and silent. Like a real Ray, every `ray status` differs from the one
+// before (its first line is a time), and the first --churn contexts (default 2) change their node and
+// placement group lists every 2 s (a simulation's steps: hosts replaced, groups created and removed). This process runs what the window runs: a FleetSource of N
 // KubeSources (each with its RayCluster's Ray view polled every 2 s through the proxy), every fleet
 // capture built into a snapshot. Measured:
 //  - first_frame_ms: from start() to the overview painted from the first fleet snapshot in which
@@ -22,6 +24,7 @@
 #include "snapshot.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -45,8 +48,21 @@ namespace slicescope::bench {
 namespace {
 
 struct ContextBodies {
-    QByteArray rayClusters, pods, nodes, rayVersion, rayNodes, rayGroups;
+    QByteArray rayClusters, pods, nodes, rayVersion;
+    // The Ray lists, one pair per 2 s of the clock: a steady context has one pair, a churning one a
+    // simulation's successive steps (hosts die and are replaced, groups are created and removed).
+    QList<QByteArray> rayNodes, rayGroups;
+    qsizetype now() const { return qsizetype(QDateTime::currentSecsSinceEpoch() / 2 % rayNodes.size()); }
 };
+
+// `ray status` as a real Ray answers it: the text's first line is the time of the autoscaler's
+// report, so the body differs from one poll to the next even on an idle cluster.
+QByteArray clusterStatus()
+{
+    const QByteArray time = QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz")).toUtf8();
+    return R"({"result":true,"msg":"","data":{"clusterStatus":"======== Autoscaler status: )" + time
+           + R"( ========\nNode status\n---------------------------------------------------------------\nActive:\n (no active nodes)\n"}})";
+}
 
 QByteArray answer(int status, const QByteArray &body, bool keepOpen = false)
 {
@@ -74,10 +90,10 @@ void serveContext(QTcpServer *server, const ContextBodies *b)
                     const QByteArray ray = path.mid(proxy + 7);
                     if (ray == "api/authentication_mode") reply = answer(200, R"({"authentication_mode":"disabled"})");
                     else if (ray == "api/version") reply = answer(200, b->rayVersion);
-                    else if (ray == "api/v0/nodes") reply = answer(200, b->rayNodes);
-                    else if (ray == "api/v0/placement_groups") reply = answer(200, b->rayGroups);
+                    else if (ray == "api/v0/nodes") reply = answer(200, b->rayNodes[b->now()]);
+                    else if (ray == "api/v0/placement_groups") reply = answer(200, b->rayGroups[b->now()]);
                     else if (ray == "api/jobs/") reply = answer(200, "[]");
-                    else if (ray == "api/cluster_status") reply = answer(200, R"({"result":true,"msg":"","data":{"clusterStatus":""}})");
+                    else if (ray == "api/cluster_status") reply = answer(200, clusterStatus());
                     else reply = answer(404, R"({"result":false,"msg":"not scripted"})");
                 } else if (path.endsWith("/rayclusters")) {
                     reply = watch ? answer(200, {}, true) : answer(200, b->rayClusters);
@@ -104,8 +120,9 @@ double cpuMs()
 
 } // namespace
 
-// The child: prints one port per context, then serves until its stdin closes.
-int runFleetServe(int contexts, int nodes)
+// The child: prints one port per context, then serves until its stdin closes. The first `churn`
+// contexts' Ray lists change every 2 s.
+int runFleetServe(int contexts, int nodes, int churn)
 {
     std::vector<ContextBodies> bodies(static_cast<size_t>(contexts));
     std::vector<std::unique_ptr<QTcpServer>> servers;
@@ -122,8 +139,14 @@ int runFleetServe(int contexts, int nodes)
         b.pods = c.kubePods;
         b.nodes = R"({"apiVersion":"v1","kind":"NodeList","metadata":{"resourceVersion":"1"},"items":[]})";
         b.rayVersion = c.rayVersion;
-        b.rayNodes = c.rayNodes;
-        b.rayGroups = c.rayPlacementGroups;
+        b.rayNodes << c.rayNodes;
+        b.rayGroups << c.rayPlacementGroups;
+        for (int step = 1; i < churn && step < 8; ++step) {
+            sim.step(0.01);
+            const Capture next = sim.capture();
+            b.rayNodes << next.rayNodes;
+            b.rayGroups << next.rayPlacementGroups;
+        }
         auto server = std::make_unique<QTcpServer>();
         if (!server->listen(QHostAddress::LocalHost, 0)) return 1;
         serveContext(server.get(), &b);
@@ -145,7 +168,7 @@ int runFleetServe(int contexts, int nodes)
 
 int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError)
 {
-    int contexts = 20, nodes = 500, seconds = 20;
+    int contexts = 20, nodes = 500, seconds = 20, churn = 2;
     bool json = false;
     for (int i = first; i < argc; ++i) {
         const std::string option = argv[i];
@@ -158,13 +181,15 @@ int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(
         else if (option == "--contexts" && value(contexts)) continue;
         else if (option == "--nodes" && value(nodes)) continue;
         else if (option == "--seconds" && value(seconds)) continue;
+        else if (option == "--churn" && i + 1 < argc) churn = std::clamp(std::atoi(argv[++i]), 0, contexts);
         else return usageError("unknown or bad option for fleet: " + option);
     }
     if (contexts > 64) return usageError("--contexts: at most 64 (the window's bound)");
 
     QProcess servers;
     servers.setProgram(QCoreApplication::applicationFilePath());
-    servers.setArguments({QStringLiteral("fleet-serve"), QStringLiteral("--contexts"), QString::number(contexts), QStringLiteral("--nodes"), QString::number(nodes)});
+    servers.setArguments({QStringLiteral("fleet-serve"), QStringLiteral("--contexts"), QString::number(contexts), QStringLiteral("--nodes"), QString::number(nodes),
+                          QStringLiteral("--churn"), QString::number(churn)});
     servers.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     servers.start();
     QList<quint16> ports;
@@ -255,14 +280,14 @@ int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(
     }
     const Stats cpu = statsOf(cycleCpu);
     if (json) {
-        std::printf("{\"contexts\": %d, \"clusters\": %d, \"nodes\": %d, \"first_frame_ms\": %.1f, \"first_snapshot_ms\": %.1f, \"rss_mb\": %.1f, \"poll_cpu_ms_median\": %.1f, "
+        std::printf("{\"contexts\": %d, \"churning_contexts\": %d, \"clusters\": %d, \"nodes\": %d, \"first_frame_ms\": %.1f, \"first_snapshot_ms\": %.1f, \"rss_mb\": %.1f, \"poll_cpu_ms_median\": %.1f, "
                     "\"poll_cpu_ms_max\": %.1f, \"poll_interval_ms\": 2000, \"cycles\": %d, \"snapshots\": %d, \"slices\": %d, "
                     "\"targets\": {\"first_frame_ms\": 2000, \"rss_mb\": 400, \"poll_cpu_ms_median\": 400}, "
                     "\"measures\": \"a FleetSource of KubeSources against scripted API servers in a child process (its CPU not counted); first frame: start to the overview painted (1920x1080, offscreen) from the first fleet snapshot with every context's Ray\"}\n",
-                    contexts, clusters, contexts * nodes, firstFrameMs, firstSnapshotMs, rss.current, cpu.median, cpu.max, int(cycleCpu.size()), snapshots, slices);
+                    contexts, churn, clusters, contexts * nodes, firstFrameMs, firstSnapshotMs, rss.current, cpu.median, cpu.max, int(cycleCpu.size()), snapshots, slices);
         return 0;
     }
-    std::printf("fleet: %d contexts x %d Ray nodes, %d RayClusters, %d slices\n", contexts, nodes, clusters, slices);
+    std::printf("fleet: %d contexts x %d Ray nodes (%d changing every 2 s), %d RayClusters, %d slices\n", contexts, nodes, churn, clusters, slices);
     std::printf("first frame (every context's Ray in one snapshot, the overview painted): %.1f ms   (target <= 2000; snapshot built at %.1f ms)\n", firstFrameMs,
                 firstSnapshotMs);
     std::printf("resident memory: %.1f MB   (target <= 400)\n", rss.current);

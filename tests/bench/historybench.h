@@ -19,6 +19,6 @@ int runAlertsBenchmark(int argc, char **argv, int first, const std::function<int
 int runActivityBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 // fleetbench.cpp: many contexts through scripted servers (issue 16); the child that plays them.
 int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
-int runFleetServe(int contexts, int nodes);
+int runFleetServe(int contexts, int nodes, int churn);
 
 } // namespace slicescope::bench

@@ -362,7 +362,7 @@ constexpr const char *kUsage =
     "                             [--placement-groups N] [--change-percent P] [--render-every N] [--seed S]\n"
     "                             [--without-pods] [--json]\n"
     "       slicescope-bench activity [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--json]\n"
-    "       slicescope-bench fleet [--contexts N] [--nodes N] [--seconds S] [--json]\n"
+    "       slicescope-bench fleet [--contexts N] [--nodes N] [--churn N] [--seconds S] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
     "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
@@ -387,7 +387,8 @@ constexpr const char *kUsage =
     "           end (target: RSS growth <= 5%, no descriptor growth); exits 1 if a fault is not recovered\n"
     "  fleet    N contexts (default 20) of one RayCluster of --nodes TPU nodes (default 500) through\n"
     "           scripted API servers in a child process: first fleet snapshot, RSS, CPU per 2 s poll cycle\n"
-    "           over --seconds (default 20); targets 2 s, 400 MB, 20 % of a core\n"
+    "           over --seconds (default 20); every `ray status` changes (as a real Ray's does) and --churn\n"
+    "           contexts (default 2) change their Ray lists every 2 s; targets 2 s, 400 MB, 20 % of a core\n"
     "  alerts   AlertEngine::observe() per snapshot of that cluster with every chip's activity\n"
     "           (--steps N, default 1800: an hour of 2 s snapshots; --nodes, --placement-groups, --json)\n";
 
@@ -1000,12 +1001,13 @@ int main(int argc, char **argv)
     }
     if (command == "fleet-serve") {
         QCoreApplication app(argc, argv); // sockets and timers
-        int contexts = 20, nodes = 500;
+        int contexts = 20, nodes = 500, churn = 0;
         for (int i = 2; i + 1 < argc; i += 2) {
             if (std::string_view(argv[i]) == "--contexts") contexts = std::max(1, std::atoi(argv[i + 1]));
             else if (std::string_view(argv[i]) == "--nodes") nodes = std::max(1, std::atoi(argv[i + 1]));
+            else if (std::string_view(argv[i]) == "--churn") churn = std::max(0, std::atoi(argv[i + 1]));
         }
-        return bench::runFleetServe(contexts, nodes);
+        return bench::runFleetServe(contexts, nodes, churn);
     }
     return usageError("unknown benchmark '" + std::string(command) + "'");
 }

@@ -27,6 +27,33 @@ const Slice *findSlice(const ClusterSnapshot &s, const QString &rayCluster, cons
     return nullptr;
 }
 
+// A context with one RayCluster, team-a/llm, and its Ray view (with `ray status` saying `status`).
+Capture oneClusterContext(const QString &context, const QString &status, const QString &pg = {})
+{
+    CaptureBuilder kube;
+    addCluster(kube, QStringLiteral("team-a"), QStringLiteral("llm"), QStringLiteral("10.1.0."), QStringLiteral("gke-a-"));
+    Capture c = kube.capture(true);
+    c.rayVersion.clear();
+    c.rayNodes.clear();
+    c.rayPlacementGroups.clear();
+    c.kubeContext = context;
+    c.rayClusters = {rayView(QStringLiteral("team-a/llm"), QStringLiteral("10.1.0."), context, pg)};
+    c.rayClusters[0].rayClusterStatus = R"({"result":true,"msg":"","data":{"clusterStatus":")" + status.toUtf8() + R"("}})";
+    return c;
+}
+
+// The same bytes in buffers of their own, as the next poll's answers are.
+Capture detached(Capture c)
+{
+    for (QByteArray *b : {&c.rayVersion, &c.rayNodes, &c.rayPlacementGroups, &c.rayJobs, &c.rayClusterStatus, &c.rayNodeSummary, &c.kubeRayClusters, &c.kubePods, &c.kubeNodes})
+        *b = QByteArray(b->constData(), b->size());
+    for (Capture &view : c.rayClusters)
+        view = detached(view);
+    for (Capture &member : c.fleet)
+        member = detached(member);
+    return c;
+}
+
 } // namespace
 
 class TestFleet : public QObject
@@ -258,6 +285,61 @@ private Q_SLOTS:
         QCOMPARE(back.fleet[1].capturedAt, fleet.capturedAt);
         QCOMPARE(inspectJson(*buildSnapshot(back)), inspectJson(*buildSnapshot(fleet)));
         QCOMPARE(serializeCapture(back), bytes);
+    }
+
+    // A context whose bodies did not change is not built again (the lists of the snapshot before are
+    // the very lists of the next: implicit sharing), though every poll brings new buffers and a new
+    // `ray status` (its first line is a time); its new status text is shown all the same. A changed
+    // list, chip activity (whose ages run from the capture's time) or a status that cannot be read
+    // is built again.
+    void anUnchangedContextIsNotBuiltAgain()
+    {
+        const QString ctx = QStringLiteral("gke_memo");
+        Capture first = fleetOf({oneClusterContext(ctx, QStringLiteral("status at 10:00:00"), QStringLiteral("train"))});
+        const SnapshotPtr s1 = buildSnapshot(first);
+        QVERIFY2(s1->errors.isEmpty(), qPrintable(s1->errors.join(u'\n')));
+        QCOMPARE(s1->clusterStatusText, QStringLiteral("status at 10:00:00"));
+        QCOMPARE(s1->placementGroups.size(), 1);
+        QCOMPARE(s1->slices.size(), 1);
+        QCOMPARE(s1->slices[0].reservedChips, 16);
+
+        Capture second = fleetOf({detached(oneClusterContext(ctx, QStringLiteral("status at 10:00:02"), QStringLiteral("train")))});
+        second.capturedAt = first.capturedAt.addSecs(2);
+        second.fleet[0].capturedAt = second.capturedAt;
+        const SnapshotPtr s2 = buildSnapshot(second);
+        QCOMPARE(s2->slices.constData(), s1->slices.constData());
+        QCOMPARE(s2->rayNodes.constData(), s1->rayNodes.constData());
+        QCOMPARE(s2->clusterStatusText, QStringLiteral("status at 10:00:02"));
+        QCOMPARE(s2->capturedAt, second.capturedAt);
+        QCOMPARE(inspectJson(*s2).value(QStringLiteral("slices")), inspectJson(*s1).value(QStringLiteral("slices")));
+
+        // The group is gone from Ray's list: built again, and the slice is free.
+        Capture third = fleetOf({oneClusterContext(ctx, QStringLiteral("status at 10:00:04"))});
+        third.capturedAt = second.capturedAt.addSecs(2);
+        const SnapshotPtr s3 = buildSnapshot(third);
+        QVERIFY(s3->slices.constData() != s2->slices.constData());
+        QCOMPARE(s3->placementGroups.size(), 0);
+        QCOMPARE(s3->slices[0].reservedChips, 0);
+        QCOMPARE(s3->clusterStatusText, QStringLiteral("status at 10:00:04"));
+
+        // A status body that cannot be read: built again, and said.
+        Capture fourth = detached(third);
+        fourth.capturedAt = third.capturedAt.addSecs(2);
+        fourth.fleet[0].rayClusters[0].rayClusterStatus = "{\"data\": ";
+        const SnapshotPtr s4 = buildSnapshot(fourth);
+        QVERIFY(s4->slices.constData() != s3->slices.constData());
+        QVERIFY2(s4->errors.join(u'\n').contains(QLatin1String("ray.cluster_status")), qPrintable(s4->errors.join(u'\n')));
+
+        // Chip activity depends on the time: the same bytes at a later time are built again.
+        Capture fifth = fleetOf({oneClusterContext(ctx, QStringLiteral("status"))});
+        fifth.fleet[0].rayClusters[0].rayNodeSummary = R"({"result":true,"msg":"","data":{"summary":[]}})";
+        const SnapshotPtr s5 = buildSnapshot(fifth);
+        Capture sixth = detached(fifth);
+        sixth.capturedAt = fifth.capturedAt.addSecs(2);
+        sixth.fleet[0].capturedAt = sixth.capturedAt;
+        const SnapshotPtr s6 = buildSnapshot(sixth);
+        QVERIFY(s6->slices.constData() != s5->slices.constData());
+        QCOMPARE(s6->capturedAt, sixth.capturedAt);
     }
 
     // A fleet inside a fleet, or Ray views inside a Ray view, is refused with its place named.
