@@ -169,6 +169,7 @@ void MainWindow::buildMenus()
     view->addAction(tr("&Overview"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] { m_workspace->showPage(Workspace::Page::Overview); });
     view->addAction(tr("&Slice"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { m_workspace->showPage(Workspace::Page::Slice); });
     view->addAction(tr("&Tables"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] { m_workspace->showPage(Workspace::Page::Tables); });
+    view->addAction(tr("&Go to..."), QKeySequence(Qt::CTRL | Qt::Key_K), this, &MainWindow::openCommandPalette)->setObjectName(QStringLiteral("commandPaletteAction"));
     view->addSeparator();
     QMenu *color = view->addMenu(tr("&Colour chips by"));
     m_colorGroup = new QActionGroup(this);

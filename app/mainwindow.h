@@ -2,6 +2,7 @@
 #pragma once
 
 #include "alerts.h"
+#include "commandpalette.h"
 #include "connectdialog.h"
 #include "fleetgrouping.h"
 #include "history.h"
@@ -28,6 +29,7 @@ namespace slicescope {
 struct AlertTick;
 class CaptureSpool;
 class ClusterActions;
+class CommandPalette;
 class HistoryChartsPanel;
 class JobLogDock;
 class JobLogSource;
@@ -79,6 +81,12 @@ public:
         std::function<std::unique_ptr<Source>(const QString &context, QString *error)> makeOne;
     };
     void setKubeConnector(KubeConnector connector);
+    // View > Go to... (Ctrl+K, issue 17): the command palette over every slice, placement group and
+    // worker group of the snapshot shown, and every action and view of the menus (mainwindowpalette.cpp).
+    // Non-modal; the palette, once opened (null before).
+    void openCommandPalette();
+    CommandPalette *commandPalette() const { return m_palette; }
+    QList<PaletteEntry> paletteEntries();
     // Opens File > Connect (non-modal); connectTo() is what its Connect button does.
     void openConnectDialog();
     bool connectTo(const ConnectChoice &choice);
@@ -187,6 +195,7 @@ private:
     QAction *m_releaseAction = nullptr;
     QAction *m_scaleAction = nullptr;
     ScaleDialog *m_scaleDialog = nullptr;
+    CommandPalette *m_palette = nullptr;
     QString m_actionsUnavailable; // why m_actions is null, for the scale dialog
     QLabel *m_status = nullptr;
     SnapshotHistory *m_history = nullptr;

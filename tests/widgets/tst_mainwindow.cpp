@@ -8,6 +8,7 @@
 #include "democluster.h"
 #include "joblogview.h"
 #include "connectdialog.h"
+#include "commandpalette.h"
 #include "mainwindow.h"
 #include "messagebar.h"
 #include "source.h"
@@ -418,6 +419,95 @@ private Q_SLOTS:
         source->push(later.capture()); // a good snapshot clears them
         for (int row = 0; row < problems->count(); ++row)
             QVERIFY(!problems->item(row)->text().startsWith(QLatin1String("Error:")));
+    }
+
+    // Ctrl+K (issue 17): the palette finds a slice by typing and opens it on Enter; actions and
+    // views are there by their menu text, disabled ones are not.
+    void thePaletteFindsASliceAndOpensIt()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        window.setSource(std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("demo")));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *action = window.findChild<QAction *>(QStringLiteral("commandPaletteAction"));
+        QVERIFY(action);
+        QCOMPARE(action->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_K));
+        action->trigger();
+        CommandPalette *palette = window.commandPalette();
+        QVERIFY(palette && palette->isVisible());
+        QTRY_VERIFY(palette->input()->hasFocus());
+        QTest::keyClicks(palette->input(), QStringLiteral("v6e 2x4-0"));
+        QVERIFY(palette->list()->count() >= 1);
+        const PaletteEntry &first = palette->entries()[palette->currentEntry()];
+        QCOMPARE(first.text, QStringLiteral("v6e-2x4-0"));
+        QCOMPARE(first.kind, QStringLiteral("Slice"));
+        QTest::keyClick(palette->input(), Qt::Key_Return);
+        QVERIFY(!palette->isVisible());
+        QCOMPARE(window.workspace()->page(), Workspace::Page::Slice);
+        QCOMPARE(window.workspace()->currentSlice(), QStringLiteral("v6e-2x4-0"));
+
+        // Opened again: a fresh list; the views and enabled actions by their menu text.
+        action->trigger();
+        QVERIFY(palette->input()->text().isEmpty());
+        QTest::keyClicks(palette->input(), QStringLiteral("overview"));
+        QVERIFY(palette->list()->count() >= 1);
+        const PaletteEntry &view = palette->entries()[palette->currentEntry()];
+        QCOMPARE(view.text, QStringLiteral("Overview"));
+        QCOMPARE(view.kind, QStringLiteral("View"));
+        QVERIFY(!view.shortcut.isEmpty());
+        QTest::keyClick(palette->input(), Qt::Key_Return);
+        QCOMPARE(window.workspace()->page(), Workspace::Page::Overview);
+        // A disabled action is not offered (the capture file has no one to carry out a release).
+        QAction *release = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->text() == QLatin1String("R&elease placement group...")) release = a;
+        QVERIFY(release && !release->isEnabled());
+        for (const PaletteEntry &e : window.paletteEntries())
+            QVERIFY2(!e.text.startsWith(QLatin1String("Release placement group")), qPrintable(e.text));
+        // Nothing matches: said, and Enter does nothing.
+        action->trigger();
+        QTest::keyClicks(palette->input(), QStringLiteral("no-such-thing-anywhere"));
+        QCOMPARE(palette->list()->count(), 0);
+        QVERIFY(palette->findChild<QLabel *>(QStringLiteral("paletteMore"))->text().contains(QLatin1String("Nothing matches")));
+        QTest::keyClick(palette->input(), Qt::Key_Return);
+        QVERIFY(palette->isVisible());
+        QTest::keyClick(palette->input(), Qt::Key_Escape);
+        QVERIFY(!palette->isVisible());
+    }
+
+    // The palette's ranking rules, as data.
+    void paletteRanking_data()
+    {
+        QTest::addColumn<QString>("query");
+        QTest::addColumn<QStringList>("expected"); // the texts, best first
+        const auto texts = [](std::initializer_list<const char *> list) {
+            QStringList out;
+            for (const char *t : list)
+                out << QString::fromLatin1(t);
+            return out;
+        };
+        QTest::newRow("empty: all, as given") << QString() << texts({"tpu-v6e-0", "train", "Scale worker group...", "v6e-2x4-1"});
+        QTest::newRow("prefix before contains") << QStringLiteral("v6e") << texts({"v6e-2x4-1", "tpu-v6e-0"});
+        QTest::newRow("case and spaces ignored") << QStringLiteral("  SCALE   worker ") << texts({"Scale worker group..."});
+        QTest::newRow("words in text before detail") << QStringLiteral("train team-a") << texts({"train"});
+        QTest::newRow("every word must match") << QStringLiteral("v6e zzz") << texts({});
+        QTest::newRow("kind matches") << QStringLiteral("placement") << texts({"train"});
+    }
+    void paletteRanking()
+    {
+        QFETCH(QString, query);
+        QFETCH(QStringList, expected);
+        const QList<PaletteEntry> entries{
+            {QStringLiteral("tpu-v6e-0"), QStringLiteral("Slice"), QStringLiteral("context a"), {}, {}},
+            {QStringLiteral("train"), QStringLiteral("Placement group"), QStringLiteral("CREATED, RayCluster team-a/llm"), {}, {}},
+            {QStringLiteral("Scale worker group..."), QStringLiteral("Action"), QStringLiteral("Cluster"), QStringLiteral("Ctrl+Shift+S"), {}},
+            {QStringLiteral("v6e-2x4-1"), QStringLiteral("Slice"), QStringLiteral("ready"), {}, {}},
+        };
+        QStringList got;
+        for (int i : CommandPalette::rank(entries, query))
+            got << entries[i].text;
+        QCOMPARE(got, expected);
     }
 
     void exportsTheSliceViewAsPngAndSvg()
