@@ -12,11 +12,13 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QTextStream>
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <functional>
 
 #include <cstdio>
@@ -25,13 +27,64 @@ namespace slicescope::cli {
 
 namespace {
 
-const QStringList kVerbs = {QStringLiteral("inspect"), QStringLiteral("plan"), QStringLiteral("screenshot"),
-                            QStringLiteral("submit-slice-pg"), QStringLiteral("release-pg"), QStringLiteral("record"),
-                            QStringLiteral("scale"), QStringLiteral("serve"), QStringLiteral("alerts")};
 // Verbs of the contract that later work adds; named here so the message is precise.
 const QStringList kPlannedVerbs = {};
 
 } // namespace
+
+const QList<Verb> &verbs()
+{
+    static const QList<Verb> table = {
+        {QStringLiteral("inspect"), QStringLiteral("Print the joined model of a SOURCE: slices, hosts, chips, placement groups, worker groups, alerts.")},
+        {QStringLiteral("plan"), QStringLiteral("Say whether a slice placement group of a shape fits now, which slices it would take, or why not.")},
+        {QStringLiteral("screenshot"), QStringLiteral("Render what the window shows of a SOURCE as a PNG, without a display.")},
+        {QStringLiteral("submit-slice-pg"), QStringLiteral("Reserve TPU slices: submit a slice placement group to Ray as a job and follow it.")},
+        {QStringLiteral("release-pg"), QStringLiteral("Release a placement group: stop the job holding it, or remove a detached one.")},
+        {QStringLiteral("record"), QStringLiteral("Record a SOURCE's captures into a recording (*.slicescope.jsonl) to replay later.")},
+        {QStringLiteral("scale"), QStringLiteral("Scale a KubeRay TPU worker group or remove a slice from it (a dry run unless --yes).")},
+        {QStringLiteral("serve"), QStringLiteral("Serve the web bundle and the relay that browsers and --relay read a SOURCE through.")},
+        {QStringLiteral("alerts"), QStringLiteral("Print the active alerts of a SOURCE; exit 3 when one is at or above --fail-on.")},
+    };
+    return table;
+}
+
+QStringList verbNames()
+{
+    QStringList names;
+    for (const Verb &verb : verbs())
+        names << verb.name;
+    return names;
+}
+
+QString verbsHelp()
+{
+    qsizetype width = 0;
+    for (const Verb &verb : verbs())
+        width = std::max(width, verb.name.size());
+    QString text = QStringLiteral("Verbs (slicescope VERB --help lists the options of each):");
+    for (const Verb &verb : verbs())
+        text += QStringLiteral("\n  %1  %2").arg(verb.name.leftJustified(width), verb.summary);
+    return text;
+}
+
+bool isKubectlPlugin(const QStringList &arguments)
+{
+    return QFileInfo(arguments.value(0)).fileName() == QLatin1String("kubectl-slicescope");
+}
+
+QString commandName(const QStringList &arguments)
+{
+    return isKubectlPlugin(arguments) ? QStringLiteral("kubectl slicescope") : QStringLiteral("slicescope");
+}
+
+QString helpText(const QCommandLineParser &parser, const QStringList &arguments, const QString &verb)
+{
+    QString text = parser.helpText();
+    const QString usage = QStringLiteral("Usage: ") + QCoreApplication::arguments().value(0);
+    if (text.startsWith(usage))
+        text.replace(0, usage.size(), QStringLiteral("Usage: ") + commandName(arguments) + (verb.isEmpty() ? QString() : QStringLiteral(" ") + verb));
+    return text;
+}
 
 namespace {
 
@@ -83,7 +136,9 @@ void printJson(const QJsonObject &object)
 // Parses verb options plus the shared SOURCE options. Returns -1 to continue, or an exit code.
 int parse(QCommandLineParser &parser, const QStringList &arguments, const QString &verb, SourceSpec &spec, int positionals)
 {
-    parser.setApplicationDescription(QStringLiteral("slicescope %1").arg(verb));
+    for (const Verb &known : verbs())
+        if (known.name == verb)
+            parser.setApplicationDescription(known.summary);
     addSourceOptions(parser);
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON.")});
     parser.addHelpOption();
@@ -92,13 +147,14 @@ int parse(QCommandLineParser &parser, const QStringList &arguments, const QStrin
     args.removeAt(1);
     if (!parser.parse(args))
         return fail(BadUsage, parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("help-all"))) {
+        QTextStream(stdout) << helpText(parser, arguments, verb);
         return Success;
     }
     if (parser.positionalArguments().size() > positionals)
         return fail(BadUsage, QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().value(positionals)));
-    if (const QString problem = readSourceOptions(parser, spec); !problem.isEmpty())
+    const DefaultSource fallback = isKubectlPlugin(arguments) ? DefaultSource::Kubeconfig : DefaultSource::None;
+    if (const QString problem = readSourceOptions(parser, spec, fallback); !problem.isEmpty())
         return fail(BadUsage, problem);
     if (spec.kind == SourceSpec::Kind::None)
         return fail(BadUsage, QStringLiteral("%1 needs a SOURCE: --demo, --capture FILE, or --ray URL / --kubeconfig PATH").arg(verb));
@@ -143,7 +199,7 @@ bool needsWidgets(const QStringList &arguments)
 
 bool isHeadlessVerb(const QStringList &arguments)
 {
-    return arguments.size() > 1 && (kVerbs.contains(arguments[1]) || kPlannedVerbs.contains(arguments[1]));
+    return arguments.size() > 1 && (verbNames().contains(arguments[1]) || kPlannedVerbs.contains(arguments[1]));
 }
 
 int run(const QStringList &arguments)
@@ -171,7 +227,7 @@ int run(const QStringList &arguments)
 #endif
     if (kPlannedVerbs.contains(verb))
         return fail(Failed, QStringLiteral("the \"%1\" verb is not available in this build yet").arg(verb));
-    return fail(BadUsage, QStringLiteral("unknown verb \"%1\" (verbs: %2)").arg(verb, kVerbs.join(QStringLiteral(", "))));
+    return fail(BadUsage, QStringLiteral("unknown verb \"%1\" (verbs: %2)").arg(verb, verbNames().join(QStringLiteral(", "))));
 }
 
 } // namespace slicescope::cli

@@ -11,6 +11,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QSettings>
 #include <QTextStream>
 
@@ -23,6 +24,38 @@ void setIdentity()
     QCoreApplication::setOrganizationName(QStringLiteral("SliceScope"));
     QCoreApplication::setApplicationName(QStringLiteral("slicescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SLICESCOPE_VERSION));
+}
+
+// The window's options (the SOURCE options, --help, --version), described for `--help`.
+void setUpWindowParser(QCommandLineParser &parser, const QStringList &arguments)
+{
+    QString description = QStringLiteral(
+        "SliceScope: see and reserve TPU slices on Ray and Kubernetes. With no verb it opens the window on\n"
+        "SOURCE (the built-in demo cluster when none is given).\n");
+    if (cli::isKubectlPlugin(arguments))
+        description += QStringLiteral(
+            "As kubectl's plugin, SOURCE is the kubeconfig's current context as kubectl would use it (KUBECONFIG\n"
+            "or ~/.kube/config, --kubeconfig, --context) unless --demo, --capture, --ray or --relay names\n"
+            "another; -n/--namespace and -A/--all-namespaces mean what they mean to kubectl.\n");
+    parser.setApplicationDescription(description + u'\n' + cli::verbsHelp());
+    addSourceOptions(parser);
+    parser.addHelpOption();
+    parser.addVersionOption();
+}
+
+// --help and --version answer from the options alone: without a display (an install check, the
+// build step that makes the man pages) QApplication would abort. -1 when neither is asked.
+int printHelpOrVersion(const QCommandLineParser &parser, const QStringList &arguments)
+{
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << cli::helpText(parser, arguments, QString());
+        return cli::Success;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        QTextStream(stdout) << "slicescope " << SLICESCOPE_VERSION << Qt::endl;
+        return cli::Success;
+    }
+    return -1;
 }
 
 } // namespace
@@ -50,13 +83,30 @@ int main(int argc, char **argv)
 
     // Decide what we cannot do before QApplication exists: without a display it would abort.
     if (arguments.size() > 1 && !arguments[1].startsWith(u'-')) {
-        QTextStream(stderr) << "slicescope: unknown verb \"" << arguments[1] << "\" (verbs: inspect, plan, screenshot)" << Qt::endl;
+        QTextStream(stderr) << "slicescope: unknown verb \"" << arguments[1] << "\" (verbs: " << cli::verbNames().join(QStringLiteral(", "))
+                            << ")" << Qt::endl;
         return cli::BadUsage;
+    }
+    {
+        QCommandLineParser parser;
+        setUpWindowParser(parser, arguments);
+        // Qt's own options (-platform, -style) fail this parse; QApplication takes them below.
+        const bool parsed = parser.parse(arguments);
+        if (parsed && (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version")))) {
+            QCoreApplication app(argc, argv);
+            setIdentity();
+            return printHelpOrVersion(parser, arguments);
+        }
+        if (parsed && parser.isSet(QStringLiteral("help-all"))) {
+            qputenv("QT_QPA_PLATFORM", "offscreen"); // Qt's own options are listed by QApplication, which needs no display for it
+            QApplication app(argc, argv);
+            setIdentity();
+            parser.process(app); // prints the help with Qt's options and exits
+        }
     }
 #if defined(Q_OS_LINUX)
     if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
-        && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && !arguments.contains(QStringLiteral("--help"))
-        && !arguments.contains(QStringLiteral("--version"))) {
+        && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         QTextStream(stderr) << "slicescope: no display to open a window on (set DISPLAY, or use a headless verb: "
                                "slicescope inspect --demo --json)"
                             << Qt::endl;
@@ -66,31 +116,24 @@ int main(int argc, char **argv)
 
     QApplication app(argc, argv);
     setIdentity();
+    // The icon of the window and the desktop entry it belongs to (installer/desktop/).
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.slicescope.SliceScope"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/io.github.slicescope.SliceScope.svg")));
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "SliceScope: TPU slices on Ray and Kubernetes.\n"
-        "Headless verbs: slicescope inspect SOURCE --json | slicescope plan SOURCE --topology T --accelerator V [--num-slices N] --json"));
-    addSourceOptions(parser);
-    parser.addHelpOption();
-    parser.addVersionOption();
+    setUpWindowParser(parser, arguments);
     if (!parser.parse(app.arguments())) {
         QTextStream(stderr) << "slicescope: " << parser.errorText() << Qt::endl;
         return cli::BadUsage;
     }
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
-        return 0;
-    }
-    if (parser.isSet(QStringLiteral("version"))) {
-        QTextStream(stdout) << "slicescope " << SLICESCOPE_VERSION << Qt::endl;
-        return 0;
-    }
+    if (const int code = printHelpOrVersion(parser, arguments); code >= 0)
+        return code; // asked beside Qt's own options
     if (!parser.positionalArguments().isEmpty()) {
         QTextStream(stderr) << "slicescope: unknown verb \"" << parser.positionalArguments().first() << "\"" << Qt::endl;
         return cli::BadUsage;
     }
     SourceSpec spec;
-    if (const QString problem = readSourceOptions(parser, spec); !problem.isEmpty()) {
+    const DefaultSource fallback = cli::isKubectlPlugin(arguments) ? DefaultSource::Kubeconfig : DefaultSource::None;
+    if (const QString problem = readSourceOptions(parser, spec, fallback); !problem.isEmpty()) {
         QTextStream(stderr) << "slicescope: " << problem << Qt::endl;
         return cli::BadUsage;
     }

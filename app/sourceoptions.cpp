@@ -181,7 +181,7 @@ void addSourceOptions(QCommandLineParser &parser)
         {QStringLiteral("context"), QStringLiteral("kubeconfig context; repeat it to watch several at once."), QStringLiteral("C")},
         {QStringLiteral("all-contexts"), QStringLiteral("Watch every context of the kubeconfig at once.")},
         {{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Kubernetes namespace."), QStringLiteral("N")},
-        {QStringLiteral("all-namespaces"), QStringLiteral("Watch every namespace.")},
+        {{QStringLiteral("A"), QStringLiteral("all-namespaces")}, QStringLiteral("Watch every namespace.")},
         {QStringLiteral("in-cluster"), QStringLiteral("Use the pod's service account (inside a Kubernetes pod).")},
         {QStringLiteral("relay"), QStringLiteral("A `slicescope serve` relay: the URL it printed, with its ?token=."), QStringLiteral("URL")},
         {QStringLiteral("prometheus"), QStringLiteral("Prometheus URL: chip activity (ray_tpu_*) added to a live source."), QStringLiteral("URL")},
@@ -190,8 +190,11 @@ void addSourceOptions(QCommandLineParser &parser)
     });
 }
 
-QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
+QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec, DefaultSource fallback)
 {
+    const bool kubeconfigByDefault = fallback == DefaultSource::Kubeconfig && !parser.isSet(QStringLiteral("demo"))
+                                     && !parser.isSet(QStringLiteral("capture")) && !parser.isSet(QStringLiteral("ray"))
+                                     && !parser.isSet(QStringLiteral("relay"));
     int chosen = 0;
     if (parser.isSet(QStringLiteral("demo"))) {
         spec.kind = SourceSpec::Kind::Demo;
@@ -203,7 +206,7 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         ++chosen;
     }
     if (parser.isSet(QStringLiteral("ray")) || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context"))
-        || parser.isSet(QStringLiteral("in-cluster")) || parser.isSet(QStringLiteral("all-contexts"))) {
+        || parser.isSet(QStringLiteral("in-cluster")) || parser.isSet(QStringLiteral("all-contexts")) || kubeconfigByDefault) {
         spec.kind = SourceSpec::Kind::Live;
         spec.rayUrl = parser.isSet(QStringLiteral("ray")) ? parser.value(QStringLiteral("ray")) : rayAddressFromEnvironment();
         spec.rayTokenFile = parser.value(QStringLiteral("ray-token-file"));
@@ -224,7 +227,8 @@ QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec)
         }
         spec.allNamespaces = parser.isSet(QStringLiteral("all-namespaces"));
         spec.inCluster = parser.isSet(QStringLiteral("in-cluster"));
-        spec.kubernetes = spec.inCluster || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context")) || spec.allContexts;
+        spec.kubernetes = spec.inCluster || parser.isSet(QStringLiteral("kubeconfig")) || parser.isSet(QStringLiteral("context")) || spec.allContexts
+                          || kubeconfigByDefault;
         if (spec.isFleet() && (spec.inCluster || parser.isSet(QStringLiteral("ray"))))
             return QStringLiteral("several contexts read each RayCluster's Ray through its own API server: leave out %1")
                 .arg(spec.inCluster ? QStringLiteral("--in-cluster") : QStringLiteral("--ray"));

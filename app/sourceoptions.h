@@ -54,10 +54,21 @@ struct SourceSpec {
     qint64 deadlineMs = std::chrono::milliseconds(netlimits::kHeadlessDeadline).count();
 };
 
+// What SOURCE is when no --demo, --capture, --ray or --relay names one. None: a kubeconfig only with
+// --kubeconfig, --context, --all-contexts or --in-cluster, else an http(s) RAY_ADDRESS, else
+// nothing (the verbs ask for a SOURCE, the window opens the demo). Kubeconfig: as kubectl's plugin,
+// the kubeconfig kubectl would read (KUBECONFIG or ~/.kube/config) and its current context, so
+// `kubectl slicescope -n NS` and `-A` alone mean what they mean to kubectl.
+enum class DefaultSource
+{
+    None,
+    Kubeconfig
+};
+
 void addSourceOptions(QCommandLineParser &parser);
 // Reads the options; returns an error sentence (bad usage) or empty. With no source option, an
 // http(s) RAY_ADDRESS names a live Ray dashboard; --ray accepts "host:port" for "http://host:port".
-[[nodiscard]] QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec);
+[[nodiscard]] QString readSourceOptions(const QCommandLineParser &parser, SourceSpec &spec, DefaultSource fallback = DefaultSource::None);
 
 // Loads one capture for the headless verbs. Returns an error sentence or empty. The demo and files
 // are read at once; a live source runs the application's event loop (QCoreApplication::exec())

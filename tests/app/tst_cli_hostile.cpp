@@ -4,11 +4,10 @@
 // bodies, control characters and 100 KB values in answers, a credential plugin stopped mid-run.
 // Each ends in time, with exit 1 and one stderr line naming what failed.
 
+#include "../common/clirun.h"
 #include "../common/fakehttpserver.h"
 
-#include <QElapsedTimer>
 #include <QFile>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -31,30 +30,8 @@ struct Run {
 // Runs the binary without blocking this test's event loop, so an in-process fake server answers.
 Run runAsync(const QStringList &args, const QMap<QString, QString> &extraEnv = {}, int timeoutMs = 30000)
 {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char *name : {"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM",
-                             "SLICESCOPE_DEBUG", "KUBECONFIG"})
-        env.remove(QLatin1String(name));
-    for (auto it = extraEnv.cbegin(); it != extraEnv.cend(); ++it)
-        env.insert(it.key(), it.value());
-    QProcess p;
-    p.setProcessEnvironment(env);
-    QElapsedTimer timer;
-    timer.start();
-    p.start(QStringLiteral(SLICESCOPE_BINARY), args);
-    Run r;
-    if (!p.waitForStarted(10000))
-        return r;
-    const bool finished = QTest::qWaitFor([&] { return p.state() == QProcess::NotRunning; }, timeoutMs);
-    r.ms = timer.elapsed();
-    if (!finished) {
-        p.kill();
-        p.waitForFinished(5000);
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    const testing::CliRun r = testing::runCliAsync(QStringLiteral(SLICESCOPE_BINARY), args, extraEnv, timeoutMs);
+    return {r.exitCode, QString::fromUtf8(r.err), r.ms};
 }
 
 // Exactly one line, "slicescope: ...", with no control character in it.
