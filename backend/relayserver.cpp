@@ -295,6 +295,32 @@ QByteArray textBody(const QString &text)
     return text.toUtf8() + '\n';
 }
 
+// Whether an Accept-Encoding header takes `coding` ("br", "gzip"): named, or "*", with a q above 0.
+bool acceptsEncoding(const QByteArray &header, const QByteArray &coding)
+{
+    bool byStar = false, named = false, namedOk = false;
+    for (const QByteArray &item : header.split(',')) {
+        const QList<QByteArray> parts = item.split(';');
+        const QByteArray token = parts.first().trimmed().toLower();
+        bool positive = true;
+        for (qsizetype i = 1; i < parts.size(); ++i) {
+            const QByteArray param = parts[i].trimmed();
+            if (param.startsWith("q=")) {
+                bool ok = false;
+                const double q = param.mid(2).toDouble(&ok);
+                positive = ok && q > 0;
+            }
+        }
+        if (token == coding) {
+            named = true;
+            namedOk = positive;
+        } else if (token == "*") {
+            byStar = positive;
+        }
+    }
+    return named ? namedOk : byStar;
+}
+
 } // namespace
 
 bool RelayServer::handleHttp(const QHttpServerRequest &request, QTcpSocket *socket)
@@ -359,9 +385,25 @@ bool RelayServer::handleHttp(const QHttpServerRequest &request, QTcpSocket *sock
     const QString real = file.canonicalFilePath();
     if (real.isEmpty() || !real.startsWith(root + u'/') || !file.isFile())
         return respond(std::move(responder), Status::NotFound, "text/plain; charset=utf-8", textBody(tr("not found")), head, extra);
+    // A precompressed copy beside the file (NAME.br, NAME.gz: the web package has both, issue 18) is
+    // sent as it is, with Content-Encoding, to a client that takes that coding; the file itself to
+    // any other. Brotli first: the smaller of the two for the .wasm.
+    QString send = real;
+    bool compressedBeside = false;
+    for (const auto &[suffix, coding] : {std::pair{".br", QByteArray("br")}, std::pair{".gz", QByteArray("gzip")}}) {
+        const QFileInfo copy(real + QLatin1String(suffix));
+        const QString copyReal = copy.canonicalFilePath();
+        if (copyReal.isEmpty() || !copyReal.startsWith(root + u'/') || !copy.isFile()) continue;
+        compressedBeside = true;
+        if (send == real && acceptsEncoding(request.value("Accept-Encoding"), coding)) {
+            send = copyReal;
+            extra.append({QByteArray("Content-Encoding"), coding});
+        }
+    }
+    if (compressedBeside) extra.append({QByteArray("Vary"), QByteArray("Accept-Encoding")});
     // isFile() above already passes over FIFOs and devices; the helper checks the descriptor too.
     QByteArray bytes;
-    if (!readBoundedFile(real, kMaxStaticFileBytes, QString(), bytes).isEmpty())
+    if (!readBoundedFile(send, kMaxStaticFileBytes, QString(), bytes).isEmpty())
         return respond(std::move(responder), Status::InternalServerError, "text/plain; charset=utf-8", textBody(tr("cannot read this file")), head, extra);
     respond(std::move(responder), Status::Ok, mimeType(real), bytes, head, extra);
     return true;

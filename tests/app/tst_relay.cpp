@@ -91,17 +91,24 @@ HttpAnswer httpGet(const QUrl &url)
 }
 
 // A raw request line, so no client library normalises the path first.
-QByteArray rawGet(quint16 port, const QByteArray &target, const QByteArray &token)
+QByteArray rawGet(quint16 port, const QByteArray &target, const QByteArray &token, const QByteArray &moreHeaders = {})
 {
     QTcpSocket socket;
     socket.connectToHost(QHostAddress::LocalHost, port);
     if (!socket.waitForConnected(5000))
         return {};
     socket.write("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port) + "\r\nCookie: slicescope_token=" + token
-                 + "\r\nConnection: close\r\n\r\n");
+                 + "\r\n" + moreHeaders + "Connection: close\r\n\r\n");
+    // Read until the body the headers announce is whole (the relay keeps the connection open).
     QByteArray answer;
-    while (socket.waitForReadyRead(3000))
+    while (socket.waitForReadyRead(3000)) {
         answer += socket.readAll();
+        const qsizetype end = answer.indexOf("\r\n\r\n");
+        if (end < 0) continue;
+        const QByteArray headers = answer.left(end).toLower();
+        const qsizetype at = headers.indexOf("content-length:");
+        if (at >= 0 && answer.size() - end - 4 >= headers.mid(at + 15, headers.indexOf('\r', at) - at - 15).trimmed().toLongLong()) break;
+    }
     return answer;
 }
 
@@ -411,6 +418,56 @@ private Q_SLOTS:
         const QByteArray viaCookie = rawGet(relay.port, "/slicescope.js", relay.token);
         QVERIFY(viaCookie.startsWith("HTTP/1.1 200"));
         QVERIFY(rawGet(relay.port, "/slicescope.js", "not-the-token").startsWith("HTTP/1.1 403"));
+    }
+
+    // The web package's precompressed copies (issue 18): NAME.br or NAME.gz sent as is, with
+    // Content-Encoding and the file's own type, to a client that takes the coding; the file itself
+    // to any other; Vary: Accept-Encoding whenever a copy exists.
+    void precompressedFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto write = [&](const QString &name, const QByteArray &bytes) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        };
+        write(QStringLiteral("index.html"), "<!doctype html><title>t</title>");
+        write(QStringLiteral("slicescope.wasm"), "PLAIN-WASM");
+        write(QStringLiteral("slicescope.wasm.br"), "BROTLI-WASM");
+        write(QStringLiteral("slicescope.wasm.gz"), "GZIP-WASM");
+        write(QStringLiteral("slicescope.js"), "PLAIN-JS");
+        write(QStringLiteral("slicescope.js.gz"), "GZIP-JS");
+        Relay relay;
+        QVERIFY(startRelay(relay, {QStringLiteral("--web-root"), dir.path()}));
+        struct Case {
+            QByteArray target, acceptEncoding, body, encoding;
+        };
+        const QList<Case> cases{
+            {"/slicescope.wasm", "gzip, deflate, br", "BROTLI-WASM", "br"},
+            {"/slicescope.wasm", "gzip", "GZIP-WASM", "gzip"},
+            {"/slicescope.wasm", "br;q=0, gzip;q=0.5", "GZIP-WASM", "gzip"},
+            {"/slicescope.wasm", "*", "BROTLI-WASM", "br"},
+            {"/slicescope.wasm", "*, br;q=0", "GZIP-WASM", "gzip"},
+            {"/slicescope.wasm", "identity", "PLAIN-WASM", {}},
+            {"/slicescope.wasm", {}, "PLAIN-WASM", {}},
+            {"/slicescope.js", "br", "PLAIN-JS", {}},
+            {"/slicescope.js", "br, gzip", "GZIP-JS", "gzip"},
+        };
+        for (const Case &c : cases) {
+            const QByteArray headers = c.acceptEncoding.isEmpty() ? QByteArray() : "Accept-Encoding: " + c.acceptEncoding + "\r\n";
+            const QByteArray answer = rawGet(relay.port, c.target, relay.token, headers);
+            const QByteArray what = c.target + " with Accept-Encoding: " + c.acceptEncoding;
+            QVERIFY2(answer.startsWith("HTTP/1.1 200"), what.constData());
+            QVERIFY2(answer.endsWith("\r\n\r\n" + c.body), what.constData());
+            const QByteArray lower = answer.left(answer.indexOf("\r\n\r\n")).toLower();
+            QVERIFY2(lower.contains("vary: accept-encoding"), what.constData());
+            QVERIFY2(c.encoding.isEmpty() ? !lower.contains("content-encoding") : lower.contains("content-encoding: " + c.encoding), what.constData());
+            QVERIFY2(lower.contains(c.target.endsWith(".wasm") ? "content-type: application/wasm" : "content-type: text/javascript"), what.constData());
+        }
+        // A file without a copy: no Vary, no coding.
+        const QByteArray index = rawGet(relay.port, "/index.html", relay.token, "Accept-Encoding: gzip, br\r\n").toLower();
+        QVERIFY(index.startsWith("http/1.1 200") && !index.contains("vary:") && !index.contains("content-encoding"));
     }
 
     void tokenOnlyInTheUrlLine()
