@@ -12,6 +12,8 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QHostAddress>
 #include <QLoggingCategory>
 #include <QTextStream>
@@ -63,7 +65,9 @@ int serve(const QStringList &arguments)
         {QStringLiteral("listen"), QStringLiteral("Address and port (default 127.0.0.1:8080; port 0 picks a free one)."), QStringLiteral("HOST:PORT"),
          QStringLiteral("127.0.0.1:8080")},
         {QStringLiteral("allow-remote"), QStringLiteral("Listen on a non-loopback address and accept clients that are not loopback.")},
-        {QStringLiteral("web-root"), QStringLiteral("The web bundle to serve (index.html, .js, .wasm)."), QStringLiteral("DIR")},
+        {QStringLiteral("web-root"),
+         QStringLiteral("The web bundle to serve (index.html, .js, .wasm; default: the installed one, ../share/slicescope/web beside the binary, when there)."),
+         QStringLiteral("DIR")},
         {QStringLiteral("token-file"), QStringLiteral("Read the access token from this file instead of drawing a random one."), QStringLiteral("F")},
     });
     SourceSpec spec;
@@ -80,6 +84,15 @@ int serve(const QStringList &arguments)
                                              "add --allow-remote to mean it, or listen on 127.0.0.1")
                                   .arg(parser.value(QStringLiteral("listen"))));
     options.webRoot = parser.value(QStringLiteral("web-root"));
+    if (!parser.isSet(QStringLiteral("web-root"))) {
+        // The slicescope-web package's bundle (installer/web/package.sh), beside an installed binary:
+        // /usr/bin/slicescope -> /usr/share/slicescope/web.
+        const QDir installed(QCoreApplication::applicationDirPath() + QStringLiteral("/../share/slicescope/web"));
+        if (QFileInfo(installed.filePath(QStringLiteral("index.html"))).isFile()) {
+            options.webRoot = installed.canonicalPath();
+            notice(QStringLiteral("serving the installed web bundle in %1").arg(options.webRoot));
+        }
+    }
     const QString tokenFile = parser.value(QStringLiteral("token-file"));
     if (!tokenFile.isEmpty()) {
         QByteArray raw;

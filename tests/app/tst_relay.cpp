@@ -420,6 +420,29 @@ private Q_SLOTS:
         QVERIFY(rawGet(relay.port, "/slicescope.js", "not-the-token").startsWith("HTTP/1.1 403"));
     }
 
+    // Without --web-root, an installed bundle beside the binary is served (the slicescope-web
+    // package: /usr/bin/slicescope -> /usr/share/slicescope/web), and said.
+    void theInstalledBundleIsFoundBesideTheBinary()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("bin")) && QDir(dir.path()).mkpath(QStringLiteral("share/slicescope/web")));
+        const QString binary = dir.filePath(QStringLiteral("bin/slicescope"));
+        QVERIFY(QFile::copy(QStringLiteral(SLICESCOPE_BINARY), binary));
+        {
+            QFile index(dir.filePath(QStringLiteral("share/slicescope/web/index.html")));
+            QVERIFY(index.open(QIODevice::WriteOnly));
+            index.write("<!doctype html><title>installed</title>");
+        }
+        Relay relay;
+        relay.binary = binary;
+        QVERIFY(startRelay(relay));
+        const QByteArray answer = rawGet(relay.port, "/", relay.token);
+        QVERIFY2(answer.startsWith("HTTP/1.1 200") && answer.endsWith("<title>installed</title>"), answer.constData());
+        QVERIFY2(relay.readErr().contains("serving the installed web bundle in " + QDir(dir.filePath(QStringLiteral("share/slicescope/web"))).canonicalPath().toUtf8()),
+                 relay.readErr().constData());
+    }
+
     // The web package's precompressed copies (issue 18): NAME.br or NAME.gz sent as is, with
     // Content-Encoding and the file's own type, to a client that takes the coding; the file itself
     // to any other; Vary: Accept-Encoding whenever a copy exists.

@@ -20,6 +20,7 @@ struct RelayProcess {
     QByteArray token;
     quint16 port = 0;
     QByteArray err;     // everything it wrote on stderr so far
+    QString binary = QStringLiteral(SLICESCOPE_BINARY); // another copy of it, to test where it looks beside itself
 
     // Starts `slicescope serve ARGS --listen 127.0.0.1:0` and waits for its URL line.
     bool start(const QStringList &args, int timeoutMs = 20000)
@@ -29,7 +30,7 @@ struct RelayProcess {
             env.remove(QLatin1String(name));
         process = std::make_unique<QProcess>();
         process->setProcessEnvironment(env);
-        process->start(QStringLiteral(SLICESCOPE_BINARY),
+        process->start(binary,
                        QStringList{QStringLiteral("serve")} + args + QStringList{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
         static const QRegularExpression line(QStringLiteral(R"( at (http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]{43}))\s*$)"),
                                              QRegularExpression::MultilineOption);
