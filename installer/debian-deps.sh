@@ -12,6 +12,8 @@ packages=(
   procps  # ps, for the integration harness (tests/integration/ray-harness.sh)
   chromium  # headless, for the browser tier (tests/browser); the wasm toolchain: installer/web/toolchain.sh
   clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes, for the fuzz targets (tests/fuzz)
+  python3 file  # the man pages and completions made at build time (installer/cli_docs.py); cpack's stripping
+  lintian appstream debootstrap zstd  # the package check (tests/package/check.sh)
 )
 
 missing=()
