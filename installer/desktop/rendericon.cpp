@@ -29,7 +29,8 @@ int main(int argc, char **argv)
         QTextStream(stderr) << "slicescope-rendericon: " << args[1] << " is not an SVG Qt can draw" << Qt::endl;
         return 1;
     }
-    for (const QString &target : args.mid(2)) {
+    const QStringList targets = args.mid(2);
+    for (const QString &target : targets) {
         bool ok = false;
         const int size = target.section(u':', 0, 0).toInt(&ok);
         const QString path = target.section(u':', 1);
