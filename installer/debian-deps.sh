@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes, for the fuzz targets (tests/fuzz)
   python3 file  # the man pages and completions made at build time (installer/cli_docs.py); cpack's stripping
   lintian appstream debootstrap zstd  # the package check (tests/package/check.sh)
+  brotli  # the web package's precompressed copies (installer/web/package.sh)
 )
 
 missing=()

@@ -9,7 +9,8 @@
 # `slicescope serve` looks when no --web-root is given). Every file worth compressing gets a
 # gzip (NAME.gz) and, when Debian's `brotli` is installed, a brotli (NAME.br) copy beside it, which
 # `serve` sends with Content-Encoding to browsers that take it. VERSION defaults to the project's
-# (the top-level CMakeLists.txt). Prints the two paths.
+# (the top-level CMakeLists.txt). SLICESCOPE_BROTLI_QUALITY (default 11, the smallest) trades size for
+# time: CI, which only checks the package, uses 5. Prints the two paths.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -46,7 +47,7 @@ brotli_found=0
 command -v brotli >/dev/null && brotli_found=1
 while IFS= read -r -d '' f; do
   gzip -9 -n -k "$f"
-  if [ "$brotli_found" = 1 ]; then brotli -q 11 -k "$f"; fi
+  if [ "$brotli_found" = 1 ]; then brotli -q "${SLICESCOPE_BROTLI_QUALITY:-11}" -k "$f"; fi
 done < <(find "$stage" -type f \( -name '*.html' -o -name '*.js' -o -name '*.wasm' -o -name '*.css' -o -name '*.svg' -o -name '*.json' \) -print0)
 if [ "$brotli_found" = 0 ]; then
   echo "package.sh: brotli is not installed (Debian's brotli): gzip copies only" >&2
