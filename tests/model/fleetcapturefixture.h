@@ -36,17 +36,24 @@ inline Capture rayView(const QString &cluster, const QString &ipPrefix, const QS
     return c;
 }
 
+// The Kubernetes bodies of `kube` as context `context`'s capture (its Ray views to be added).
+inline Capture kubeOnly(CaptureBuilder &kube, const QString &context)
+{
+    Capture c = kube.capture(true);
+    c.rayVersion.clear();
+    c.rayNodes.clear();
+    c.rayPlacementGroups.clear();
+    c.kubeContext = context;
+    return c;
+}
+
 // A context holding team-a/llm and team-b/rl, each with its Ray view; llm's group "train" holds its slice.
 inline Capture twoClusterContext(const QString &context)
 {
     CaptureBuilder kube;
     addCluster(kube, QStringLiteral("team-a"), QStringLiteral("llm"), QStringLiteral("10.1.0."), QStringLiteral("gke-a-"));
     addCluster(kube, QStringLiteral("team-b"), QStringLiteral("rl"), QStringLiteral("10.2.0."), QStringLiteral("gke-b-"));
-    Capture c = kube.capture(true);
-    c.rayVersion.clear();
-    c.rayNodes.clear();
-    c.rayPlacementGroups.clear();
-    c.kubeContext = context;
+    Capture c = kubeOnly(kube, context);
     c.rayClusters = {rayView(QStringLiteral("team-a/llm"), QStringLiteral("10.1.0."), context + QStringLiteral("a"), QStringLiteral("train")),
                      rayView(QStringLiteral("team-b/rl"), QStringLiteral("10.2.0."), context + QStringLiteral("b"))};
     return c;

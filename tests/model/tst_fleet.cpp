@@ -32,11 +32,7 @@ Capture oneClusterContext(const QString &context, const QString &status, const Q
 {
     CaptureBuilder kube;
     addCluster(kube, QStringLiteral("team-a"), QStringLiteral("llm"), QStringLiteral("10.1.0."), QStringLiteral("gke-a-"));
-    Capture c = kube.capture(true);
-    c.rayVersion.clear();
-    c.rayNodes.clear();
-    c.rayPlacementGroups.clear();
-    c.kubeContext = context;
+    Capture c = kubeOnly(kube, context);
     c.rayClusters = {rayView(QStringLiteral("team-a/llm"), QStringLiteral("10.1.0."), context, pg)};
     c.rayClusters[0].rayClusterStatus = R"({"result":true,"msg":"","data":{"clusterStatus":")" + status.toUtf8() + R"("}})";
     return c;
