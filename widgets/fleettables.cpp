@@ -2,6 +2,7 @@
 #include "fleettables.h"
 
 #include "itemmodels.h"
+#include "searchfield.h"
 
 #include <QHeaderView>
 #include <QLineEdit>
@@ -18,7 +19,7 @@ FleetTables::FleetTables(QWidget *parent)
     , m_tabs(new QTabWidget(this))
 {
     m_filter->setPlaceholderText(tr("Filter (any column)"));
-    m_filter->setClearButtonEnabled(true);
+    makeSearchField(m_filter);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_filter);

@@ -2,6 +2,7 @@
 #include "timeline.h"
 
 #include "history.h"
+#include "searchfield.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -65,7 +66,7 @@ Timeline::Timeline(QWidget *parent)
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("eventFilter"));
     m_filter->setPlaceholderText(tr("Filter events: slice, host, group, \"degraded\", \"host-died\"..."));
-    m_filter->setClearButtonEnabled(true);
+    makeSearchField(m_filter);
     m_list = new QTreeView(this);
     m_list->setObjectName(QStringLiteral("eventList"));
     m_list->setModel(m_model);

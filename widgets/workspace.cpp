@@ -5,6 +5,7 @@
 #include "fleetoverview.h"
 #include "fleettables.h"
 #include "history.h"
+#include "searchfield.h"
 #include "sliceview.h"
 
 #include <QCheckBox>
@@ -62,8 +63,9 @@ QWidget *Workspace::makeOverviewPage()
 {
     auto *page = new QWidget(this);
     m_search = new QLineEdit(page);
+    m_search->setObjectName(QStringLiteral("overviewSearch"));
     m_search->setPlaceholderText(tr("Search slices: name, generation, topology, group, holder, status..."));
-    m_search->setClearButtonEnabled(true);
+    makeSearchField(m_search);
     connect(m_search, &QLineEdit::textChanged, m_overview, &FleetOverview::setFilterText);
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 4);

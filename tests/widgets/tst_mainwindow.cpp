@@ -6,6 +6,7 @@
 #include "alertthresholdsdialog.h"
 #include "capturefile.h"
 #include "democluster.h"
+#include "fleetoverview.h"
 #include "joblogview.h"
 #include "connectdialog.h"
 #include "commandpalette.h"
@@ -474,6 +475,35 @@ private Q_SLOTS:
         QVERIFY(palette->isVisible());
         QTest::keyClick(palette->input(), Qt::Key_Escape);
         QVERIFY(!palette->isVisible());
+    }
+
+    // Escape clears a search or filter box that has the focus (issue 17): the overview's search, the
+    // tables' filter and the events filter; the overview shows every slice again.
+    void escapeClearsTheSearch()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        window.setSource(std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("demo")));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *search = window.findChild<QLineEdit *>(QStringLiteral("overviewSearch"));
+        QVERIFY(search);
+        const int all = window.workspace()->overview()->shownSlices().size();
+        QVERIFY(all > 1);
+        search->setFocus();
+        QTest::keyClicks(search, QStringLiteral("v6e-2x4"));
+        QCOMPARE(window.workspace()->overview()->shownSlices().size(), 1);
+        QTest::keyClick(search, Qt::Key_Escape);
+        QVERIFY(search->text().isEmpty());
+        QCOMPARE(window.workspace()->overview()->shownSlices().size(), all);
+        auto *events = window.findChild<QLineEdit *>(QStringLiteral("eventFilter"));
+        QVERIFY(events);
+        window.findChild<QDockWidget *>(QStringLiteral("timelineDock"))->show();
+        events->setText(QStringLiteral("degraded"));
+        events->setFocus();
+        QTRY_VERIFY(events->hasFocus());
+        QTest::keyClick(events, Qt::Key_Escape);
+        QVERIFY(events->text().isEmpty());
     }
 
     // The palette's ranking rules, as data.
