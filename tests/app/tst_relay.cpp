@@ -90,6 +90,13 @@ HttpAnswer httpGet(const QUrl &url)
     return a;
 }
 
+// Writes `bytes` to `path` whole.
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 // A raw request line, so no client library normalises the path first.
 QByteArray rawGet(quint16 port, const QByteArray &target, const QByteArray &token, const QByteArray &moreHeaders = {})
 {
@@ -378,16 +385,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("web/assets")));
-        auto write = [&](const QString &name, const QByteArray &bytes) {
-            QFile f(dir.filePath(name));
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(bytes);
-        };
-        write(QStringLiteral("web/index.html"), "<!doctype html><title>t</title>");
-        write(QStringLiteral("web/slicescope.js"), "console.log(1)");
-        write(QStringLiteral("web/slicescope.wasm"), QByteArray("\0asm\1\0\0\0", 8));
-        write(QStringLiteral("web/.hidden"), "hidden");
-        write(QStringLiteral("secret.txt"), "TOP-SECRET");
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("web/index.html")), "<!doctype html><title>t</title>"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("web/slicescope.js")), "console.log(1)"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("web/slicescope.wasm")), QByteArray("\0asm\1\0\0\0", 8)));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("web/.hidden")), "hidden"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("secret.txt")), "TOP-SECRET"));
         Relay relay;
         QVERIFY(startRelay(relay, {QStringLiteral("--web-root"), dir.filePath(QStringLiteral("web"))}));
         auto at = [&](const QString &path) {
@@ -429,11 +431,7 @@ private Q_SLOTS:
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("bin")) && QDir(dir.path()).mkpath(QStringLiteral("share/slicescope/web")));
         const QString binary = dir.filePath(QStringLiteral("bin/slicescope"));
         QVERIFY(QFile::copy(QStringLiteral(SLICESCOPE_BINARY), binary));
-        {
-            QFile index(dir.filePath(QStringLiteral("share/slicescope/web/index.html")));
-            QVERIFY(index.open(QIODevice::WriteOnly));
-            index.write("<!doctype html><title>installed</title>");
-        }
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("share/slicescope/web/index.html")), "<!doctype html><title>installed</title>"));
         Relay relay;
         relay.binary = binary;
         QVERIFY(startRelay(relay));
@@ -450,17 +448,12 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        auto write = [&](const QString &name, const QByteArray &bytes) {
-            QFile f(dir.filePath(name));
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(bytes);
-        };
-        write(QStringLiteral("index.html"), "<!doctype html><title>t</title>");
-        write(QStringLiteral("slicescope.wasm"), "PLAIN-WASM");
-        write(QStringLiteral("slicescope.wasm.br"), "BROTLI-WASM");
-        write(QStringLiteral("slicescope.wasm.gz"), "GZIP-WASM");
-        write(QStringLiteral("slicescope.js"), "PLAIN-JS");
-        write(QStringLiteral("slicescope.js.gz"), "GZIP-JS");
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("index.html")), "<!doctype html><title>t</title>"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("slicescope.wasm")), "PLAIN-WASM"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("slicescope.wasm.br")), "BROTLI-WASM"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("slicescope.wasm.gz")), "GZIP-WASM"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("slicescope.js")), "PLAIN-JS"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("slicescope.js.gz")), "GZIP-JS"));
         Relay relay;
         QVERIFY(startRelay(relay, {QStringLiteral("--web-root"), dir.path()}));
         struct Case {

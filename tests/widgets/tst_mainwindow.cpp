@@ -48,6 +48,15 @@ public:
     void fail(const QString &m) { Q_EMIT failed(m); }
 };
 
+// The demo cluster in a shown 1280x800 window (the tests that type into it need it exposed).
+bool showDemo(MainWindow &window)
+{
+    window.setSource(std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("demo")));
+    window.resize(1280, 800);
+    window.show();
+    return QTest::qWaitForWindowExposed(&window);
+}
+
 } // namespace
 
 class TestMainWindow : public QObject
@@ -427,10 +436,7 @@ private Q_SLOTS:
     void thePaletteFindsASliceAndOpensIt()
     {
         MainWindow window(MainWindow::Mode::Screenshot);
-        window.setSource(std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("demo")));
-        window.resize(1280, 800);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(showDemo(window));
         auto *action = window.findChild<QAction *>(QStringLiteral("commandPaletteAction"));
         QVERIFY(action);
         QCOMPARE(action->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_K));
@@ -482,10 +488,7 @@ private Q_SLOTS:
     void escapeClearsTheSearch()
     {
         MainWindow window(MainWindow::Mode::Screenshot);
-        window.setSource(std::make_unique<StaticSource>(DemoCluster().capture(), QStringLiteral("demo")));
-        window.resize(1280, 800);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(showDemo(window));
         auto *search = window.findChild<QLineEdit *>(QStringLiteral("overviewSearch"));
         QVERIFY(search);
         const int all = window.workspace()->overview()->shownSlices().size();
