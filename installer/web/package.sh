@@ -43,6 +43,9 @@ stage="$work/slicescope-web-$version"
 mkdir -p "$stage"
 cp -R "$bundle"/. "$stage"/
 find "$stage" -type f \( -name '*.gz' -o -name '*.br' \) -delete
+# Data, not programs: the toolchain leaves the .wasm executable (lintian: executable-not-elf-or-script).
+find "$stage" -type f -exec chmod 0644 {} +
+find "$stage" -type d -exec chmod 0755 {} +
 brotli_found=0
 command -v brotli >/dev/null && brotli_found=1
 while IFS= read -r -d '' f; do
