@@ -82,7 +82,7 @@ QList<PaletteEntry> MainWindow::paletteEntries()
         }
         for (const PlacementGroup &g : s.placementGroups) {
             PaletteEntry e;
-            e.text = g.displayLabel();
+            e.text = s.groupLabel(g);
             e.kind = tr("Placement group");
             QStringList detail{g.state};
             if (!g.name.isEmpty()) detail << tr("id %1").arg(g.id.left(PlacementGroup::kDisplayIdChars));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "snapshot.h"
 
+#include <algorithm>
+
 #include <QDebug>
 
 namespace slicescope {
@@ -99,6 +101,34 @@ int ClusterSnapshot::placementGroupIndex(QStringView idOrName) const
         if (!placementGroups[i].name.isEmpty() && placementGroups[i].name == idOrName)
             return i;
     return -1;
+}
+
+QString ClusterSnapshot::groupLabel(const PlacementGroup &g) const
+{
+    if (!g.name.isEmpty())
+        return g.name;
+    const QString id = g.id.left(PlacementGroup::kDisplayIdChars);
+    if (g.kind == PlacementGroup::Kind::SliceHead && !g.creatorJobId.isEmpty()) {
+        const PlacementGroup *partner = nullptr;
+        int partners = 0;
+        for (const PlacementGroup &o : placementGroups) {
+            if (o.kind != PlacementGroup::Kind::Slice || o.name.isEmpty() || o.creatorJobId != g.creatorJobId || o.context != g.context)
+                continue;
+            // The head goes with the group on its slice; both unplaced, with the job's only one.
+            const bool sameSlices = g.slices.isEmpty() ? o.slices.isEmpty()
+                                                       : std::any_of(g.slices.cbegin(), g.slices.cend(), [&o](const QString &s) { return o.slices.contains(s); });
+            if (sameSlices) {
+                partner = &o;
+                ++partners;
+            }
+        }
+        if (partners == 1)
+            return QStringLiteral("head of %1 (%2)").arg(partner->name, id);
+    }
+    const QString kind = g.kind == PlacementGroup::Kind::SliceHead ? QStringLiteral("unnamed slice head")
+                         : g.kind == PlacementGroup::Kind::Slice   ? QStringLiteral("unnamed slice group")
+                                                                   : QStringLiteral("unnamed group");
+    return g.creatorJobId.isEmpty() ? QStringLiteral("%1 (%2)").arg(kind, id) : QStringLiteral("%1, job %2 (%3)").arg(kind, g.creatorJobId, id);
 }
 
 int ClusterSnapshot::workerGroupIndex(QStringView key) const

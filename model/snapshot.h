@@ -333,6 +333,11 @@ struct ClusterSnapshot {
     int workerGroupIndex(QStringView key) const;
     // The worker group a slice belongs to (its context's), or -1.
     int workerGroupOf(const Slice &slice) const;
+    // How the UI names a placement group where a person reads it (details, legends, lists): a named
+    // group by its name; an unnamed slice-head reservation by the one named slice group of the same
+    // job (and context) on the same slices, "head of NAME (ID)"; another unnamed group by its kind,
+    // job and id, "unnamed slice head, job J (ID)". ID is displayLabel()'s 12 characters.
+    QString groupLabel(const PlacementGroup &g) const;
 };
 
 using SnapshotPtr = std::shared_ptr<const ClusterSnapshot>;

@@ -17,9 +17,9 @@ QString row(const QString &key, const QString &value)
     return QStringLiteral("<tr><td style='padding-right:10px'><b>%1</b></td><td>%2</td></tr>").arg(esc(key), value);
 }
 
-QString groupLabel(const PlacementGroup &g)
+QString groupLabel(const ClusterSnapshot &snap, const PlacementGroup &g)
 {
-    const QString name = g.displayLabel() + (g.name.isEmpty() ? QStringLiteral("…") : QString()); // an id, cut
+    const QString name = snap.groupLabel(g); // an unnamed one by what it is, its job and its id
     // pg_per_slice: one request of several groups, "train_slice_1" is part of "train".
     return g.reservation.isEmpty() ? name
                                    : QStringLiteral("%1 (part of %2, %3 groups)").arg(name, g.reservation).arg(g.reservationSize);
@@ -87,7 +87,7 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
         out += row(tr("Ray TPU per chip"), esc(tr("%1 (RAY_TPU_RESOURCE_PER_CHIP)").arg(s.tpuPerChip)));
     out += row(tr("Reserved"), tr("%1 of %2 chips").arg(s.reservedChips).arg(s.chips()));
     if (s.headHeldBy >= 0)
-        out += row(tr("Head claimed by"), esc(groupLabel(snap.placementGroups[s.headHeldBy])));
+        out += row(tr("Head claimed by"), esc(groupLabel(snap, snap.placementGroups[s.headHeldBy])));
     out += row(tr("Worker group"), esc(s.workerGroup.isEmpty() ? tr("none known") : s.workerGroup));
     out += row(tr("Known from"), esc(toText(s.source)));
     out += QStringLiteral("</table>");
@@ -113,7 +113,7 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
                 for (const ChipUse &c : h.chips)
                     chips += c.placementGroup == g;
             out += QStringLiteral("<li><span style='color:%1'>■</span> %2 · %3 · %4 chips%5</li>")
-                       .arg(placementGroupColor(pg.id).name(), esc(groupLabel(pg)), esc(pg.state))
+                       .arg(placementGroupColor(pg.id).name(), esc(groupLabel(snap, pg)), esc(pg.state))
                        .arg(chips)
                        .arg(pg.detached ? tr(" · detached") : QString());
         }

@@ -155,7 +155,7 @@ Layout FleetOverview::Private::computeLayout(int width) const
         if (!runs.last().collapsed && !runs.last().sectionCollapsed)
             placed << entryIndex;
     }
-    FleetTileSizes sizes{m.tileMinWidth, m.tileHeight, m.gap, m.margin, m.headerHeight, m.em * 4, m.sectionHeight};
+    FleetTileSizes sizes{m.tileMinWidth, m.tileHeight, m.gap, m.margin, m.headerHeight, m.em * 4, m.sectionHeight, m.tileRoomyWidth};
     const FleetTileLayout grid = FleetTileLayout::place(sizes, left, inner, y, runs);
     l.headers = grid.headers;
     l.tiles.reserve(grid.tiles.size());
@@ -436,8 +436,9 @@ QList<QPolygonF> FleetOverview::sparkline(const QString &sliceName) const
 void FleetOverview::setCurrentSlice(const QString &name)
 {
     // Scroll only when the slice changes: the window re-sets the same slice on every refresh, and
-    // that must not pull the view back while someone scrolls elsewhere.
-    d->setCurrent(name, name != d->current);
+    // that must not pull the view back while someone scrolls elsewhere. The first slice made current
+    // does not scroll either: the overview opens at the fleet's summary.
+    d->setCurrent(name, name != d->current && !d->current.isEmpty());
 }
 
 QString FleetOverview::currentSlice() const

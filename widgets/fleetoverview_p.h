@@ -52,7 +52,7 @@ struct Metrics {
     int em = 13;
     int margin = 13, gap = 8, pad = 8, radius = 6;
     QFont base, bold, small, smallBold, badge, header, kpiValue, caption;
-    int tileMinWidth = 208, tileHeight = 100;
+    int tileMinWidth = 208, tileRoomyWidth = 294, tileHeight = 100;
     int lineName = 17, lineSmall = 15, barHeight = 7, cellHeight = 9;
     int headerHeight = 26, sectionHeight = 44;
     int cardWidth = 220, cardHeight = 80;
@@ -83,6 +83,7 @@ struct Metrics {
         barHeight = std::max(6, int(em * 0.55));
         cellHeight = std::max(7, int(em * 0.7));
         tileMinWidth = em * 17;
+        tileRoomyWidth = em * 24;
         // name, shape, bar, host strip, note
         tileHeight = 2 * pad + lineName + 4 * lineSmall + 2 * (gap / 2);
         headerHeight = QFontMetrics(header).height() + em / 2;

@@ -459,9 +459,9 @@ void FleetOverview::Private::drawHeader(QPainter &p, const Layout::Header &h) co
         counts += QStringLiteral(" (folded)");
     counts += kDot + QStringLiteral("%1 ready").arg(g.ready) + kDot + QStringLiteral("%1 / %2 chips reserved").arg(g.reserved).arg(g.chips);
     const QFontMetrics smallFm(m.small), headerFm(m.header);
-    // The counts follow the title (no eye travel across a wide window); the title keeps at least
-    // half the width, the counts elide first.
-    const QString title = headerFm.elidedText(g.title, Qt::ElideMiddle, std::max(r.width() / 2, r.width() - smallFm.horizontalAdvance(counts) - m.em));
+    // The counts follow the title (no eye travel across a wide window); the title comes first (a
+    // group sharing a row has a narrow header), the counts elide or go.
+    const QString title = headerFm.elidedText(g.title, Qt::ElideMiddle, r.width());
     const int titleWidth = headerFm.horizontalAdvance(title);
     p.setFont(m.header);
     p.setPen(theme.text);

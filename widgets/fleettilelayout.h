@@ -3,7 +3,8 @@
 
 // The fleet overview's tile grid as a value: from sizes and counts only (no fonts, no snapshot),
 // where each group's header and each tile go. Columns fill the width; tiles stretch to the column
-// width; each group starts a new row under its header. In a fleet, a section header (a context, a
+// width. A group that fits in one row shares the row with the groups before it while columns are left
+// (its header spans its own columns); a longer group starts a new row under a full-width header. In a fleet, a section header (a context, a
 // RayCluster or a generation, with its figures) comes before its first group. A collapsed group keeps
 // its header and shows no tile; a collapsed section keeps only its own header. Painting,
 // hit-testing and keyboard moves all read the rects this places.
@@ -20,6 +21,9 @@ struct FleetTileSizes {
     int headerHeight = 0;
     int messageHeight = 0; // the "no slice matches" box, when there is no tile
     int sectionHeight = 0; // a section's header (fleet figures): taller than a group's
+    // Tiles grow with the window: a column is at least a fifth of the width, up to this (0: no growth),
+    // so a wide window shows fewer, roomier tiles whose texts are not cut.
+    int tileRoomyWidth = 0;
 };
 
 struct FleetTileLayout {

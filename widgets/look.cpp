@@ -438,7 +438,7 @@ QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice
                 }
         for (qsizetype i = 0; i < groups.size(); ++i) {
             const PlacementGroup &g = snapshot.placementGroups[groups[i]];
-            const QString name = g.displayLabel();
+            const QString name = snapshot.groupLabel(g);
             QString text = QStringLiteral("%1 (%2) · %3 chips").arg(name, g.state).arg(counts[i]);
             QSet<int> bundles;
             bool shaded = false;
@@ -462,7 +462,7 @@ QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice
             entries.append({theme.absentChip, QStringLiteral("unusable: host not alive · %1 chips").arg(unavailable)});
         if (slice.headHeldBy >= 0) {
             const PlacementGroup &g = snapshot.placementGroups[slice.headHeldBy];
-            entries.append({theme.selection, QStringLiteral("head claimed by %1").arg(g.displayLabel()), true});
+            entries.append({theme.selection, QStringLiteral("head claimed by %1").arg(snapshot.groupLabel(g)), true});
         }
         break;
     }

@@ -447,7 +447,7 @@ void SliceComposer::fillReleaseGroups()
         if (m_snapshot)
             for (const PlacementGroup &g : m_snapshot->placementGroups)
                 if (g.kind != PlacementGroupKind::SliceHead)
-                    m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(g.displayLabel(), g.state, g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
+                    m_releaseGroup->addItem(tr("%1 (%2, %3)").arg(m_snapshot->groupLabel(g), g.state, g.slices.isEmpty() ? tr("no slices") : g.slices.join(QStringLiteral(", "))),
                                             g.id);
     }
     // The group a submit just made, once the snapshots list it.

@@ -365,13 +365,13 @@ QString chipTooltip(const SliceScene &scene, ChipCoord c)
     const ChipUse use = info.chipIndex < host.chips.size() ? host.chips[info.chipIndex] : ChipUse{};
     if (use.placementGroup >= 0) {
         const PlacementGroup &g = scene.snapshot->placementGroups[use.placementGroup];
-        lines << Tr::tr("bundle %1 of placement group %2 (%3)").arg(use.bundleIndex).arg(g.displayLabel(), g.state);
+        lines << Tr::tr("bundle %1 of placement group %2 (%3)").arg(use.bundleIndex).arg(scene.snapshot->groupLabel(g), g.state);
     } else {
         lines << Tr::tr("free: no placement group holds this chip");
     }
     if (host.workerId == 0 && scene.slice->headHeldBy >= 0) {
         const PlacementGroup &g = scene.snapshot->placementGroups[scene.slice->headHeldBy];
-        lines << Tr::tr("slice head resource held by %1 (%2)").arg(g.displayLabel(), g.state);
+        lines << Tr::tr("slice head resource held by %1 (%2)").arg(scene.snapshot->groupLabel(g), g.state);
     }
     lines << activityTooltipLines(scene, info.host, info.chipIndex);
     return lines.join(u'\n');

@@ -34,7 +34,7 @@ void WhyPendingPanel::setSnapshot(const SnapshotPtr &snapshot)
         if (m_snapshot)
             for (const PlacementGroup &g : m_snapshot->placementGroups)
                 if (g.state == QLatin1String("PENDING"))
-                    m_group->addItem(tr("%1 (%2)").arg(g.displayLabel(), g.schedulingState), g.id);
+                    m_group->addItem(tr("%1 (%2)").arg(m_snapshot->groupLabel(g), g.schedulingState), g.id);
         m_group->setCurrentIndex(std::max(0, m_group->findData(keep)));
     }
     refresh();

@@ -187,6 +187,7 @@ private slots:
     void v5pCoordinatesByHand();
 
     void inspectJsonSchema();
+    void groupLabels();
 };
 
 // Every fixture parses as one capture at the advertised time; only the bad-* ones have errors.
@@ -1272,6 +1273,46 @@ void TestSnapshot::inspectJsonSchema()
     QCOMPARE(hb[QLatin1String("slice")].toString(), QStringLiteral("tpu-group-0"));
     QCOMPARE(hb[QLatin1String("workerId")].toInt(), 0);
     QCOMPARE(hb[QLatin1String("tpu")].toInt(), 0);
+}
+
+// The names people read for placement groups (ClusterSnapshot::groupLabel): a slice head with no
+// name goes by the one named group of its job on its slice; never by a neighbour's name.
+void TestSnapshot::groupLabels()
+{
+    using Kind = PlacementGroup::Kind;
+    auto group = [](const char *id, const char *name, Kind kind, const char *job, QStringList slices) {
+        PlacementGroup g;
+        g.id = QString::fromLatin1(id);
+        g.name = QString::fromLatin1(name);
+        g.kind = kind;
+        g.creatorJobId = QString::fromLatin1(job);
+        g.slices = slices;
+        return g;
+    };
+    const QStringList a{QStringLiteral("v6e-4x4-0")}, b{QStringLiteral("v6e-4x4-1")};
+    ClusterSnapshot snap;
+    snap.placementGroups = {
+        group("aaaaaaaaaaaaaaaaaaaa", "", Kind::SliceHead, "02000000", a),   // 0: goes with train
+        group("bbbbbbbbbbbbbbbbbbbb", "train", Kind::Slice, "02000000", a),  // 1
+        group("cccccccccccccccccccc", "", Kind::SliceHead, "02000000", b),   // 2: same job, other slice, no partner there
+        group("dddddddddddddddddddd", "", Kind::SliceHead, "03000000", {}),  // 3: pending, with its pending partner
+        group("eeeeeeeeeeeeeeeeeeee", "infer", Kind::Slice, "03000000", {}), // 4
+        group("ffffffffffffffffffff", "", Kind::SliceHead, "04000000", {}),  // 5: two pending named groups: ambiguous
+        group("gggggggggggggggggggg", "x", Kind::Slice, "04000000", {}),
+        group("hhhhhhhhhhhhhhhhhhhh", "y", Kind::Slice, "04000000", {}),
+        group("iiiiiiiiiiiiiiiiiiii", "", Kind::Other, "", {}),              // 8
+        group("jjjjjjjjjjjjjjjjjjjj", "", Kind::Slice, "05000000", a),       // 9
+    };
+    QCOMPARE(snap.groupLabel(snap.placementGroups[0]), QStringLiteral("head of train (aaaaaaaaaaaa)"));
+    QCOMPARE(snap.groupLabel(snap.placementGroups[1]), QStringLiteral("train"));
+    QCOMPARE(snap.groupLabel(snap.placementGroups[2]), QStringLiteral("unnamed slice head, job 02000000 (cccccccccccc)"));
+    QCOMPARE(snap.groupLabel(snap.placementGroups[3]), QStringLiteral("head of infer (dddddddddddd)"));
+    QCOMPARE(snap.groupLabel(snap.placementGroups[5]), QStringLiteral("unnamed slice head, job 04000000 (ffffffffffff)"));
+    QCOMPARE(snap.groupLabel(snap.placementGroups[8]), QStringLiteral("unnamed group (iiiiiiiiiiii)"));
+    QCOMPARE(snap.groupLabel(snap.placementGroups[9]), QStringLiteral("unnamed slice group, job 05000000 (jjjjjjjjjjjj)"));
+    // Another context's group of the same job id is not a partner (job ids repeat across clusters).
+    snap.placementGroups[1].context = QStringLiteral("other");
+    QCOMPARE(snap.groupLabel(snap.placementGroups[0]), QStringLiteral("unnamed slice head, job 02000000 (aaaaaaaaaaaa)"));
 }
 
 QTEST_GUILESS_MAIN(TestSnapshot)

@@ -181,10 +181,14 @@ private Q_SLOTS:
         QCOMPARE(overview.groupTitles(), (QStringList{s("v4 \u00b7 ml/tpu-team/v4-2x2x2"), s("v5p \u00b7 ml/tpu-team/v5p-4x4x4"),
                                                       s("v6e \u00b7 ml/tpu-team/v6e-2x4"), s("v6e \u00b7 ml/tpu-team/v6e-4x4")}));
         QCOMPARE(overview.shownSlices(), kDisplayOrder);
-        // Each group starts below the one before; inside a group tiles flow left to right.
-        QVERIFY(overview.tileRect(s("v5p-4x4x4-0")).top() > overview.tileRect(s("v4-2x2x2-0")).bottom());
-        QVERIFY(overview.tileRect(s("v6e-2x4-0")).top() > overview.tileRect(s("v5p-4x4x4-0")).bottom());
+        // Groups of one row share a row while columns last (v4 | v5p | v6e 2x4); v6e 4x4's four
+        // tiles do not fit beside them and start below. Inside a group tiles flow left to right.
+        QCOMPARE(overview.tileRect(s("v5p-4x4x4-0")).top(), overview.tileRect(s("v4-2x2x2-0")).top());
+        QVERIFY(overview.tileRect(s("v5p-4x4x4-0")).left() > overview.tileRect(s("v4-2x2x2-0")).right());
+        QCOMPARE(overview.tileRect(s("v6e-2x4-0")).top(), overview.tileRect(s("v5p-4x4x4-0")).top());
+        QVERIFY(overview.tileRect(s("v6e-2x4-0")).left() > overview.tileRect(s("v5p-4x4x4-0")).right());
         QVERIFY(overview.tileRect(s("v6e-4x4-0")).top() > overview.tileRect(s("v6e-2x4-0")).bottom());
+        QCOMPARE(overview.tileRect(s("v6e-4x4-0")).left(), overview.tileRect(s("v4-2x2x2-0")).left());
         QCOMPARE(overview.tileRect(s("v6e-4x4-1")).top(), overview.tileRect(s("v6e-4x4-0")).top());
         QVERIFY(overview.tileRect(s("v6e-4x4-1")).left() > overview.tileRect(s("v6e-4x4-0")).right());
     }
@@ -415,7 +419,7 @@ private Q_SLOTS:
 
     void keyboard()
     {
-        // At 1280 px the groups hold one row each: v4 | v5p | v6e 2x4 | v6e 4x4 (four tiles).
+        // At 1280 px, four columns: v4 | v5p | v6e 2x4 share the first row, v6e 4x4's four tiles the second.
         FleetOverview overview;
         overview.resize(1280, 800);
         overview.setSnapshot(demoSnapshot());
@@ -425,17 +429,22 @@ private Q_SLOTS:
         QSignalSpy current(&overview, &FleetOverview::currentSliceChanged);
         QTest::keyClick(&overview, Qt::Key_Right); // nothing current yet: the first tile
         QCOMPARE(overview.currentSlice(), s("v4-2x2x2-0"));
-        QTest::keyClick(&overview, Qt::Key_Down);
+        QTest::keyClick(&overview, Qt::Key_Right); // across groups, in reading order
+        QCOMPARE(overview.currentSlice(), s("v5p-4x4x4-0"));
+        QTest::keyClick(&overview, Qt::Key_Right);
+        QCOMPARE(overview.currentSlice(), s("v6e-2x4-0"));
+        QTest::keyClick(&overview, Qt::Key_Down); // the nearest tile in the row below: the third column
+        QCOMPARE(overview.currentSlice(), s("v6e-4x4-2"));
+        QTest::keyClick(&overview, Qt::Key_Right);
+        QCOMPARE(overview.currentSlice(), s("v6e-4x4-3"));
+        QTest::keyClick(&overview, Qt::Key_Left);
+        QCOMPARE(overview.currentSlice(), s("v6e-4x4-2"));
+        QTest::keyClick(&overview, Qt::Key_Up);
+        QCOMPARE(overview.currentSlice(), s("v6e-2x4-0"));
+        QTest::keyClick(&overview, Qt::Key_Left);
         QCOMPARE(overview.currentSlice(), s("v5p-4x4x4-0"));
         QTest::keyClick(&overview, Qt::Key_Down);
-        QCOMPARE(overview.currentSlice(), s("v6e-2x4-0"));
-        QTest::keyClick(&overview, Qt::Key_Down);
-        QCOMPARE(overview.currentSlice(), s("v6e-4x4-0"));
-        QTest::keyClick(&overview, Qt::Key_Right);
-        QTest::keyClick(&overview, Qt::Key_Right);
-        QCOMPARE(overview.currentSlice(), s("v6e-4x4-2"));
-        QTest::keyClick(&overview, Qt::Key_Up); // the row above has one tile, in the first column
-        QCOMPARE(overview.currentSlice(), s("v6e-2x4-0"));
+        QCOMPARE(overview.currentSlice(), s("v6e-4x4-1"));
         QTest::keyClick(&overview, Qt::Key_End);
         QCOMPARE(overview.currentSlice(), s("v6e-4x4-3"));
         QTest::keyClick(&overview, Qt::Key_Right); // the last tile stays
@@ -447,7 +456,7 @@ private Q_SLOTS:
         QTest::keyClick(&overview, Qt::Key_Home);
         QTest::keyClick(&overview, Qt::Key_Enter);
         QCOMPARE(activated.last().first().toString(), s("v4-2x2x2-0"));
-        QCOMPARE(current.size(), 9); // Right, Down x3, Right x2, Up, End, Home (the last Right did not move)
+        QCOMPARE(current.size(), 11); // Right x3, Down, Right, Left, Up, Left, Down, End, Home (the last Right did not move)
     }
 
     void keyboardScrolls()
@@ -474,7 +483,17 @@ private Q_SLOTS:
         overview.setSnapshot(demoSnapshot());
         overview.show();
         QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        overview.setCurrentSlice(s("v4-2x2x2-0")); // the first current slice: the overview stays at its top
         const QRect firstAtTop = overview.tileRect(s("v4-2x2x2-0")); // not scrolled yet
+        {
+            // Whichever slice the window makes current first, the overview opens at its top (the
+            // fleet's summary), even when that tile is further down.
+            FleetOverview fresh;
+            fresh.resize(520, 260);
+            fresh.setSnapshot(demoSnapshot());
+            fresh.setCurrentSlice(s("v6e-4x4-3"));
+            QCOMPARE(fresh.tileRect(s("v4-2x2x2-0")), firstAtTop);
+        }
         overview.setCurrentSlice(s("v6e-4x4-3")); // a new current slice scrolls into view
         QVERIFY(overview.rect().contains(overview.tileRect(s("v6e-4x4-3"))));
         const QPoint at = overview.rect().center();

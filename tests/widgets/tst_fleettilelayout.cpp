@@ -18,6 +18,7 @@ Q_DECLARE_METATYPE(FleetTileLayout::Header)
 namespace {
 
 const FleetTileSizes kSizes{200, 100, 8, 13, 26, 52, 40};
+const FleetTileSizes kRoomySizes{200, 100, 8, 13, 26, 52, 40, 260};
 
 } // namespace
 
@@ -51,17 +52,39 @@ private Q_SLOTS:
                                               << QRect() << 301;
         // A group starts below the previous group's last row (tile height + margin), in column 0.
         QTest::newRow("2 groups") << 420 << Runs{{0, 1}, {3, 2}} << 2
-                                  << Headers{{0, QRect(13, 50, 420, 26), 1}, {3, QRect(13, 193, 420, 26), 2}}
+                                  << Headers{{0, QRect(13, 50, 206, 26), 1}, {3, QRect(13, 193, 420, 26), 2}}
                                   << QList<QRect>{QRect(13, 80, 206, 100), QRect(13, 223, 206, 100), QRect(227, 223, 206, 100)} << QRect()
                                   << 223 + 100 + 13;
-        QTest::newRow("a run of no tiles gets no header") << 420 << Runs{{0, 0}, {1, 1}, {2, 0}} << 2 << Headers{{1, QRect(13, 50, 420, 26), 1}}
+        // Groups that fit in one row share it while columns last (a wide window is not half empty),
+        // each header over its own columns; the next that does not fit starts a new row.
+        QTest::newRow("short groups share a row")
+            << 1040 << Runs{{0, 1}, {1, 2}, {2, 3}, {3, 1}} << 5
+            << Headers{{0, QRect(13, 50, 201, 26), 1}, {1, QRect(222, 50, 410, 26), 2}, {2, QRect(13, 193, 619, 26), 3}, {3, QRect(640, 193, 201, 26), 1}}
+            << QList<QRect>{QRect(13, 80, 201, 100), QRect(222, 80, 201, 100), QRect(431, 80, 201, 100), QRect(13, 223, 201, 100),
+                            QRect(222, 223, 201, 100), QRect(431, 223, 201, 100), QRect(640, 223, 201, 100)}
+            << QRect() << 223 + 100 + 13;
+        QTest::newRow("after a group of two rows, a new row")
+            << 420 << Runs{{0, 3}, {1, 1}} << 2 << Headers{{0, QRect(13, 50, 420, 26), 3}, {1, QRect(13, 301, 206, 26), 1}}
+            << QList<QRect>{QRect(13, 80, 206, 100), QRect(227, 80, 206, 100), QRect(13, 188, 206, 100), QRect(13, 331, 206, 100)} << QRect()
+            << 331 + 100 + 13;
+        QTest::newRow("sections never share a row")
+            << 420 << Runs{{0, 1, 0}, {1, 1, 1}} << 2
+            << Headers{{-1, QRect(13, 50, 420, 40), 1, 0}, {0, QRect(13, 94, 206, 26), 1, 0}, {-1, QRect(13, 237, 420, 40), 1, 1}, {1, QRect(13, 281, 206, 26), 1, 1}}
+            << QList<QRect>{QRect(13, 124, 206, 100), QRect(13, 311, 206, 100)} << QRect() << 424;
+        // Roomy tiles (260 at most): a column is a fifth of the width between the two, so 1300 px
+        // make 4 columns of (1300 - 24) / 4 = 319, not 6 of 210.
+        QTest::newRow("a wide window: roomier tiles")
+            << 1300 << Runs{{0, 4}} << 4 << Headers{{0, QRect(13, 50, 1300, 26), 4}}
+            << QList<QRect>{QRect(13, 80, 319, 100), QRect(340, 80, 319, 100), QRect(667, 80, 319, 100), QRect(994, 80, 319, 100)}
+            << QRect() << 193;
+        QTest::newRow("a run of no tiles gets no header") << 420 << Runs{{0, 0}, {1, 1}, {2, 0}} << 2 << Headers{{1, QRect(13, 50, 206, 26), 1}}
                                                           << QList<QRect>{QRect(13, 80, 206, 100)} << QRect() << 193;
         QTest::newRow("no tiles: the message") << 420 << Runs{} << 2 << Headers{} << QList<QRect>{} << QRect(13, 50, 420, 52) << 50 + 52 + 13;
         // A fleet (issue 16): sections of 40 px head their runs; a folded group keeps its header only,
         // a folded section only its own header; the figures count every tile it stands for.
         QTest::newRow("two sections")
             << 420 << Runs{{0, 1, 0}, {1, 2, 0}, {2, 1, 1}} << 2
-            << Headers{{-1, QRect(13, 50, 420, 40), 3, 0}, {0, QRect(13, 94, 420, 26), 1, 0}, {1, QRect(13, 237, 420, 26), 2, 0}, {-1, QRect(13, 380, 420, 40), 1, 1}, {2, QRect(13, 424, 420, 26), 1, 1}}
+            << Headers{{-1, QRect(13, 50, 420, 40), 3, 0}, {0, QRect(13, 94, 206, 26), 1, 0}, {1, QRect(13, 237, 420, 26), 2, 0}, {-1, QRect(13, 380, 420, 40), 1, 1}, {2, QRect(13, 424, 206, 26), 1, 1}}
             << QList<QRect>{QRect(13, 124, 206, 100), QRect(13, 267, 206, 100), QRect(227, 267, 206, 100), QRect(13, 454, 206, 100)} << QRect() << 567;
         QTest::newRow("a folded group, then a folded section")
             << 420 << Runs{{0, 1, 0, true}, {1, 2, 0}, {2, 1, 1, false, true}, {3, 5, 1, false, true}} << 2
@@ -78,7 +101,7 @@ private Q_SLOTS:
         QFETCH(QList<QRect>, tiles);
         QFETCH(QRect, message);
         QFETCH(int, bottom);
-        const FleetTileLayout l = FleetTileLayout::place(kSizes, 13, width, 50, runs);
+        const FleetTileLayout l = FleetTileLayout::place(width > 1200 ? kRoomySizes : kSizes, 13, width, 50, runs);
         QCOMPARE(l.columns, columns);
         QCOMPARE(l.headers.size(), headers.size());
         for (int i = 0; i < headers.size(); ++i) {
@@ -103,12 +126,17 @@ private Q_SLOTS:
 
     void narrowerIsNeverShorter()
     {
-        const Runs runs{{0, 7}, {1, 3}, {2, 12}};
-        int previous = 0;
-        for (int width = 2000; width >= 100; width -= 50) {
-            const int bottom = FleetTileLayout::place(kSizes, 13, width, 50, runs).bottom;
-            QVERIFY2(bottom >= previous, qPrintable(QStringLiteral("%1 px wide: %2").arg(width).arg(bottom)));
-            previous = bottom;
+        // Long groups and short ones that share rows, with fixed and with roomy tiles.
+        const Runs runs{{0, 7}, {1, 3}, {2, 12}, {3, 1}, {4, 2}, {5, 1}, {6, 4}};
+        for (const FleetTileSizes &sizes : {kSizes, kRoomySizes}) {
+            int previous = 0, columns = 1000;
+            for (int width = 2600; width >= 100; width -= 10) {
+                const FleetTileLayout l = FleetTileLayout::place(sizes, 13, width, 50, runs);
+                QVERIFY2(l.bottom >= previous, qPrintable(QStringLiteral("%1 px wide: %2").arg(width).arg(l.bottom)));
+                QVERIFY2(l.columns <= columns, qPrintable(QStringLiteral("%1 px wide: %2 columns").arg(width).arg(l.columns)));
+                previous = l.bottom;
+                columns = l.columns;
+            }
         }
     }
 };
