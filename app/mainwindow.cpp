@@ -90,6 +90,7 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     chooseJobLog();
     buildHistoryDocks();
     buildMenus();
+    applyLayoutRules();
 
     if (m_mode == Mode::Interactive)
         restoreWindowSettings(*this);

@@ -87,6 +87,18 @@ public:
     void openCommandPalette();
     CommandPalette *commandPalette() const { return m_palette; }
     QList<PaletteEntry> paletteEntries();
+    // The layout rules (issue 17, mainwindowlayout.cpp): docks never crush the central view below
+    // centralMinimumSize() nor grow the window past its screen; View > Reset layout (resetLayout())
+    // puts every dock back where a first run has it.
+    QSize centralMinimumSize() const;
+    void resetLayout();
+    // Help > Keyboard shortcuts (?, F1): every shortcut of the menus and the views, in one list.
+    void openShortcutsHelp();
+    // (section, what it does, keys), in menu order, then the views' own keys.
+    struct ShortcutRow {
+        QString section, text, keys;
+    };
+    QList<ShortcutRow> shortcutRows() const;
     // Opens File > Connect (non-modal); connectTo() is what its Connect button does.
     void openConnectDialog();
     bool connectTo(const ConnectChoice &choice);
@@ -159,6 +171,8 @@ private:
     // A dock holding `widget`, named for saveState()/restoreState(); the caller places it.
     QDockWidget *makeDock(const QString &title, const QString &objectName, QWidget *widget);
     void buildHistoryDocks();
+    void applyLayoutRules(); // after the docks and menus exist, before the settings restore a layout
+    void keepOnScreen(QSize before); // after a dock opened: no larger than its screen's work area, or than before
     void onCapture(const Capture &capture);
     void applyLiveSnapshot();
     void notifyNewAlerts();
@@ -196,6 +210,7 @@ private:
     QAction *m_scaleAction = nullptr;
     ScaleDialog *m_scaleDialog = nullptr;
     CommandPalette *m_palette = nullptr;
+    QByteArray m_defaultLayout, m_defaultSplitter; // a first run's docks and splitter (resetLayout())
     QString m_actionsUnavailable; // why m_actions is null, for the scale dialog
     QLabel *m_status = nullptr;
     SnapshotHistory *m_history = nullptr;

@@ -18,6 +18,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QImage>
@@ -31,6 +32,7 @@
 #include <QStandardPaths>
 #include <QStackedWidget>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -55,6 +57,13 @@ bool showDemo(MainWindow &window)
     window.resize(1280, 800);
     window.show();
     return QTest::qWaitForWindowExposed(&window);
+}
+
+// SLICESCOPE_SAVE_GRABS=DIR keeps what a test saw as DIR/NAME.png, to look at (not compared).
+void saveGrab(QWidget &widget, const QString &name)
+{
+    if (const QString dir = qEnvironmentVariable("SLICESCOPE_SAVE_GRABS"); !dir.isEmpty())
+        widget.grab().save(dir + u'/' + name + QStringLiteral(".png"));
 }
 
 } // namespace
@@ -507,6 +516,85 @@ private Q_SLOTS:
         QTRY_VERIFY(events->hasFocus());
         QTest::keyClick(events, Qt::Key_Escape);
         QVERIFY(events->text().isEmpty());
+    }
+
+    // Issue 17's layout rules: with every dock open a 1024x700 window keeps its size and its central
+    // view keeps a usable one; View > Reset layout brings back the first run's docks.
+    void docksNeverCrushTheCentralView()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        window.resize(1024, 700);
+        QTRY_COMPARE(window.size(), QSize(1024, 700));
+        const QList<QDockWidget *> docks = window.findChildren<QDockWidget *>();
+        QVERIFY(docks.size() >= 6);
+        QStringList shownAtFirst;
+        for (QDockWidget *dock : docks)
+            if (dock->isVisible())
+                shownAtFirst << dock->objectName();
+        for (QDockWidget *dock : docks)
+            dock->show();
+        QTest::qWait(50); // the layout settles
+        for (QDockWidget *dock : docks)
+            QVERIFY2(dock->isVisible(), qPrintable(dock->objectName()));
+        QCOMPARE(window.size(), QSize(1024, 700));
+        const QSize central = window.workspace()->size();
+        const QSize minimum = window.centralMinimumSize();
+        QVERIFY2(central.width() >= minimum.width() && central.height() >= minimum.height(),
+                 qPrintable(QStringLiteral("central %1x%2, minimum %3x%4").arg(central.width()).arg(central.height()).arg(minimum.width()).arg(minimum.height())));
+        QVERIFY(minimum.width() >= 300 && minimum.height() >= 200); // a usable size, not a token one
+        saveGrab(window, QStringLiteral("every-dock-1024x700"));
+
+        auto *reset = window.findChild<QAction *>(QStringLiteral("resetLayoutAction"));
+        QVERIFY(reset);
+        reset->trigger();
+        QStringList shown;
+        QTRY_VERIFY((shown = [&] {
+                        QStringList out;
+                        for (QDockWidget *dock : docks)
+                            if (dock->isVisible())
+                                out << dock->objectName();
+                        return out;
+                    }())
+                    == shownAtFirst);
+        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Layout reset")));
+    }
+
+    // Help > Keyboard shortcuts (? and F1) lists every menu shortcut and the views' keys; "?" typed
+    // into a search box stays text.
+    void shortcutsHelp()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        const QList<MainWindow::ShortcutRow> rows = window.shortcutRows();
+        auto has = [&rows](const QString &text, const QKeySequence &keys) {
+            for (const MainWindow::ShortcutRow &r : rows)
+                if (r.text == text && r.keys.contains(keys.toString(QKeySequence::NativeText)))
+                    return true;
+            return false;
+        };
+        QVERIFY(has(QStringLiteral("Go to"), QKeySequence(Qt::CTRL | Qt::Key_K)));
+        QVERIFY(has(QStringLiteral("Reserve slices"), QKeySequence(Qt::CTRL | Qt::Key_R)));
+        QVERIFY(has(QStringLiteral("Keyboard shortcuts"), QKeySequence(Qt::Key_Question)));
+        QVERIFY(has(QStringLiteral("Clear the search"), QKeySequence(Qt::Key_Escape)));
+        for (const MainWindow::ShortcutRow &r : rows)
+            QVERIFY2(!r.text.contains(u'&') && !r.keys.isEmpty(), qPrintable(r.text));
+
+        auto *search = window.findChild<QLineEdit *>(QStringLiteral("overviewSearch"));
+        search->setFocus();
+        QTRY_VERIFY(search->hasFocus());
+        QTest::keyClick(search, Qt::Key_Question, Qt::ShiftModifier);
+        QCOMPARE(search->text(), QStringLiteral("?"));
+        QVERIFY(!window.findChild<QDialog *>(QStringLiteral("shortcutsHelp")));
+        search->clear();
+        window.workspace()->overview()->setFocus();
+        QTRY_VERIFY(window.workspace()->overview()->hasFocus());
+        QTest::keyClick(window.workspace()->overview(), Qt::Key_Question, Qt::ShiftModifier);
+        auto *help = window.findChild<QDialog *>(QStringLiteral("shortcutsHelp"));
+        QVERIFY(help && help->isVisible());
+        auto *list = help->findChild<QTreeWidget *>(QStringLiteral("shortcutsList"));
+        QVERIFY(list && list->topLevelItemCount() >= 4); // File, View, Cluster, Help, then the views
+        saveGrab(*help, QStringLiteral("shortcuts-help"));
     }
 
     // The palette's ranking rules, as data.
