@@ -25,6 +25,7 @@ int screenshot(const QStringList &arguments)
         {QStringLiteral("theme"), QStringLiteral("light or dark (default light)."), QStringLiteral("T"), QStringLiteral("light")},
         {QStringLiteral("explode"), QStringLiteral("Slice view: gap between z-layers, 0..2 (default 0)."), QStringLiteral("G"), QStringLiteral("0")},
         {QStringLiteral("select-host"), QStringLiteral("Slice view: select this worker id."), QStringLiteral("W")},
+        {QStringLiteral("open"), QStringLiteral("Also show composer (the Reserve slices dock) or scale (the Scale worker group dialog)."), QStringLiteral("P")},
         {{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("The PNG to write."), QStringLiteral("FILE")},
     });
     SourceSpec spec;
@@ -59,6 +60,9 @@ int screenshot(const QStringList &arguments)
         if (!ok || options.selectHost < 0)
             return fail(BadUsage, QStringLiteral("--select-host wants a worker id"));
     }
+    options.open = parser.value(QStringLiteral("open"));
+    if (!options.open.isEmpty() && options.open != QLatin1String("composer") && options.open != QLatin1String("scale"))
+        return fail(BadUsage, QStringLiteral("--open wants composer or scale, not \"%1\"").arg(options.open));
     const QString output = parser.value(QStringLiteral("output"));
     if (output.isEmpty())
         return fail(BadUsage, QStringLiteral("screenshot needs -o FILE.png"));

@@ -87,6 +87,8 @@ public:
     void openCommandPalette();
     CommandPalette *commandPalette() const { return m_palette; }
     QList<PaletteEntry> paletteEntries();
+    // Cluster > Reserve slices (Ctrl+R): shows the composer dock on the slice looked at.
+    void openComposer();
     // The layout rules (issue 17, mainwindowlayout.cpp): docks never crush the central view below
     // centralMinimumSize() nor grow the window past its screen; View > Reset layout (resetLayout())
     // puts every dock back where a first run has it.
@@ -187,7 +189,6 @@ private:
     void exportSliceView(bool svg);
     void updateStatus();
     void chooseClusterActions();
-    void openComposer();
     QString placementGroupToRelease() const;
     void chooseJobLog();
     void updateScaleAction();

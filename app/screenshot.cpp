@@ -2,11 +2,13 @@
 #include "screenshot.h"
 
 #include "mainwindow.h"
+#include "scaledialog.h"
 #include "sliceview.h"
 #include "source.h"
 #include "workspace.h"
 
 #include <QApplication>
+#include <QPainter>
 
 namespace slicescope {
 
@@ -40,6 +42,14 @@ bool setUpScreenshotWindow(MainWindow &window, std::unique_ptr<Source> source, c
         *error = QStringLiteral("--view wants overview, tables or slice:NAME, not \"%1\"").arg(options.view);
         return false;
     }
+    if (options.open == QLatin1String("composer")) {
+        window.openComposer();
+    } else if (options.open == QLatin1String("scale")) {
+        window.openScaleDialog();
+    } else if (!options.open.isEmpty()) {
+        *error = QStringLiteral("--open wants composer or scale, not \"%1\"").arg(options.open);
+        return false;
+    }
     return true;
 }
 
@@ -55,7 +65,20 @@ QImage renderScreenshot(const Capture &capture, const ScreenshotOptions &options
         return {};
     // grab() polishes and lays out a hidden window at its size; showing it is not needed (and
     // would make the offscreen platform warn about size hints).
-    return window.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    QImage image = window.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    if (QWidget *dialog = window.scaleDialog(); dialog && options.open == QLatin1String("scale")) {
+        // A dialog is a window of its own: drawn over the main window's middle, as a desktop shows it.
+        dialog->adjustSize();
+        dialog->resize(dialog->size().boundedTo(image.size() - QSize(40, 40)));
+        QPainter p(&image);
+        const QImage d = dialog->grab().toImage();
+        const QPoint at((image.width() - d.width()) / 2, (image.height() - d.height()) / 2);
+        p.fillRect(QRect(at + QPoint(3, 3), d.size()), QColor(0, 0, 0, 60)); // a shadow
+        p.drawImage(at, d);
+        p.setPen(QColor(0, 0, 0, 90));
+        p.drawRect(QRect(at, d.size()).adjusted(0, 0, -1, -1));
+    }
+    return image;
 }
 
 } // namespace slicescope

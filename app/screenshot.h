@@ -27,6 +27,7 @@ struct ScreenshotOptions {
     double explode = 0;                        // slice view: gap between z-layers
     int selectHost = -1;                       // slice view: a selected worker id
     QString sourceDescription = QStringLiteral("demo cluster");
+    QString open;                              // "composer" (its dock) or "scale" (its dialog, over the window)
 };
 
 // Renders the main window on `capture`. Needs a QApplication (offscreen is fine) with applyLook().

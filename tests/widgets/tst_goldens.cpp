@@ -58,20 +58,37 @@ private Q_SLOTS:
         QTest::addColumn<QString>("theme");
         QTest::addColumn<double>("explode");
         QTest::addColumn<int>("selectHost");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("open");
         QTest::newRow("demo overview") << QStringLiteral("demo-overview") << true << QStringLiteral("overview") << QStringLiteral("bundle")
-                                       << QStringLiteral("light") << 0.0 << -1;
+                                       << QStringLiteral("light") << 0.0 << -1 << QSize(1280, 800) << QString();
         QTest::newRow("v6e 4x4 by worker") << QStringLiteral("v6e-4x4-worker") << false << QStringLiteral("slice:v6e-a-0")
-                                           << QStringLiteral("worker") << QStringLiteral("light") << 0.0 << 2;
+                                           << QStringLiteral("worker") << QStringLiteral("light") << 0.0 << 2 << QSize(1280, 800) << QString();
         QTest::newRow("v6e 4x4 by bundle, partly reserved host") << QStringLiteral("v6e-4x4-bundle") << false << QStringLiteral("slice:v6e-a-0")
-                                                                 << QStringLiteral("bundle") << QStringLiteral("light") << 0.0 << 2;
+                                                                 << QStringLiteral("bundle") << QStringLiteral("light") << 0.0 << 2 << QSize(1280, 800) << QString();
         QTest::newRow("v5p 4x4x4 exploded by state, dead host") << QStringLiteral("v5p-4x4x4-state-exploded") << false << QStringLiteral("slice:v5p-b-0")
-                                                                << QStringLiteral("state") << QStringLiteral("light") << 1.0 << 5;
+                                                                << QStringLiteral("state") << QStringLiteral("light") << 1.0 << 5 << QSize(1280, 800) << QString();
         QTest::newRow("missing host") << QStringLiteral("v6e-missing-host") << false << QStringLiteral("slice:v6e-c-0")
-                                      << QStringLiteral("worker") << QStringLiteral("light") << 0.0 << -1;
+                                      << QStringLiteral("worker") << QStringLiteral("light") << 0.0 << -1 << QSize(1280, 800) << QString();
         QTest::newRow("dark overview") << QStringLiteral("demo-overview-dark") << true << QStringLiteral("overview") << QStringLiteral("bundle")
-                                       << QStringLiteral("dark") << 0.0 << -1;
+                                       << QStringLiteral("dark") << 0.0 << -1 << QSize(1280, 800) << QString();
         QTest::newRow("dark slice") << QStringLiteral("demo-slice-dark") << true << QStringLiteral("slice:v6e-2x4-0") << QStringLiteral("bundle")
-                                    << QStringLiteral("dark") << 0.0 << 0;
+                                    << QStringLiteral("dark") << 0.0 << 0 << QSize(1280, 800) << QString();
+        // Issue 17: a small laptop and a wide monitor, light and dark; with the composer dock and
+        // the scale dialog open (the dialog drawn over the window's middle).
+        const QSize small(1024, 700), wide(1920, 1080);
+        const QString overview = QStringLiteral("overview"), slice = QStringLiteral("slice:v6e-4x4-3");
+        const QString bundle = QStringLiteral("bundle"), light = QStringLiteral("light"), dark = QStringLiteral("dark");
+        QTest::newRow("overview 1024x700") << QStringLiteral("overview-1024x700") << true << overview << bundle << light << 0.0 << -1 << small << QString();
+        QTest::newRow("overview 1024x700 dark") << QStringLiteral("overview-1024x700-dark") << true << overview << bundle << dark << 0.0 << -1 << small << QString();
+        QTest::newRow("overview 1920x1080") << QStringLiteral("overview-1920x1080") << true << overview << bundle << light << 0.0 << -1 << wide << QString();
+        QTest::newRow("overview 1920x1080 dark") << QStringLiteral("overview-1920x1080-dark") << true << overview << bundle << dark << 0.0 << -1 << wide << QString();
+        QTest::newRow("degraded slice 1024x700") << QStringLiteral("slice-degraded-1024x700") << true << slice << QStringLiteral("state") << light << 0.0 << 2 << small << QString();
+        QTest::newRow("degraded slice 1920x1080 dark") << QStringLiteral("slice-degraded-1920x1080-dark") << true << slice << QStringLiteral("state") << dark << 0.0 << 2 << wide << QString();
+        QTest::newRow("composer 1024x700") << QStringLiteral("composer-open-1024x700") << true << QStringLiteral("slice:v6e-4x4-1") << bundle << light << 0.0 << -1 << small << QStringLiteral("composer");
+        QTest::newRow("composer 1920x1080 dark") << QStringLiteral("composer-open-1920x1080-dark") << true << QStringLiteral("slice:v6e-4x4-1") << bundle << dark << 0.0 << -1 << wide << QStringLiteral("composer");
+        QTest::newRow("scale dialog 1024x700 dark") << QStringLiteral("scale-open-1024x700-dark") << true << overview << bundle << dark << 0.0 << -1 << small << QStringLiteral("scale");
+        QTest::newRow("scale dialog 1920x1080") << QStringLiteral("scale-open-1920x1080") << true << overview << bundle << light << 0.0 << -1 << wide << QStringLiteral("scale");
     }
 
     void views()
@@ -83,6 +100,8 @@ private Q_SLOTS:
         QFETCH(QString, theme);
         QFETCH(double, explode);
         QFETCH(int, selectHost);
+        QFETCH(QSize, size);
+        QFETCH(QString, open);
 
         ScreenshotOptions options;
         options.view = view;
@@ -90,7 +109,8 @@ private Q_SLOTS:
         options.theme = theme;
         options.explode = explode;
         options.selectHost = selectHost;
-        options.size = QSize(1280, 800);
+        options.size = size;
+        options.open = open;
         options.sourceDescription = demo ? QStringLiteral("demo cluster") : QStringLiteral("capture golden.slicescope.json");
         QString error;
         const QImage actual = renderScreenshot(demo ? DemoCluster().capture() : goldenCluster(), options, &error);
