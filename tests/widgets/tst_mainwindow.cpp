@@ -560,6 +560,28 @@ private Q_SLOTS:
         QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Layout reset")));
     }
 
+    // From the search box, Tab reaches the tiles (past the status filters); arrows move, Enter opens.
+    void tabReachesTheTiles()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        FleetOverview *overview = window.workspace()->overview();
+        auto *search = window.findChild<QLineEdit *>(QStringLiteral("overviewSearch"));
+        search->setFocus();
+        QTRY_VERIFY(search->hasFocus());
+        int tabs = 0;
+        for (; tabs < 10 && !overview->hasFocus(); ++tabs)
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QVERIFY2(overview->hasFocus(), qPrintable(QStringLiteral("after %1 tabs: %2").arg(tabs).arg(QApplication::focusWidget()->objectName())));
+        const QString first = overview->currentSlice();
+        QTest::keyClick(overview, Qt::Key_Right);
+        QVERIFY(overview->currentSlice() != first);
+        const QString chosen = overview->currentSlice();
+        QTest::keyClick(overview, Qt::Key_Return);
+        QCOMPARE(window.workspace()->page(), Workspace::Page::Slice);
+        QCOMPARE(window.workspace()->currentSlice(), chosen);
+    }
+
     // Help > Keyboard shortcuts (? and F1) lists every menu shortcut and the views' keys; "?" typed
     // into a search box stays text.
     void shortcutsHelp()
