@@ -242,8 +242,7 @@ Theme Theme::light()
     t.reserved = QColor(0x3f6fd8);
     t.degraded = QColor(0xd03a3a);
     t.provisioning = QColor(0xe0a21a);
-    // Light boxes with dark text: readable on the light and the dark window alike, so the dark
-    // theme keeps them.
+    // Light boxes with dark text; the dark theme has its own (Theme::dark()).
     t.info = {QColor(0xe8eef7), QColor(0x1d2a3a), QColor(0x9fb3cf)};
     t.warning = {QColor(0xfff6dc), QColor(0x3d3000), QColor(0xd9b74a)};
     t.error = {QColor(0xfbe4e4), QColor(0x4a1010), QColor(0xd98080)};
@@ -267,6 +266,11 @@ Theme Theme::dark()
     t.freeChip = QColor(0x4a525d);
     t.absentChip = QColor(0x5b6470);
     t.hostOutline = QColor(0xdfe4ea);
+    // Message bars on dark panels: a dark tint of each kind's hue, light text, a brighter border.
+    t.info = {QColor(0x1f2a3a), QColor(0xd6e2f5), QColor(0x3d5478)};
+    t.warning = {QColor(0x3a3016), QColor(0xf5e3a8), QColor(0x7a6424)};
+    t.error = {QColor(0x3d1f22), QColor(0xf7c9cc), QColor(0x8a3a40)};
+    t.success = {QColor(0x1d3526), QColor(0xc8efd6), QColor(0x2f6b45)};
     t.iciLink = QColor(0x7b8594);
     t.wrapLink = QColor(0xfb923c);
     t.selection = QColor(0x5aa2ff);

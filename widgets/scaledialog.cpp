@@ -351,9 +351,16 @@ bool ScaleDialog::preselectSlice(const QString &sliceName)
     // with the picker, not one a click elsewhere made for them.
     if (const SliceTarget target = sliceTarget(*m_snapshot, sliceName); !target.placementGroups.isEmpty()) {
         clearChosenSlice();
-        showPickerMessage(MessageBar::Kind::Info, tr("%1 is not preselected for removal: placement group %2 holds it. Choose it "
-                                                     "below yourself if you mean to remove it.")
-                                                      .arg(sliceName, target.placementGroups.join(QStringLiteral(", "))));
+        QStringList holders; // as people read them: "head of rl-rollout (58572f51ee81)", not a bare id
+        for (const QString &g : target.placementGroups) {
+            const int pg = m_snapshot->placementGroupIndex(g);
+            holders << (pg >= 0 ? m_snapshot->groupLabel(m_snapshot->placementGroups[pg]) : g);
+        }
+        showPickerMessage(MessageBar::Kind::Info, (holders.size() == 1 ? tr("%1 is not preselected for removal: placement group %2 holds it. Choose it "
+                                                                            "below yourself if you mean to remove it.")
+                                                                       : tr("%1 is not preselected for removal: placement groups %2 hold it. Choose "
+                                                                            "it below yourself if you mean to remove it."))
+                                                      .arg(sliceName, holders.join(QStringLiteral(", "))));
         updatePlan();
         return true;
     }

@@ -594,6 +594,8 @@ private Q_SLOTS:
         QVERIFY2(rig.dialog.messageText().contains(QLatin1String("v6e-4x4-0 is not preselected for removal: placement group"))
                      && rig.dialog.messageText().contains(QLatin1String("llm-train")),
                  qPrintable(rig.dialog.messageText()));
+        // Its unnamed head reservation is named by what it is, not by a 36-digit id.
+        QVERIFY2(rig.dialog.messageText().contains(QLatin1String("head of llm-train (")), qPrintable(rig.dialog.messageText()));
         QVERIFY(!rig.find<QPushButton>("review")->isEnabled());
         // Chosen by hand it may still be removed, and the note goes.
         rig.choose(QStringLiteral("v6e-4x4-0"));
