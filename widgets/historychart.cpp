@@ -16,6 +16,8 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include <QResizeEvent>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -57,6 +59,43 @@ void ChartView::mousePressEvent(QMouseEvent *event)
     QChartView::mousePressEvent(event);
     if (event->button() == Qt::LeftButton && clicked)
         clicked(event->position().toPoint());
+}
+
+namespace {
+
+// A value axis's tick count: the nice one fill() chose (kept as a property), or in a short chart
+// at most three (0, the middle, the top) so their labels fit; the middle only where it is one of
+// the nice ticks (a whole step), else just 0 and the top.
+void applyTicks(QValueAxis *axis, bool compact)
+{
+    const int nice = axis->property("niceTicks").toInt();
+    if (nice <= 0)
+        return;
+    const int ticks = !compact ? nice : (nice - 1) % 2 == 0 ? std::min(nice, 3)
+                                                            : 2;
+    if (axis->tickCount() != ticks)
+        axis->setTickCount(ticks);
+}
+
+void setNiceTicks(QValueAxis *axis, int ticks, const QWidget *view)
+{
+    axis->setProperty("niceTicks", ticks);
+    applyTicks(axis, view && view->height() < ChartView::kCompactHeight);
+}
+
+} // namespace
+
+void ChartView::resizeEvent(QResizeEvent *event)
+{
+    const bool compact = event->size().height() < kCompactHeight;
+    const QList<QAbstractAxis *> axes = chart()->axes();
+    for (QAbstractAxis *axis : axes) {
+        if (axis->isTitleVisible() == compact)
+            axis->setTitleVisible(!compact);
+        if (auto *value = qobject_cast<QValueAxis *>(axis))
+            applyTicks(value, compact);
+    }
+    QChartView::resizeEvent(event);
 }
 
 void ChartView::leaveEvent(QEvent *event)
@@ -253,16 +292,16 @@ void ChartState::fill(const SnapshotHistory *history, int n, const EntryTimes &t
     }
     if (kind == Chart::Activity) {
         axisY->setRange(0, 100); // a percentage: the whole scale, so 40 % looks like 40 %
-        axisY->setTickCount(6);
+        setNiceTicks(axisY, 6, view);
     } else {
         const NiceRange left = niceRange(maxLeft);
         axisY->setRange(0, left.max);
-        axisY->setTickCount(left.ticks);
+        setNiceTicks(axisY, left.ticks, view);
     }
     if (axisY2) {
         const NiceRange right = niceRange(maxRight);
         axisY2->setRange(0, right.max);
-        axisY2->setTickCount(right.ticks);
+        setNiceTicks(axisY2, right.ticks, view);
         axisY2->setTitleText(kind == Chart::Activity ? HistoryChartsPanel::tr("chips") : HistoryChartsPanel::tr("oldest pending (%1)").arg(ageUnitText));
     }
 }

@@ -43,6 +43,12 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    // A short chart (a History dock under the views of a small window) drops its axis titles, so
+    // the plot keeps room for the axes' labels (Qt Charts cuts them to "..." otherwise).
+    void resizeEvent(QResizeEvent *event) override;
+
+public:
+    static constexpr int kCompactHeight = 200; // below this many pixels: no axis titles
 };
 
 // One of the five charts and what was last drawn in it.

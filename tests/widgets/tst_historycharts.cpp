@@ -849,8 +849,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("theme");
-        QTest::newRow("light") << QStringLiteral("history-charts") << QStringLiteral("light");
-        QTest::newRow("dark") << QStringLiteral("history-charts-dark") << QStringLiteral("dark");
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("light") << QStringLiteral("history-charts") << QStringLiteral("light") << kGoldenSize;
+        QTest::newRow("dark") << QStringLiteral("history-charts-dark") << QStringLiteral("dark") << kGoldenSize;
+        // As the History dock holds it under the views of a 1024x700 and a 1920x1080 window (issue 17).
+        QTest::newRow("1024 wide dock") << QStringLiteral("history-dock-1024") << QStringLiteral("light") << QSize(1024, 500);
+        QTest::newRow("1920 wide dock, dark") << QStringLiteral("history-dock-1920-dark") << QStringLiteral("dark") << QSize(1920, 520);
     }
 
     // The panel over the story, the v5p worker group picked, the cursor at 01:30 into it.
@@ -858,19 +862,20 @@ private Q_SLOTS:
     {
         QFETCH(QString, name);
         QFETCH(QString, theme);
+        QFETCH(QSize, size);
         const Theme look = Theme::named(theme);
         applyLook(*qApp, look);
         HistoryChartsPanel panel;
         panel.setTheme(look);
         panel.setHistory(&m_story);
-        panel.resize(kGoldenSize);
+        panel.resize(size);
         panel.show();
         panel.setWorkerGroup(kV5pGroup);
         panel.setCursorTime(m_story.time(45));
         panel.refreshNow();
         const QImage actual = panel.grab().toImage().convertToFormat(QImage::Format_RGB32);
         applyLook(*qApp, Theme::light());
-        QCOMPARE(actual.size(), kGoldenSize);
+        QCOMPARE(actual.size(), size);
         SLICESCOPE_VERIFY_GOLDEN(name, actual);
     }
 };
