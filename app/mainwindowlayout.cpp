@@ -4,6 +4,7 @@
 // layout brings back a first run's arrangement, and Help > Keyboard shortcuts lists every key.
 #include "mainwindow.h"
 
+#include "menutext.h"
 #include "workspace.h"
 
 #include <QAction>
@@ -25,11 +26,10 @@ namespace slicescope {
 
 namespace {
 
-QString plainText(QString menuText)
+// "&Reserve slices..." -> "Reserve slices": the list names what a key does, not that it asks more.
+QString plainText(const QString &text)
 {
-    menuText.replace(QLatin1String("&&"), QStringLiteral("\x01"));
-    menuText.remove(u'&');
-    menuText.replace(u'\x01', u'&');
+    QString menuText = plainMenuText(text);
     if (menuText.endsWith(QLatin1String("...")))
         menuText.chop(3);
     return menuText;

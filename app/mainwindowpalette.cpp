@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 
 #include "commandpalette.h"
+#include "menutext.h"
 #include "tpu.h"
 #include "workspace.h"
 
@@ -16,15 +17,6 @@
 namespace slicescope {
 
 namespace {
-
-QString plain(QString menuText)
-{
-    // "&Reserve slices..." -> "Reserve slices..."; "&&" is a literal '&'.
-    menuText.replace(QLatin1String("&&"), QStringLiteral("\x01"));
-    menuText.remove(u'&');
-    menuText.replace(u'\x01', u'&');
-    return menuText;
-}
 
 QString where(const QString &context, const QString &rayCluster)
 {
@@ -40,12 +32,12 @@ void collectActions(QMenu *menu, const QString &path, QList<PaletteEntry> &out)
     for (QAction *a : menu->actions()) {
         if (a->isSeparator() || !a->isVisible()) continue;
         if (QMenu *sub = a->menu()) {
-            collectActions(sub, path + QStringLiteral(" > ") + plain(sub->title()), out);
+            collectActions(sub, path + QStringLiteral(" > ") + plainMenuText(sub->title()), out);
             continue;
         }
         if (!a->isEnabled() || a->text().isEmpty()) continue;
         PaletteEntry e;
-        e.text = plain(a->text());
+        e.text = plainMenuText(a->text());
         if (a->isCheckable()) e.text += a->isChecked() ? QObject::tr(" (on)") : QString();
         e.kind = path.startsWith(QObject::tr("View")) ? QObject::tr("View") : QObject::tr("Action");
         e.detail = path;
@@ -114,7 +106,7 @@ QList<PaletteEntry> MainWindow::paletteEntries()
         }
     }
     for (QAction *a : menuBar()->actions())
-        if (QMenu *menu = a->menu(); menu && a->isVisible()) collectActions(menu, plain(menu->title()), out);
+        if (QMenu *menu = a->menu(); menu && a->isVisible()) collectActions(menu, plainMenuText(menu->title()), out);
     return out;
 }
 
