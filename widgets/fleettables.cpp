@@ -5,13 +5,70 @@
 #include "searchfield.h"
 
 #include <QHeaderView>
+#include <QPainter>
+#include <QStyledItemDelegate>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace slicescope {
+
+namespace {
+
+// A state cell as a pill in its status colour, white text; a text that is no known state as plain text.
+class StatePillDelegate : public QStyledItemDelegate
+{
+public:
+    StatePillDelegate(const FleetTables *tables, QObject *parent)
+        : QStyledItemDelegate(parent)
+        , m_tables(tables)
+    {
+    }
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        const QString text = index.data(Qt::DisplayRole).toString();
+        const QColor color = FleetTables::stateColor(text, m_tables->theme());
+        if (!color.isValid()) {
+            QStyledItemDelegate::paint(painter, option, index);
+            return;
+        }
+        QStyleOptionViewItem plain = option;
+        initStyleOption(&plain, index);
+        plain.text.clear();
+        QStyledItemDelegate::paint(painter, plain, QModelIndex()); // the row's background and selection
+        const QFontMetrics fm(option.font);
+        const int h = std::min(option.rect.height() - 2, fm.height() + 2);
+        const int w = std::min(option.rect.width() - 6, fm.horizontalAdvance(text) + fm.height());
+        const QRect pill(option.rect.left() + 3, option.rect.center().y() - h / 2, w, h);
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(color);
+        painter->drawRoundedRect(pill, h / 2.0, h / 2.0);
+        painter->setPen(Qt::white);
+        painter->drawText(pill, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, pill.width() - fm.height() / 2));
+        painter->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        // Room for the pill's rounded ends, so sizing the columns to their contents never cuts it.
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        const QFontMetrics fm(option.font);
+        size.setWidth(std::max(size.width(), fm.horizontalAdvance(index.data(Qt::DisplayRole).toString()) + fm.height() + 8));
+        return size;
+    }
+
+private:
+    const FleetTables *m_tables;
+};
+
+} // namespace
 
 FleetTables::FleetTables(QWidget *parent)
     : QWidget(parent)
@@ -25,10 +82,10 @@ FleetTables::FleetTables(QWidget *parent)
     layout->addWidget(m_filter);
     layout->addWidget(m_tabs);
 
-    QTableView *slices = addTable(new SliceTableModel(this), tr("Slices"));
-    QTableView *hosts = addTable(new HostTableModel(this), tr("Hosts"));
-    addTable(new PlacementGroupTableModel(this), tr("Placement groups"));
-    addTable(new WorkerGroupTableModel(this), tr("Worker groups"));
+    QTableView *slices = addTable(new SliceTableModel(this), tr("Slices"), SliceTableModel::Status);
+    QTableView *hosts = addTable(new HostTableModel(this), tr("Hosts"), HostTableModel::State);
+    addTable(new PlacementGroupTableModel(this), tr("Placement groups"), PlacementGroupTableModel::State);
+    addTable(new WorkerGroupTableModel(this), tr("Worker groups"), -1);
     connect(m_tabs, &QTabWidget::currentChanged, this, &FleetTables::refreshVisible);
     for (QTableView *view : {slices, hosts})
         connect(view, &QTableView::activated, this, [this](const QModelIndex &index) {
@@ -37,7 +94,30 @@ FleetTables::FleetTables(QWidget *parent)
         });
 }
 
-QTableView *FleetTables::addTable(SnapshotTableModel *model, const QString &title)
+QColor FleetTables::stateColor(const QString &state, const Theme &theme)
+{
+    const QString s = state.toLower();
+    if (s == QLatin1String("ready") || s == QLatin1String("alive") || s == QLatin1String("created"))
+        return theme.ready;
+    if (s == QLatin1String("reserved"))
+        return theme.reserved;
+    if (s == QLatin1String("degraded") || s == QLatin1String("dead"))
+        return theme.degraded;
+    if (s == QLatin1String("provisioning") || s == QLatin1String("pending") || s == QLatin1String("prepared") || s == QLatin1String("rescheduling"))
+        return theme.provisioning;
+    if (s == QLatin1String("missing"))
+        return theme.missing;
+    return {};
+}
+
+void FleetTables::setTheme(const Theme &theme)
+{
+    m_theme = theme;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        m_tabs->widget(i)->update();
+}
+
+QTableView *FleetTables::addTable(SnapshotTableModel *model, const QString &title, int stateColumn)
 {
     auto *proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(model);
@@ -56,6 +136,8 @@ QTableView *FleetTables::addTable(SnapshotTableModel *model, const QString &titl
     view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
     view->horizontalHeader()->setStretchLastSection(true);
+    if (stateColumn >= 0)
+        view->setItemDelegateForColumn(stateColumn, new StatePillDelegate(this, view));
     m_tabs->addTab(view, title);
     m_models.append(model);
     m_stale.append(false);

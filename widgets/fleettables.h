@@ -3,6 +3,7 @@
 
 // The fleet as four filterable, sortable tables: slices, hosts, placement groups, worker groups.
 
+#include "look.h"
 #include "snapshot.h"
 
 #include <QWidget>
@@ -26,6 +27,12 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     // Fills the table in sight if the snapshot changed since (setSnapshot() and showing it do this).
     void refreshVisible();
+    // The state columns (a slice's status, a host's state, a group's state) are drawn as pills in
+    // the theme's status colours (docs/design.md 1).
+    void setTheme(const Theme &theme);
+    const Theme &theme() const { return m_theme; }
+    // The status colour a state cell's pill gets, or an invalid colour for a text that is no state.
+    static QColor stateColor(const QString &state, const Theme &theme);
 
 Q_SIGNALS:
     // The user picked a slice (in the slice or host table).
@@ -35,7 +42,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-    QTableView *addTable(SnapshotTableModel *model, const QString &title);
+    QTableView *addTable(SnapshotTableModel *model, const QString &title, int stateColumn);
 
     QLineEdit *m_filter = nullptr;
     QTabWidget *m_tabs = nullptr;
@@ -43,6 +50,7 @@ private:
     SnapshotPtr m_snapshot;
     QList<bool> m_stale; // per table: the snapshot changed since it was filled
     QList<bool> m_sized; // per table: columns sized to their contents once
+    Theme m_theme = Theme::light();
 };
 
 } // namespace slicescope

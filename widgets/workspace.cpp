@@ -348,6 +348,7 @@ void Workspace::setTheme(const Theme &theme)
     m_sliceView->setTheme(theme);
     m_overview->setTheme(theme);
     m_details->setTheme(theme);
+    m_tables->setTheme(theme);
 }
 
 } // namespace slicescope

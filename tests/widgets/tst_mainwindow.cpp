@@ -7,6 +7,8 @@
 #include "capturefile.h"
 #include "democluster.h"
 #include "fleetoverview.h"
+#include "fleettables.h"
+#include "itemmodels.h"
 #include "joblogview.h"
 #include "connectdialog.h"
 #include "commandpalette.h"
@@ -31,6 +33,7 @@
 #include <QStatusBar>
 #include <QStandardPaths>
 #include <QStackedWidget>
+#include <QTableView>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QTemporaryDir>
@@ -580,6 +583,30 @@ private Q_SLOTS:
         QTest::keyClick(overview, Qt::Key_Return);
         QCOMPARE(window.workspace()->page(), Workspace::Page::Slice);
         QCOMPARE(window.workspace()->currentSlice(), chosen);
+    }
+
+    // The tables' state columns are pills in the status colours, the same in every view (docs/design.md 1).
+    void tableStatesArePills()
+    {
+        const Theme light = Theme::light(), dark = Theme::dark();
+        QCOMPARE(FleetTables::stateColor(QStringLiteral("ready"), light), light.ready);
+        QCOMPARE(FleetTables::stateColor(QStringLiteral("DEAD"), light), light.degraded);
+        QCOMPARE(FleetTables::stateColor(QStringLiteral("PENDING"), dark), dark.provisioning);
+        QCOMPARE(FleetTables::stateColor(QStringLiteral("reserved"), dark), dark.reserved);
+        QCOMPARE(FleetTables::stateColor(QStringLiteral("MISSING"), light), light.missing);
+        QVERIFY(!FleetTables::stateColor(QStringLiteral("both"), light).isValid()); // no state: plain text
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        FleetTables *tables = window.workspace()->tables();
+        const auto table = [tables](int tab) {
+            return qobject_cast<QTableView *>(tables->tabs()->widget(tab));
+        };
+        QVERIFY(table(0)->itemDelegateForColumn(SliceTableModel::Status));
+        QVERIFY(table(1)->itemDelegateForColumn(HostTableModel::State));
+        QVERIFY(table(2)->itemDelegateForColumn(PlacementGroupTableModel::State));
+        QVERIFY(!table(0)->itemDelegateForColumn(SliceTableModel::Status - 1));
+        window.setTheme(Theme::dark());
+        QVERIFY(tables->theme().isDark); // the pills follow the theme
     }
 
     // Help > Keyboard shortcuts (? and F1) lists every menu shortcut and the views' keys; "?" typed
