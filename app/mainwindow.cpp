@@ -219,6 +219,8 @@ void MainWindow::buildMenus()
     m_notifyAction = view->addAction(tr("&Notify about new alerts"));
     m_notifyAction->setObjectName(QStringLiteral("notifyAlertsAction"));
     m_notifyAction->setCheckable(true);
+    view->addSeparator();
+    view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)->setObjectName(QStringLiteral("resetLayoutAction"));
 
     QMenu *cluster = menuBar()->addMenu(tr("&Cluster"));
     m_reserveAction = cluster->addAction(tr("&Reserve slices..."), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::openComposer);
@@ -253,6 +255,14 @@ void MainWindow::buildMenus()
     });
     chooseClusterActions();
     updateScaleAction();
+
+    // Help > Keyboard shortcuts (issue 17, mainwindowlayout.cpp).
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *keys = help->addAction(tr("&Keyboard shortcuts..."), this, &MainWindow::openShortcutsHelp);
+    keys->setObjectName(QStringLiteral("shortcutsHelpAction"));
+    // "?" as on the web dashboards people know, and F1; a search box takes "?" as text first.
+    // (Shift+? too: where the keyboard's layout does not say that Shift makes "?", the key arrives so.)
+    keys->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::Key_F1), QKeySequence(Qt::SHIFT | Qt::Key_Question)});
 }
 
 void MainWindow::updateScaleAction()

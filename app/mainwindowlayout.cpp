@@ -12,7 +12,6 @@
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QHeaderView>
-#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QScreen>
@@ -81,23 +80,6 @@ void MainWindow::applyLayoutRules()
     // The first run's arrangement, for View > Reset layout (saved before any setting is restored).
     m_defaultLayout = saveState();
     m_defaultSplitter = m_workspace->splitter()->saveState();
-
-    QMenu *view = nullptr;
-    const QList<QAction *> menus = menuBar()->actions();
-    for (QAction *a : menus)
-        if (a->menu() && plainText(a->text()) == tr("View"))
-            view = a->menu();
-    if (view) {
-        view->addSeparator();
-        QAction *reset = view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
-        reset->setObjectName(QStringLiteral("resetLayoutAction"));
-    }
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    QAction *keys = help->addAction(tr("&Keyboard shortcuts..."), this, &MainWindow::openShortcutsHelp);
-    keys->setObjectName(QStringLiteral("shortcutsHelpAction"));
-    // "?" as on the web dashboards people know, and F1; a search box takes "?" as text first.
-    // (Shift+? too: where the keyboard's layout does not say that Shift makes "?", the key arrives so.)
-    keys->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::Key_F1), QKeySequence(Qt::SHIFT | Qt::Key_Question)});
 }
 
 void MainWindow::keepOnScreen(QSize before)

@@ -96,18 +96,7 @@ FleetTables::FleetTables(QWidget *parent)
 
 QColor FleetTables::stateColor(const QString &state, const Theme &theme)
 {
-    const QString s = state.toLower();
-    if (s == QLatin1String("ready") || s == QLatin1String("alive") || s == QLatin1String("created"))
-        return theme.ready;
-    if (s == QLatin1String("reserved"))
-        return theme.reserved;
-    if (s == QLatin1String("degraded") || s == QLatin1String("dead"))
-        return theme.degraded;
-    if (s == QLatin1String("provisioning") || s == QLatin1String("pending") || s == QLatin1String("prepared") || s == QLatin1String("rescheduling"))
-        return theme.provisioning;
-    if (s == QLatin1String("missing"))
-        return theme.missing;
-    return {};
+    return stateTextColor(state, theme);
 }
 
 void FleetTables::setTheme(const Theme &theme)

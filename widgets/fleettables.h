@@ -31,7 +31,7 @@ public:
     // the theme's status colours (docs/design.md 1).
     void setTheme(const Theme &theme);
     const Theme &theme() const { return m_theme; }
-    // The status colour a state cell's pill gets, or an invalid colour for a text that is no state.
+    // The status colour a state cell's pill gets (stateTextColor()), or an invalid colour for a text that is no state.
     static QColor stateColor(const QString &state, const Theme &theme);
 
 Q_SIGNALS:

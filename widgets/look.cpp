@@ -334,6 +334,22 @@ QColor sliceStatusColor(SliceStatus status, const Theme &theme)
     Q_UNREACHABLE();
 }
 
+QColor stateTextColor(QStringView state, const Theme &theme)
+{
+    for (SliceStatus s : {SliceStatus::Ready, SliceStatus::Reserved, SliceStatus::Degraded, SliceStatus::Provisioning})
+        if (state.compare(toText(s), Qt::CaseInsensitive) == 0)
+            return sliceStatusColor(s, theme);
+    for (HostState s : {HostState::Alive, HostState::Dead, HostState::Pending, HostState::Missing})
+        if (state.compare(toText(s), Qt::CaseInsensitive) == 0)
+            return hostStateColor(s, theme);
+    // Ray's placement group states (PENDING is a host state's spelling too, above).
+    if (state.compare(QLatin1String("CREATED"), Qt::CaseInsensitive) == 0)
+        return theme.ready;
+    if (state.compare(QLatin1String("PREPARED"), Qt::CaseInsensitive) == 0 || state.compare(QLatin1String("RESCHEDULING"), Qt::CaseInsensitive) == 0)
+        return theme.provisioning;
+    return {};
+}
+
 QColor alertSeverityColor(AlertSeverity severity, const Theme &theme)
 {
     // The status colours an operator already reads: red as a degraded slice, amber as one still

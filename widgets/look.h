@@ -71,6 +71,10 @@ QColor workerColor(int workerId);
 QColor placementGroupColor(QStringView placementGroupId);
 QColor hostStateColor(HostState state, const Theme &theme);
 QColor sliceStatusColor(SliceStatus status, const Theme &theme);
+// The status colour of a state as the tables print it: a slice's status ("ready"), a host's state
+// ("ALIVE") or a placement group's state ("CREATED"; PENDING, PREPARED and RESCHEDULING are on
+// their way, amber). Any case. An invalid colour for a text that is no state.
+QColor stateTextColor(QStringView state, const Theme &theme);
 // An alert's severity (the timeline's alert ticks): critical red, warning amber, info blue.
 QColor alertSeverityColor(AlertSeverity severity, const Theme &theme);
 
