@@ -3,14 +3,17 @@
 
 #include "alertthresholdsdialog.h"
 #include "capturefile.h"
+#include "detailspanel.h"
 #include "eventnavigation.h"
 #include "filedialogs.h"
 #include "fleetoverview.h"
 #include "historycharts.h"
 #include "historysettingsdialog.h"
+#include "icons.h"
 #include "joblogdock.h"
 #include "joblogs.h"
 #include "kubecontextmenu.h"
+#include "navrail.h"
 #include "problemslist.h"
 #include "scaledialog.h"
 #include "slicecomposer.h"
@@ -23,12 +26,15 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
+#include <QProgressBar>
+#include <QSettings>
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QToolButton>
@@ -62,10 +68,48 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     m_workspace->setHistory(m_history); // the tiles' duty sparklines
     statusBar()->addWidget(m_status, 1);
     statusBar()->setSizeGripEnabled(false);
+    // Long actions (a reservation, a scale, reading a recording) show progress here too (issue 17).
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("actionProgress"));
+    m_progress->setMaximumWidth(fontMetrics().averageCharWidth() * 16);
+    m_progress->setMaximumHeight(fontMetrics().height());
+    m_progress->setTextVisible(false);
+    m_progress->hide();
+    statusBar()->addPermanentWidget(m_progress);
+    // The first-run hints (issue 17): their links do what they say; dismissed for good at once.
+    connect(m_workspace, &Workspace::hintLinkActivated, this, [this](const QString &link) {
+        if (link == QLatin1String("slice")) {
+            // The slice most worth a look: the first degraded one, else the one already current.
+            if (m_snapshot)
+                for (const Slice &s : m_snapshot->slices)
+                    if (s.status() == SliceStatus::Degraded) {
+                        m_workspace->showSlice(s.name);
+                        break;
+                    }
+            m_workspace->showPage(Workspace::Page::Slice);
+        } else if (link == QLatin1String("palette")) {
+            openCommandPalette();
+        } else if (link == QLatin1String("reserve")) {
+            openComposer();
+        }
+    });
+    connect(m_workspace, &Workspace::firstRunHintDismissed, this, [this] {
+        if (m_mode == Mode::Interactive)
+            QSettings().setValue(QStringLiteral("hints/firstRunDismissed"), true);
+    });
+    // The details panel's Copy and links (issue 17): said in the status bar; pages open in the browser.
+    connect(m_workspace->details(), &DetailsPanel::notice, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
+    connect(m_workspace->details(), &DetailsPanel::openRequested, this, [this](const QUrl &url) {
+        if (QDesktopServices::openUrl(url))
+            statusBar()->showMessage(tr("Opened %1 in the browser").arg(url.toDisplayString()), 8000);
+        else
+            statusBar()->showMessage(tr("Could not open %1: no browser answered").arg(url.toDisplayString()), 15000);
+    });
 
     auto *dock = makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     dock->hide(); // opened from View, or when a source fails
+    dock->toggleViewAction()->setIcon(icon(IconKind::Problems));
     // An alert row names its slice: clicking it shows that slice.
     connect(m_problems, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
         if (const QString slice = ProblemsList::sliceOfRow(item); !slice.isEmpty())
@@ -80,13 +124,16 @@ MainWindow::MainWindow(Mode mode, QWidget *parent)
     addDockWidget(Qt::RightDockWidgetArea, composerDock);
     composerDock->hide();
     connect(m_composer, &SliceComposer::actionStatusChanged, this, [this](const QString &text) { statusBar()->showMessage(text, 10000); });
+    connect(m_composer, &SliceComposer::actionUnderWay, this, [this](bool busy) { showProgress(busy ? kBusy : kNoProgress); });
     m_whyPending = new WhyPendingPanel(this);
     auto *whyDock = makeDock(tr("Why pending"), QStringLiteral("whyPendingDock"), m_whyPending);
     addDockWidget(Qt::RightDockWidgetArea, whyDock);
     whyDock->hide();
+    whyDock->toggleViewAction()->setIcon(icon(IconKind::WhyPending));
     m_jobLogDock = new JobLogDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_jobLogDock);
     m_jobLogDock->hide(); // opened from View, or when a submit starts a job
+    m_jobLogDock->toggleViewAction()->setIcon(icon(IconKind::JobLog));
     chooseJobLog();
     buildHistoryDocks();
     buildMenus();
@@ -148,6 +195,20 @@ void MainWindow::buildHistoryDocks()
     });
     connect(chartsDock->toggleViewAction(), &QAction::toggled, chartsButton, &QToolButton::setChecked);
     m_timeline->addControl(chartsButton);
+
+    // The workspace's rail has a History entry: it shows and hides this dock, and is checked while
+    // the dock is shown.
+    NavRailButton *railHistory = m_workspace->historyButton();
+    railHistory->setVisible(true);
+    railHistory->setChecked(!chartsDock->isHidden());
+    connect(railHistory, &QAbstractButton::clicked, chartsDock, [chartsDock](bool on) {
+        chartsDock->setVisible(on);
+        if (on)
+            chartsDock->raise();
+    });
+    connect(chartsDock->toggleViewAction(), &QAction::toggled, railHistory, &QAbstractButton::setChecked);
+    chartsDock->toggleViewAction()->setIcon(icon(IconKind::History));
+    timelineDock->toggleViewAction()->setIcon(icon(IconKind::Timeline));
 }
 
 void MainWindow::buildMenus()
@@ -156,21 +217,24 @@ void MainWindow::buildMenus()
     m_connectAction = file->addAction(tr("&Connect to Kubernetes..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, &MainWindow::openConnectDialog);
     m_connectAction->setObjectName(QStringLiteral("connectAction"));
     m_connectAction->setVisible(false); // until setKubeConnector()
-    file->addAction(tr("&Open capture or recording..."), QKeySequence::Open, this, &MainWindow::openCapture);
-    file->addAction(tr("&Save capture..."), QKeySequence::Save, this, &MainWindow::saveCapture);
+    file->addAction(icon(IconKind::Open), tr("&Open capture or recording..."), QKeySequence::Open, this, &MainWindow::openCapture);
+    file->addAction(icon(IconKind::Save), tr("&Save capture..."), QKeySequence::Save, this, &MainWindow::saveCapture);
     file->addAction(tr("Save &history as recording..."), this, &MainWindow::saveHistoryRecording)->setObjectName(QStringLiteral("saveHistoryAction"));
     file->addSeparator();
-    file->addAction(tr("Export slice view as &PNG..."), this, [this] { exportSliceView(false); });
+    file->addAction(icon(IconKind::Export), tr("Export slice view as &PNG..."), this, [this] { exportSliceView(false); });
     if (filedialogs::canWriteSvg()) // no Qt Svg in the browser build
         file->addAction(tr("Export slice view as S&VG..."), this, [this] { exportSliceView(true); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Overview"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] { m_workspace->showPage(Workspace::Page::Overview); });
-    view->addAction(tr("&Slice"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { m_workspace->showPage(Workspace::Page::Slice); });
-    view->addAction(tr("&Tables"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] { m_workspace->showPage(Workspace::Page::Tables); });
-    view->addAction(tr("&Go to..."), QKeySequence(Qt::CTRL | Qt::Key_K), this, &MainWindow::openCommandPalette)->setObjectName(QStringLiteral("commandPaletteAction"));
+    view->addAction(icon(IconKind::Overview), tr("&Overview"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
+                    [this] { m_workspace->showPage(Workspace::Page::Overview); });
+    view->addAction(icon(IconKind::Slice), tr("&Slice"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { m_workspace->showPage(Workspace::Page::Slice); });
+    view->addAction(icon(IconKind::Tables), tr("&Tables"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
+                    [this] { m_workspace->showPage(Workspace::Page::Tables); });
+    view->addAction(icon(IconKind::Search), tr("&Go to..."), QKeySequence(Qt::CTRL | Qt::Key_K), this, &MainWindow::openCommandPalette)
+        ->setObjectName(QStringLiteral("commandPaletteAction"));
     view->addSeparator();
     QMenu *color = view->addMenu(tr("&Colour chips by"));
     m_colorGroup = new QActionGroup(this);
@@ -212,7 +276,7 @@ void MainWindow::buildMenus()
     view->addSeparator();
     view->addAction(findChild<QDockWidget *>(QStringLiteral("timelineDock"))->toggleViewAction());
     view->addAction(findChild<QDockWidget *>(QStringLiteral("historyDock"))->toggleViewAction());
-    view->addAction(tr("&Live"), QKeySequence(Qt::CTRL | Qt::Key_L), m_timeline, &Timeline::goLive);
+    view->addAction(icon(IconKind::Live), tr("&Live"), QKeySequence(Qt::CTRL | Qt::Key_L), m_timeline, &Timeline::goLive);
     view->addAction(tr("History se&ttings..."), this, &MainWindow::openHistorySettings)->setObjectName(QStringLiteral("historySettingsAction"));
     view->addAction(tr("&Alert thresholds..."), this, &MainWindow::openAlertThresholds)->setObjectName(QStringLiteral("alertThresholdsAction"));
     // Desktop notifications of new warning and critical alerts: opt in, remembered.
@@ -223,8 +287,8 @@ void MainWindow::buildMenus()
     view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)->setObjectName(QStringLiteral("resetLayoutAction"));
 
     QMenu *cluster = menuBar()->addMenu(tr("&Cluster"));
-    m_reserveAction = cluster->addAction(tr("&Reserve slices..."), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::openComposer);
-    m_releaseAction = cluster->addAction(tr("R&elease placement group..."), this, [this] {
+    m_reserveAction = cluster->addAction(icon(IconKind::Reserve), tr("&Reserve slices..."), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::openComposer);
+    m_releaseAction = cluster->addAction(icon(IconKind::Release), tr("R&elease placement group..."), this, [this] {
         openComposer();
         m_composer->reviewRelease(placementGroupToRelease());
     });
@@ -234,7 +298,7 @@ void MainWindow::buildMenus()
     m_contextMenu = new KubeContextMenu(tr("Kubernetes &context"), cluster);
     cluster->addMenu(m_contextMenu);
     connect(m_contextMenu, &KubeContextMenu::contextTriggered, this, &MainWindow::switchKubeContext);
-    m_scaleAction = cluster->addAction(tr("&Scale worker group..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+    m_scaleAction = cluster->addAction(icon(IconKind::Scale), tr("&Scale worker group..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
                                        [this] { openScaleDialog(); });
     m_scaleAction->setObjectName(QStringLiteral("scaleWorkerGroupAction"));
 
@@ -258,11 +322,29 @@ void MainWindow::buildMenus()
 
     // Help > Keyboard shortcuts (issue 17, mainwindowlayout.cpp).
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    QAction *keys = help->addAction(tr("&Keyboard shortcuts..."), this, &MainWindow::openShortcutsHelp);
+    help->addAction(tr("&Getting started hints"), this, [this] {
+            m_workspace->showPage(Workspace::Page::Overview);
+            m_workspace->setFirstRunHintVisible(true);
+            if (m_mode == Mode::Interactive)
+                QSettings().remove(QStringLiteral("hints/firstRunDismissed"));
+        })
+        ->setObjectName(QStringLiteral("gettingStartedAction"));
+    QAction *keys = help->addAction(icon(IconKind::Keyboard), tr("&Keyboard shortcuts..."), this, &MainWindow::openShortcutsHelp);
     keys->setObjectName(QStringLiteral("shortcutsHelpAction"));
     // "?" as on the web dashboards people know, and F1; a search box takes "?" as text first.
     // (Shift+? too: where the keyboard's layout does not say that Shift makes "?", the key arrives so.)
     keys->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::Key_F1), QKeySequence(Qt::SHIFT | Qt::Key_Question)});
+}
+
+void MainWindow::showProgress(int percent)
+{
+    m_progress->setVisible(percent != kNoProgress);
+    if (percent == kBusy) {
+        m_progress->setRange(0, 0); // under way, no end known: Qt's busy bar
+    } else if (percent >= 0) {
+        m_progress->setRange(0, 100);
+        m_progress->setValue(percent);
+    }
 }
 
 void MainWindow::updateScaleAction()
@@ -282,6 +364,7 @@ void MainWindow::openScaleDialog(const QString &sliceName)
         m_scaleDialog->setTheme(m_workspace->theme());
         m_scaleDialog->setActions(m_actions.get(), m_actionsUnavailable);
         connect(m_scaleDialog, &ScaleDialog::actionStatusChanged, this, [this](const QString &text) { statusBar()->showMessage(text, 10000); });
+        connect(m_scaleDialog, &ScaleDialog::actionUnderWay, this, [this](bool busy) { showProgress(busy ? kBusy : kNoProgress); });
     }
     m_scaleDialog->setSnapshot(m_snapshot);
     // The slice asked for, else the one being looked at: its group comes up, the slice preselected.
@@ -421,14 +504,17 @@ void MainWindow::setSource(std::unique_ptr<Source> source)
     m_spoolError.clear();
     m_loadingText.clear();
     m_timeline->goLive();
+    m_workspace->details()->setRayDashboard(m_source ? m_source->rayDashboardUrl() : QUrl());
     if (auto *file = qobject_cast<CaptureFileSource *>(m_source.get())) {
         // A recording is read in slices; its captures are shown once all are in the history.
         connect(file, &CaptureFileSource::progressChanged, this, [this, file](int captures, int percent) {
             m_loadingText = file->isLoading() ? tr("reading the recording: %n capture(s), %1%", nullptr, captures).arg(percent) : QString();
+            showProgress(file->isLoading() ? std::clamp(percent, 0, 100) : kNoProgress);
             updateStatus();
         });
         connect(file, &CaptureFileSource::loadingFinished, this, [this](int captures) {
             m_loadingText.clear();
+            showProgress(kNoProgress);
             applyLiveSnapshot();
             if (captures > 1)
                 statusBar()->showMessage(tr("Read %n captures: drag the timeline to see the cluster at any of them", nullptr, captures), 15000);

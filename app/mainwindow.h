@@ -20,6 +20,7 @@ class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QProgressBar;
 class QTreeView;
 
 class QSystemTrayIcon;
@@ -192,6 +193,10 @@ private:
     QString placementGroupToRelease() const;
     void chooseJobLog();
     void updateScaleAction();
+    // The status bar's progress: a percentage, kBusy (under way, no end known) or kNoProgress (hidden).
+    static constexpr int kBusy = -1;
+    static constexpr int kNoProgress = -2;
+    void showProgress(int percent);
 
     Mode m_mode;
     std::unique_ptr<Source> m_source;
@@ -199,6 +204,7 @@ private:
     Capture m_lastCapture;
     QString m_lastError;
     Workspace *m_workspace = nullptr;
+    QProgressBar *m_progress = nullptr;
     ProblemsList *m_problems = nullptr;
     SliceComposer *m_composer = nullptr;
     WhyPendingPanel *m_whyPending = nullptr;

@@ -71,6 +71,8 @@ void restoreWindowSettings(MainWindow &window)
     // Folded groups and sections, by key (a context, a RayCluster, a worker group): bounded, as
     // anything read back from settings is.
     window.workspace()->overview()->setCollapsedKeys(settings.value(QStringLiteral("view/overviewFolded")).toStringList().mid(0, 1024));
+    // The first-run hints stay until dismissed (MainWindow writes that at once).
+    window.workspace()->setFirstRunHintVisible(!settings.value(QStringLiteral("hints/firstRunDismissed"), false).toBool());
     if (!settings.contains(QStringLiteral("window/geometry")))
         window.resize(1280, 800);
 }

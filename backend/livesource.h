@@ -25,6 +25,7 @@ public:
     LiveRaySource(const QUrl &url, RayToken token, QObject *parent = nullptr);
 
     QString description() const override; // "Ray at http://127.0.0.1:8265"
+    QUrl rayDashboardUrl() const override { return m_client.baseUrl(); }
     // Polls at once, then every interval(). A poll still in flight when the next is due is not
     // doubled: the next one starts when it ends.
     void start() override;

@@ -7,6 +7,7 @@
 #include "capture.h"
 
 #include <QObject>
+#include <QUrl>
 
 #include <memory>
 
@@ -26,6 +27,9 @@ public:
     virtual QString description() const = 0;
     // Begins emitting; the first capture may arrive synchronously or later.
     virtual void start() = 0;
+    // The Ray dashboard a person can open in a browser for what this source shows (without
+    // credentials); empty when the source is no dashboard URL (a file, the demo, Kubernetes).
+    virtual QUrl rayDashboardUrl() const { return {}; }
 
 Q_SIGNALS:
     // A new capture, complete (never a partial set of bodies).

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailspanel.h"
 
+#include "externallinks.h"
+#include "icons.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QMenu>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -31,8 +39,38 @@ DetailsPanel::DetailsPanel(QWidget *parent)
     : QWidget(parent)
     , m_text(new QTextBrowser(this))
 {
+    const auto makeButton = [this](IconKind kind, const QString &text, const QString &name) {
+        auto *b = new QToolButton(this);
+        b->setObjectName(name);
+        b->setIcon(icon(kind));
+        b->setText(text);
+        b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        b->setAutoRaise(true);
+        return b;
+    };
+    m_copy = makeButton(IconKind::Copy, tr("Copy"), QStringLiteral("detailsCopy"));
+    m_copy->setPopupMode(QToolButton::InstantPopup);
+    m_copy->setMenu(new QMenu(m_copy));
+    m_ray = makeButton(IconKind::OpenExternal, tr("Ray"), QStringLiteral("detailsRayDashboard"));
+    connect(m_ray, &QToolButton::clicked, this, [this] {
+        if (const QUrl url = m_ray->property("url").toUrl(); url.isValid())
+            Q_EMIT openRequested(url);
+    });
+    m_console = makeButton(IconKind::OpenExternal, tr("Cloud console"), QStringLiteral("detailsCloudConsole"));
+    m_console->setPopupMode(QToolButton::InstantPopup);
+    m_console->setMenu(new QMenu(m_console));
+    auto *actions = new QHBoxLayout;
+    actions->setContentsMargins(2, 2, 2, 0);
+    actions->setSpacing(2);
+    actions->addWidget(m_copy);
+    actions->addWidget(m_ray);
+    actions->addWidget(m_console);
+    actions->addStretch(1);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(actions);
     layout->addWidget(m_text);
     m_text->setOpenLinks(false);
     m_text->setFrameShape(QFrame::NoFrame);
@@ -47,6 +85,55 @@ void DetailsPanel::show(const SnapshotPtr &snapshot, const QString &sliceName, i
     m_worker = workerId;
     m_text->setHtml(snapshot ? html(*snapshot, sliceName, workerId, m_theme)
                              : tr("<p>Pick a slice in the overview to see its details.</p>"));
+    updateActions();
+}
+
+void DetailsPanel::setRayDashboard(const QUrl &dashboard)
+{
+    m_dashboard = dashboard;
+    updateActions();
+}
+
+void DetailsPanel::updateActions()
+{
+    const bool known = m_snapshot && m_snapshot->sliceIndex(m_slice) >= 0;
+    QMenu *copy = m_copy->menu();
+    copy->clear();
+    if (known)
+        for (const CopyItem &item : copyItems(*m_snapshot, m_slice, m_worker))
+            copy->addAction(tr("%1: %2").arg(item.label, item.text.size() > 40 ? item.text.left(39) + u'…' : item.text), this,
+                            [this, item] {
+                                QGuiApplication::clipboard()->setText(item.text);
+                                Q_EMIT notice(tr("Copied %1: %2").arg(item.label.toLower(), item.text));
+                            });
+    m_copy->setEnabled(!copy->isEmpty());
+    m_copy->setToolTip(known ? tr("Copy a name or id, whole") : tr("No slice chosen"));
+
+    const ExternalLink ray = known ? rayDashboardLink(m_dashboard, *m_snapshot, m_slice, m_worker) : ExternalLink{};
+    m_ray->setProperty("url", ray.url);
+    m_ray->setEnabled(ray.url.isValid());
+    m_ray->setToolTip(ray.url.isValid() ? tr("Open %1 in the browser:\n%2").arg(ray.label, ray.url.toDisplayString())
+                      : known           ? tr("%1: %2").arg(ray.label, ray.whyNot)
+                                        : tr("No slice chosen"));
+
+    QMenu *console = m_console->menu();
+    console->clear();
+    QStringList whyNot;
+    bool any = false;
+    if (known)
+        for (const ExternalLink &link : cloudConsoleLinks(*m_snapshot, m_slice, m_worker)) {
+            QAction *a = console->addAction(link.url.isValid() ? link.label : tr("%1 (%2)").arg(link.label, link.whyNot));
+            a->setEnabled(link.url.isValid());
+            any = any || link.url.isValid();
+            if (!link.url.isValid())
+                whyNot << link.whyNot;
+            connect(a, &QAction::triggered, this, [this, url = link.url] { Q_EMIT openRequested(url); });
+        }
+    m_console->setEnabled(any);
+    whyNot.removeDuplicates();
+    m_console->setToolTip(any     ? tr("Open the Google Cloud console's page of the node pool, node or pod")
+                          : known ? tr("Cloud console: %1").arg(whyNot.join(QStringLiteral("; ")))
+                                  : tr("No slice chosen"));
 }
 
 void DetailsPanel::setTheme(const Theme &theme)

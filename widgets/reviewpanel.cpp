@@ -148,8 +148,10 @@ void ReviewPanel::showMessage(MessageBar::Kind kind, const QString &text)
 {
     m_message->showMessage(kind, text);
     updateVisibility();
-    if (kind != MessageBar::Kind::Info) // the status bar tells of actions, not of a panel's state
+    if (kind != MessageBar::Kind::Info) { // the status bar tells of actions, not of a panel's state
         Q_EMIT statusMessage(text);
+        Q_EMIT actionUnderWay(kind == MessageBar::Kind::Warning);
+    }
 }
 
 void ReviewPanel::hideMessage()

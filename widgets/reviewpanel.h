@@ -67,6 +67,9 @@ Q_SIGNALS:
     void cancelled(); // Cancel clicked; the review is closed already
     // A message of any kind but Info was shown: an action's progress or outcome.
     void statusMessage(const QString &text);
+    // With it: whether that action is still under way (a Warning: the cluster is changing) or
+    // ended (an Error or a Success), so the window can show progress in its status bar.
+    void actionUnderWay(bool underWay);
 
 private:
     void updateConfirm();

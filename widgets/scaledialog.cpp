@@ -234,6 +234,7 @@ ScaleDialog::ScaleDialog(QWidget *parent)
     connect(m_reviewButton, &QPushButton::clicked, this, [this] { openReview(); });
     connect(m_panel, &ReviewPanel::confirmed, this, &ScaleDialog::confirmReview);
     connect(m_panel, &ReviewPanel::statusMessage, this, &ScaleDialog::actionStatusChanged);
+    connect(m_panel, &ReviewPanel::actionUnderWay, this, &ScaleDialog::actionUnderWay);
     connect(m_panel, &ReviewPanel::cancelled, this, [this] {
         cancelReview();
         syncControlsToGroup(); // the cluster may have moved while the review held the controls

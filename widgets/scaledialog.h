@@ -73,6 +73,7 @@ public:
 Q_SIGNALS:
     // An action started, progressed or finished (the window shows it in the status bar).
     void actionStatusChanged(const QString &text);
+    void actionUnderWay(bool underWay); // ReviewPanel::actionUnderWay
 
 protected:
     void showEvent(QShowEvent *event) override;

@@ -2,7 +2,10 @@
 #pragma once
 
 // A search or filter box as every view has one (issue 17): a clear button, and Escape clears what
-// was typed while the box has the focus (a box already empty lets Escape through to its window).
+// was typed while the box has the focus (a box already empty lets Escape through to its window),
+// and the magnifier icon at its start.
+
+#include "icons.h"
 
 #include <QAction>
 #include <QLineEdit>
@@ -12,6 +15,7 @@ namespace slicescope {
 inline void makeSearchField(QLineEdit *edit)
 {
     edit->setClearButtonEnabled(true);
+    edit->addAction(icon(IconKind::Search), QLineEdit::LeadingPosition);
     auto *clear = new QAction(edit);
     clear->setObjectName(QStringLiteral("clearOnEscape"));
     clear->setShortcut(QKeySequence(Qt::Key_Escape));

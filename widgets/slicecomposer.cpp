@@ -167,6 +167,7 @@ SliceComposer::SliceComposer(QWidget *parent)
     connect(m_panel, &ReviewPanel::confirmed, this, &SliceComposer::confirmReview);
     connect(m_panel, &ReviewPanel::cancelled, this, &SliceComposer::cancelReview);
     connect(m_panel, &ReviewPanel::statusMessage, this, &SliceComposer::actionStatusChanged);
+    connect(m_panel, &ReviewPanel::actionUnderWay, this, &SliceComposer::actionUnderWay);
 
     // v6e 4x4 is the shape most teams reserve; start there rather than at the table's first row.
     m_accelerator->setCurrentIndex(std::max(0, m_accelerator->findData(QStringLiteral("v6e"))));

@@ -64,6 +64,7 @@ public:
 Q_SIGNALS:
     // An action started or finished (the window may show it in the status bar).
     void actionStatusChanged(const QString &text);
+    void actionUnderWay(bool underWay); // ReviewPanel::actionUnderWay
 
 protected:
     void showEvent(QShowEvent *event) override;

@@ -5,6 +5,9 @@
 #include "fleetoverview.h"
 #include "fleettables.h"
 #include "history.h"
+#include "icons.h"
+#include "messagebar.h"
+#include "navrail.h"
 #include "searchfield.h"
 #include "sliceview.h"
 
@@ -18,7 +21,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QTabWidget>
+#include <QStackedWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -28,13 +31,22 @@ Workspace::Workspace(QWidget *parent)
     : QWidget(parent)
 {
     m_splitter = new QSplitter(Qt::Horizontal, this);
-    m_pages = new QTabWidget(m_splitter);
-    m_pages->setDocumentMode(true);
+    m_pages = new QStackedWidget(m_splitter);
     m_overview = new FleetOverview(m_pages);
     m_tables = new FleetTables(m_pages);
-    m_pages->addTab(makeOverviewPage(), tr("Overview"));
-    m_pages->addTab(makeSlicePage(), tr("Slice"));
-    m_pages->addTab(m_tables, tr("Tables"));
+    m_pages->addWidget(makeOverviewPage());
+    m_pages->addWidget(makeSlicePage());
+    m_pages->addWidget(m_tables);
+    // The rail: the pages in the order of Page, then the History toggle.
+    m_rail = new NavRail(this);
+    m_rail->addPage(IconKind::Overview, tr("Overview"), tr("The whole fleet, slice by slice (Ctrl+1)"))->setObjectName(QStringLiteral("railOverview"));
+    m_rail->addPage(IconKind::Slice, tr("Slice"), tr("One slice as its 3D chip grid (Ctrl+2)"))->setObjectName(QStringLiteral("railSlice"));
+    m_rail->addPage(IconKind::Tables, tr("Tables"), tr("Slices, hosts, placement groups and worker groups as tables (Ctrl+3)"))
+        ->setObjectName(QStringLiteral("railTables"));
+    m_historyButton = m_rail->addToggle(IconKind::History, tr("History"), tr("Charts of the fleet over time (the History panel)"));
+    m_historyButton->setObjectName(QStringLiteral("railHistory"));
+    m_historyButton->setVisible(false);
+    connect(m_rail, &NavRail::pageChosen, this, [this](int index) { showPage(Page(index)); });
     m_details = new DetailsPanel(m_splitter);
     m_splitter->addWidget(m_pages);
     m_splitter->addWidget(m_details);
@@ -44,9 +56,11 @@ Workspace::Workspace(QWidget *parent)
     m_splitter->setCollapsible(0, false);
     m_splitter->setObjectName(QStringLiteral("workspaceSplitter"));
 
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_splitter);
+    layout->setSpacing(0);
+    layout->addWidget(m_rail);
+    layout->addWidget(m_splitter, 1);
 
     connect(m_overview, &FleetOverview::sliceActivated, this, [this](const QString &name) {
         showSlice(name);
@@ -75,6 +89,8 @@ QWidget *Workspace::makeOverviewPage()
     for (SliceStatus status : {SliceStatus::Ready, SliceStatus::Reserved, SliceStatus::Degraded, SliceStatus::Provisioning}) {
         auto *b = new QToolButton(page);
         b->setText(toText(status));
+        b->setIcon(statusIcon(status));
+        b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
         b->setCheckable(true);
         b->setToolTip(tr("Show only %1 slices (combine several)").arg(toText(status)));
         m_statusButtons.append({b, status});
@@ -91,8 +107,48 @@ QWidget *Workspace::makeOverviewPage()
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(bar);
+    layout->addWidget(makeFirstRunHint(page));
     layout->addWidget(m_overview, 1);
     return page;
+}
+
+QWidget *Workspace::makeFirstRunHint(QWidget *parent)
+{
+    m_hint = new QWidget(parent);
+    m_hint->setObjectName(QStringLiteral("firstRunHint"));
+    m_hintText = new MessageBar(m_hint);
+    m_hintText->setObjectName(QStringLiteral("firstRunHintText"));
+    m_hintText->setTextFormat(Qt::RichText);
+    m_hintText->setText(tr("<b>New here?</b> Three things to try: <a href=\"slice\">open a slice</a> as its 3D chip grid (or click a tile), "
+                           "<a href=\"palette\">find any slice, group or action</a> with Ctrl+K, and "
+                           "<a href=\"reserve\">reserve slices</a> with a what-if preview first (Ctrl+R). Press ? for every key."));
+    connect(m_hintText, &QLabel::linkActivated, this, &Workspace::hintLinkActivated);
+    auto *close = new QToolButton(m_hint);
+    close->setObjectName(QStringLiteral("firstRunHintClose"));
+    close->setAutoRaise(true);
+    close->setText(QStringLiteral("✕"));
+    close->setToolTip(tr("Dismiss these hints (Help > Getting started shows them again)"));
+    connect(close, &QToolButton::clicked, this, [this] {
+        m_hint->hide();
+        Q_EMIT firstRunHintDismissed();
+    });
+    auto *row = new QHBoxLayout(m_hint);
+    row->setContentsMargins(6, 0, 6, 4);
+    row->setSpacing(2);
+    row->addWidget(m_hintText, 1);
+    row->addWidget(close, 0, Qt::AlignTop);
+    m_hint->hide();
+    return m_hint;
+}
+
+void Workspace::setFirstRunHintVisible(bool visible)
+{
+    m_hint->setVisible(visible);
+}
+
+bool Workspace::isFirstRunHintVisible() const
+{
+    return !m_hint->isHidden();
 }
 
 QWidget *Workspace::makeSlicePage()
@@ -226,6 +282,7 @@ void Workspace::setSnapshot(const SnapshotPtr &snapshot)
 void Workspace::showPage(Page page)
 {
     m_pages->setCurrentIndex(int(page));
+    m_rail->setCurrentPage(int(page));
     if (page == Page::Tables)
         m_tables->refreshVisible(); // also when the window is not shown (screenshots)
 }
@@ -349,6 +406,8 @@ void Workspace::setTheme(const Theme &theme)
     m_overview->setTheme(theme);
     m_details->setTheme(theme);
     m_tables->setTheme(theme);
+    m_rail->setTheme(theme);
+    m_hintText->setTheme(theme);
 }
 
 } // namespace slicescope

@@ -20,13 +20,16 @@ class QToolButton;
 class QSlider;
 class QSpinBox;
 class QSplitter;
-class QTabWidget;
+class QStackedWidget;
 
 namespace slicescope {
 
 class DetailsPanel;
 class FleetOverview;
 class FleetTables;
+class MessageBar;
+class NavRail;
+class NavRailButton;
 class SliceView;
 class SnapshotHistory;
 
@@ -73,18 +76,32 @@ public:
     void setTheme(const Theme &theme);
     const Theme &theme() const { return m_theme; }
 
+    // The first-run hint strip above the overview (issue 17): three things to try, as links
+    // (hintLinkActivated: "slice", "palette", "reserve"); its close button dismisses it
+    // (firstRunHintDismissed). Hidden until the window shows it (MainWindow, once per user).
+    void setFirstRunHintVisible(bool visible);
+    bool isFirstRunHintVisible() const;
+    QWidget *firstRunHint() const { return m_hint; }
+
     SliceView *sliceView() const { return m_sliceView; }
     FleetOverview *overview() const { return m_overview; }
     FleetTables *tables() const { return m_tables; }
     DetailsPanel *details() const { return m_details; }
     QSplitter *splitter() const { return m_splitter; }
+    NavRail *rail() const { return m_rail; }
+    // The rail's History entry: hidden until the window ties it to its History dock
+    // (MainWindow), since the workspace alone has no history panel.
+    NavRailButton *historyButton() const { return m_historyButton; }
 
 Q_SIGNALS:
     void currentSliceChanged(const QString &sliceName);
+    void hintLinkActivated(const QString &link);
+    void firstRunHintDismissed();
 
 private:
     QWidget *makeOverviewPage();
     QWidget *makeSlicePage();
+    QWidget *makeFirstRunHint(QWidget *parent);
     void onHostSelected(const QString &sliceName, int workerId);
     void syncLayerControls();
     void updateActivityHistory();
@@ -93,7 +110,11 @@ private:
     QString m_slice;
     Theme m_theme = Theme::light();
     QSplitter *m_splitter = nullptr;
-    QTabWidget *m_pages = nullptr;
+    QStackedWidget *m_pages = nullptr;
+    NavRail *m_rail = nullptr;
+    QWidget *m_hint = nullptr;
+    MessageBar *m_hintText = nullptr;
+    NavRailButton *m_historyButton = nullptr;
     FleetOverview *m_overview = nullptr;
     SliceView *m_sliceView = nullptr;
     FleetTables *m_tables = nullptr;

@@ -12,13 +12,17 @@
 #include "joblogview.h"
 #include "connectdialog.h"
 #include "commandpalette.h"
+#include "detailspanel.h"
 #include "mainwindow.h"
 #include "messagebar.h"
+#include "navrail.h"
 #include "source.h"
 #include "timeline.h"
 #include "workspace.h"
 
 #include <QApplication>
+#include <QClipboard>
+#include <QDesktopServices>
 #include <QFile>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -34,6 +38,7 @@
 #include <QStandardPaths>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QTemporaryDir>
@@ -68,6 +73,16 @@ void saveGrab(QWidget &widget, const QString &name)
     if (const QString dir = qEnvironmentVariable("SLICESCOPE_SAVE_GRABS"); !dir.isEmpty())
         widget.grab().save(dir + u'/' + name + QStringLiteral(".png"));
 }
+
+// Takes the URLs the window would open in a browser (QDesktopServices::setUrlHandler).
+class UrlCatcher : public QObject
+{
+    Q_OBJECT
+public:
+    QList<QUrl> urls;
+public Q_SLOTS:
+    void open(const QUrl &url) { urls << url; }
+};
 
 } // namespace
 
@@ -583,6 +598,132 @@ private Q_SLOTS:
         QTest::keyClick(overview, Qt::Key_Return);
         QCOMPARE(window.workspace()->page(), Workspace::Page::Slice);
         QCOMPARE(window.workspace()->currentSlice(), chosen);
+    }
+
+    // The navigation rail (issue 17): a click or the keyboard shows a page and the rail follows a
+    // page shown any other way; its History entry shows and hides the History dock.
+    void railNavigates()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        Workspace *workspace = window.workspace();
+        NavRail *rail = workspace->rail();
+        QCOMPARE(rail->currentPage(), int(Workspace::Page::Overview));
+        auto *slice = rail->findChild<NavRailButton *>(QStringLiteral("railSlice"));
+        auto *tables = rail->findChild<NavRailButton *>(QStringLiteral("railTables"));
+        QVERIFY(slice && tables);
+        QTest::mouseClick(slice, Qt::LeftButton);
+        QCOMPARE(workspace->page(), Workspace::Page::Slice);
+        QVERIFY(slice->isChecked());
+        // A page shown from elsewhere (the menu's Ctrl+1, a tile's Enter) moves the rail's pill.
+        workspace->showPage(Workspace::Page::Overview);
+        QCOMPARE(rail->currentPage(), int(Workspace::Page::Overview));
+        QVERIFY(!slice->isChecked());
+        // Keyboard: the arrows walk the rail, Enter picks.
+        slice->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(slice->hasFocus());
+        QTest::keyClick(slice, Qt::Key_Down);
+        QVERIFY(tables->hasFocus());
+        QTest::keyClick(tables, Qt::Key_Return);
+        QCOMPARE(workspace->page(), Workspace::Page::Tables);
+        // History toggles the dock, and follows it when the dock is closed another way.
+        auto *history = workspace->historyButton();
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("historyDock"));
+        QVERIFY(history->isVisible());
+        QVERIFY(dock->isHidden());
+        QVERIFY(!history->isChecked());
+        QTest::mouseClick(history, Qt::LeftButton);
+        QTRY_VERIFY(dock->isVisible());
+        QVERIFY(history->isChecked());
+        dock->close();
+        QTRY_VERIFY(!history->isChecked());
+        // A page entry is still the page shown: the History toggle is no page.
+        QCOMPARE(workspace->page(), Workspace::Page::Tables);
+        // The rail never takes the focus by a click: the view being driven keeps it.
+        workspace->overview()->setFocus();
+        QTRY_VERIFY(workspace->overview()->hasFocus());
+        QTest::mouseClick(slice, Qt::LeftButton);
+        QVERIFY(!slice->hasFocus());
+    }
+
+    // The details panel's Copy, Ray dashboard and Cloud console (issue 17): whole ids to the
+    // clipboard, said in the status bar; pages opened only when they can be made, else why not.
+    void detailsCopyAndLinks()
+    {
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        Workspace *workspace = window.workspace();
+        QVERIFY(workspace->showSlice(QStringLiteral("v6e-4x4-3")));
+        workspace->selectHost(2);
+        DetailsPanel *details = workspace->details();
+        const QList<QAction *> copies = details->copyButton()->menu()->actions();
+        QVERIFY(copies.size() >= 4);
+        copies.first()->trigger();
+        QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("v6e-4x4-3"));
+        QVERIFY2(window.statusBar()->currentMessage().contains(u"v6e-4x4-3"), qPrintable(window.statusBar()->currentMessage()));
+        // The Ray node id goes whole (the panel's text shows its first 16 characters).
+        const SnapshotPtr snap = workspace->snapshot();
+        const Slice &slice = snap->slices[snap->sliceIndex(QStringLiteral("v6e-4x4-3"))];
+        const QString nodeId = snap->rayNodes[slice.hosts[2].rayNode].id;
+        bool copiedNode = false;
+        for (QAction *a : copies)
+            if (a->text().startsWith(u"Ray node id")) {
+                a->trigger();
+                copiedNode = QGuiApplication::clipboard()->text() == nodeId;
+            }
+        QVERIFY(copiedNode);
+        // The demo is no dashboard URL and no GKE context: both links off, each says why.
+        QVERIFY(!details->rayButton()->isEnabled());
+        QVERIFY(details->rayButton()->toolTip().contains(u"--ray"));
+        QVERIFY(!details->consoleButton()->isEnabled());
+        // A Ray dashboard source: the selected worker's node page opens.
+        UrlCatcher catcher;
+        QDesktopServices::setUrlHandler(QStringLiteral("http"), &catcher, "open");
+        details->setRayDashboard(QUrl(QStringLiteral("http://127.0.0.1:8265")));
+        QVERIFY(details->rayButton()->isEnabled());
+        QTest::mouseClick(details->rayButton(), Qt::LeftButton);
+        QDesktopServices::unsetUrlHandler(QStringLiteral("http"));
+        QCOMPARE(catcher.urls, QList<QUrl>{QUrl(QStringLiteral("http://127.0.0.1:8265/#/cluster/nodes/") + nodeId)});
+        QVERIFY(window.statusBar()->currentMessage().startsWith(u"Opened http://127.0.0.1:8265/"));
+    }
+
+    // The first-run hints (issue 17): shown to a new user above the overview, their links do what
+    // they say, dismissed for good, and Help > Getting started hints brings them back.
+    void firstRunHints()
+    {
+        QSettings().clear();
+        {
+            MainWindow window(MainWindow::Mode::Interactive);
+            QVERIFY(showDemo(window));
+            Workspace *workspace = window.workspace();
+            QVERIFY(workspace->isFirstRunHintVisible());
+            QVERIFY(workspace->firstRunHint()->isVisible());
+            saveGrab(window, QStringLiteral("first-run-hints"));
+            auto *text = workspace->firstRunHint()->findChild<QLabel *>(QStringLiteral("firstRunHintText"));
+            QVERIFY(text);
+            QVERIFY(text->text().contains(u"href=\"reserve\""));
+            Q_EMIT text->linkActivated(QStringLiteral("reserve"));
+            QTRY_VERIFY(window.findChild<QDockWidget *>(QStringLiteral("composerDock"))->isVisible());
+            Q_EMIT text->linkActivated(QStringLiteral("slice"));
+            QCOMPARE(workspace->page(), Workspace::Page::Slice);
+            QCOMPARE(workspace->currentSlice(), QStringLiteral("v6e-4x4-3")); // the demo's degraded slice
+            workspace->showPage(Workspace::Page::Overview);
+            QTest::mouseClick(workspace->firstRunHint()->findChild<QToolButton *>(QStringLiteral("firstRunHintClose")), Qt::LeftButton);
+            QVERIFY(!workspace->isFirstRunHintVisible());
+            QVERIFY(QSettings().value(QStringLiteral("hints/firstRunDismissed")).toBool());
+        }
+        MainWindow again(MainWindow::Mode::Interactive);
+        QVERIFY(!again.workspace()->isFirstRunHintVisible());
+        again.findChild<QAction *>(QStringLiteral("gettingStartedAction"))->trigger();
+        QVERIFY(again.workspace()->isFirstRunHintVisible());
+        QVERIFY(!QSettings().contains(QStringLiteral("hints/firstRunDismissed")));
+        // Screenshots and goldens never show them.
+        MainWindow shot(MainWindow::Mode::Screenshot);
+        QVERIFY(!shot.workspace()->isFirstRunHintVisible());
+        QSettings().clear();
     }
 
     // The tables' state columns are pills in the status colours, the same in every view (docs/design.md 1).
