@@ -174,6 +174,7 @@ private:
     // A dock holding `widget`, named for saveState()/restoreState(); the caller places it.
     QDockWidget *makeDock(const QString &title, const QString &objectName, QWidget *widget);
     void buildHistoryDocks();
+    void connectWorkspaceHelpers(); // mainwindowhelpers.cpp
     void applyLayoutRules(); // after the docks and menus exist, before the settings restore a layout
     void keepOnScreen(QSize before); // after a dock opened: no larger than its screen's work area, or than before
     void onCapture(const Capture &capture);
