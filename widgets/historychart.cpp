@@ -6,13 +6,16 @@
 #include "timetext.h"
 
 #include <QFontInfo>
+#include <QFontMetricsF>
 #include <QGraphicsLineItem>
+#include <QGraphicsRectItem>
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QDateTimeAxis>
 #include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
@@ -20,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace slicescope::historychart {
@@ -44,21 +48,76 @@ ChartView::ChartView(QChart *chart, QWidget *parent)
     setFrameShape(QFrame::NoFrame);
     setRubberBand(QChartView::NoRubberBand);
     setDragMode(QGraphicsView::NoDrag);
-    setFocusPolicy(Qt::NoFocus);
+    setFocusPolicy(Qt::ClickFocus); // Escape on a chart the operator clicked or dragged resets the zoom
 }
 
 void ChartView::mouseMoveEvent(QMouseEvent *event)
 {
     QChartView::mouseMoveEvent(event);
+    const QPoint pos = event->position().toPoint();
+    if (m_pressed && (event->buttons() & Qt::LeftButton)) {
+        if (!m_dragging && std::abs(pos.x() - m_pressPos.x()) >= kDragThreshold)
+            m_dragging = true;
+        if (m_dragging && dragged)
+            dragged(m_pressPos.x(), pos.x());
+    }
     if (hovered)
-        hovered(event->position().toPoint());
+        hovered(pos);
 }
 
 void ChartView::mousePressEvent(QMouseEvent *event)
 {
     QChartView::mousePressEvent(event);
-    if (event->button() == Qt::LeftButton && clicked)
-        clicked(event->position().toPoint());
+    if (event->button() != Qt::LeftButton)
+        return;
+    // Nothing happens yet: the release tells a click (scrub) from a drag (zoom).
+    m_pressed = true;
+    m_dragging = false;
+    m_pressPos = event->position().toPoint();
+}
+
+void ChartView::mouseReleaseEvent(QMouseEvent *event)
+{
+    QChartView::mouseReleaseEvent(event);
+    if (event->button() != Qt::LeftButton || !m_pressed)
+        return;
+    const bool wasDrag = m_dragging;
+    m_pressed = m_dragging = false;
+    const QPoint pos = event->position().toPoint();
+    if (wasDrag) {
+        if (selected)
+            selected(m_pressPos.x(), pos.x());
+    } else if (clicked) {
+        clicked(m_pressPos);
+    }
+}
+
+void ChartView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    // Not QChartView's (which would start a press): the double click resets the zoom. The click
+    // before it has scrubbed, as any click does.
+    m_pressed = m_dragging = false;
+    if (event->button() == Qt::LeftButton && resetRequested)
+        resetRequested();
+    event->accept();
+}
+
+void ChartView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier) {
+        if (m_dragging) { // Escape during a drag drops the selection
+            m_pressed = m_dragging = false;
+            if (dragged)
+                dragged(0, 0);
+            event->accept();
+            return;
+        }
+        if (resetRequested && resetRequested()) {
+            event->accept();
+            return;
+        }
+    }
+    event->ignore(); // on to the window (Escape elsewhere means something else)
 }
 
 namespace {
@@ -96,6 +155,8 @@ void ChartView::resizeEvent(QResizeEvent *event)
             applyTicks(value, compact);
     }
     QChartView::resizeEvent(event);
+    if (resized)
+        resized();
 }
 
 void ChartView::leaveEvent(QEvent *event)
@@ -103,6 +164,107 @@ void ChartView::leaveEvent(QEvent *event)
     QChartView::leaveEvent(event);
     if (left)
         left();
+}
+
+ChartLegend::ChartLegend(QGraphicsItem *parent)
+    : QGraphicsItem(parent)
+{
+}
+
+void ChartLegend::setEntries(const QList<Entry> &entries)
+{
+    m_entries = entries;
+    m_values = QStringList(entries.size());
+}
+
+void ChartLegend::setValues(const QStringList &values)
+{
+    if (values == m_values)
+        return;
+    m_values = values;
+    m_values.resize(m_entries.size());
+    update();
+}
+
+void ChartLegend::setLook(const QFont &font, const QColor &text)
+{
+    m_font = font;
+    m_text = text;
+    update();
+}
+
+qreal ChartLegend::layout(qreal width)
+{
+    prepareGeometryChange();
+    const QFontMetricsF fm(m_font);
+    const qreal rowHeight = std::ceil(fm.height()) + 2, gap = std::round(fm.height() * 1.2), inner = 5;
+    m_rects.clear();
+    m_valueBox.clear();
+    QList<QList<int>> rows{{}};
+    QList<qreal> rowWidths{0};
+    for (int i = 0; i < m_entries.size(); ++i) {
+        const Entry &e = m_entries[i];
+        const qreal box = e.widest.isEmpty() ? 0 : std::ceil(std::max(fm.horizontalAdvance(e.widest), fm.horizontalAdvance(QStringLiteral("\u2013"))));
+        const qreal w = kSwatchWidth + inner + std::ceil(fm.horizontalAdvance(e.label)) + (box > 0 ? inner + box : 0);
+        m_valueBox << box;
+        m_rects << QRectF(0, 0, w, rowHeight);
+        if (!rows.last().isEmpty() && rowWidths.last() + gap + w > width) {
+            rows.append(QList<int>());
+            rowWidths.append(0);
+        }
+        rowWidths.last() += (rows.last().isEmpty() ? 0 : gap) + w;
+        rows.last().append(i);
+    }
+    if (m_entries.isEmpty()) {
+        m_size = QSizeF(width, 0);
+        return 0;
+    }
+    for (int r = 0; r < rows.size(); ++r) {
+        qreal x = std::round((width - rowWidths[r]) / 2);
+        for (int i : std::as_const(rows[r])) {
+            m_rects[i].moveTo(x, r * rowHeight);
+            x += m_rects[i].width() + gap;
+        }
+    }
+    m_size = QSizeF(width, rows.size() * rowHeight);
+    update();
+    return m_size.height();
+}
+
+QStringList ChartLegend::texts() const
+{
+    QStringList out;
+    for (int i = 0; i < m_entries.size(); ++i)
+        out << (m_values.value(i).isEmpty() ? m_entries[i].label : m_entries[i].label + QLatin1Char(' ') + m_values[i]);
+    return out;
+}
+
+QRectF ChartLegend::boundingRect() const { return QRectF(QPointF(0, 0), m_size); }
+
+void ChartLegend::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    painter->setFont(m_font);
+    const QFontMetricsF fm(m_font);
+    for (int i = 0; i < m_entries.size() && i < m_rects.size(); ++i) {
+        const Entry &e = m_entries[i];
+        const QRectF r = m_rects[i];
+        const qreal midY = std::round(r.center().y()) + 0.5;
+        if (e.fill.style() != Qt::NoBrush) {
+            const qreal side = std::round(fm.height() * 0.6);
+            painter->setPen(e.pen);
+            painter->setBrush(e.fill);
+            painter->drawRect(QRectF(r.left() + (kSwatchWidth - side) / 2, std::round(r.center().y() - side / 2), side, side));
+        } else {
+            painter->setPen(e.pen);
+            painter->drawLine(QPointF(r.left(), midY), QPointF(r.left() + kSwatchWidth, midY));
+        }
+        painter->setPen(m_text);
+        const qreal labelX = r.left() + kSwatchWidth + 5;
+        painter->drawText(QRectF(labelX, r.top(), r.right() - labelX, r.height()), Qt::AlignLeft | Qt::AlignVCenter, e.label);
+        const QString value = m_values.value(i);
+        if (!value.isEmpty() && m_valueBox[i] > 0)
+            painter->drawText(QRectF(r.right() - m_valueBox[i], r.top(), m_valueBox[i], r.height()), Qt::AlignRight | Qt::AlignVCenter, value);
+    }
 }
 
 void ChartState::build(Chart chartKind, const QString &chartUnit, int index, QWidget *parent)
@@ -114,9 +276,8 @@ void ChartState::build(Chart chartKind, const QString &chartUnit, int index, QWi
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->setBackgroundRoundness(6);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    // Lines show solid vs dashed in the legend; areas keep filled squares.
-    chart->legend()->setMarkerShape(kind == Chart::Slices ? QLegend::MarkerShapeRectangle : QLegend::MarkerShapeFromSeries);
+    chart->legend()->setVisible(false); // ChartLegend instead: it wraps, and shows values
+    legend = new ChartLegend(chart);
     axisX = new QDateTimeAxis(chart);
     axisY = new QValueAxis(chart);
     axisY->setLabelFormat(QStringLiteral("%.0f"));
@@ -131,6 +292,13 @@ void ChartState::build(Chart chartKind, const QString &chartUnit, int index, QWi
     cursor = new QGraphicsLineItem(chart);
     cursor->setZValue(1000);
     cursor->setVisible(false);
+    hoverLine = new QGraphicsLineItem(chart);
+    hoverLine->setZValue(999);
+    hoverLine->setVisible(false);
+    band = new QGraphicsRectItem(chart);
+    band->setZValue(998);
+    band->setData(0, QStringLiteral("zoom-band")); // how tests find it
+    band->setVisible(false);
     view = new ChartView(chart, parent);
     view->setObjectName(QStringLiteral("chart%1").arg(index));
     view->setMinimumSize(240, 150);
@@ -144,10 +312,7 @@ void ChartState::style(const Theme &theme, const QFont &base)
     chart->setPlotAreaBackgroundVisible(false);
     chart->setTitleBrush(theme.text);
     chart->setTitleFont(scaledFont(base, 1.05, true));
-    chart->legend()->setLabelColor(theme.text);
-    chart->legend()->setFont(scaledFont(base, 0.9, false));
-    chart->legend()->setBrush(Qt::NoBrush);
-    chart->legend()->setPen(Qt::NoPen);
+    legend->setLook(scaledFont(base, 0.9, false), theme.text);
     QList<QAbstractAxis *> axes{axisX, axisY};
     if (axisY2)
         axes << axisY2;
@@ -173,6 +338,15 @@ void ChartState::style(const Theme &theme, const QFont &base)
     QPen pen(theme.text, 2);
     pen.setCapStyle(Qt::FlatCap);
     cursor->setPen(pen);
+    // The hovered time: thinner and muted, so the scrubbed time stays the one that stands out.
+    QPen hoverPen(theme.mutedText, 1);
+    hoverPen.setCapStyle(Qt::FlatCap);
+    hoverLine->setPen(hoverPen);
+    // The selection band: the theme's selection colour, see-through so the lines read under it.
+    QColor fill = theme.selection;
+    fill.setAlphaF(theme.isDark ? 0.25 : 0.18);
+    band->setBrush(fill);
+    band->setPen(QPen(theme.selection, 1));
     view->setBackgroundBrush(theme.window);
 }
 
@@ -230,43 +404,57 @@ void ChartState::rebuildSeries(const Theme &theme, bool dots)
     }
 }
 
-void ChartState::fill(const SnapshotHistory *history, int n, const EntryTimes &times, int maxPoints, const QString &ageUnitText)
+void ChartState::fill(const SnapshotHistory *history, int n, const EntryTimes &times, const Rows &rows, int maxPoints,
+                      const QString &ageUnitText)
 {
     const int columnCount = int(columns.size());
-    // The plotted values, column by column (stacked: running sums, bottom layer first).
+    const int count = rows.last >= rows.first ? rows.last - rows.first + 1 : 0;
+    // The drawn rows' values, column by column (stacked: running sums, bottom layer first), and
+    // each column's largest value over the whole history (how wide its legend value can get).
     QList<QList<double>> values(columnCount);
     for (int k = 0; k < columnCount; ++k)
-        values[k].resize(n);
+        values[k].resize(count);
+    QList<double> largest(columnCount, std::numeric_limits<double>::quiet_NaN());
     for (int i = 0; i < n; ++i) {
         const HistoryPoint &p = history->point(i);
+        const bool drawn = i >= rows.first && i <= rows.last;
         double below = 0;
         for (int k = 0; k < columnCount; ++k) {
             const double v = columns[k].value(p);
-            values[k][i] = stacked ? below + v : v;
-            below = values[k][i];
+            if (!std::isnan(v) && !(v <= largest[k])) // NaN compares false: the first known value wins
+                largest[k] = v;
+            if (drawn) {
+                double &cell = values[k][i - rows.first];
+                cell = stacked ? below + v : v;
+                below = cell;
+            }
         }
     }
-    const QList<int> rows = keptRows(times.t, values, maxPoints);
+    widest.clear();
+    for (int k = 0; k < columnCount; ++k)
+        widest << (std::isnan(largest[k]) ? QStringLiteral("\u2013") : QString::number(largest[k], 'f', columns[k].decimals) + columns[k].unit);
+    const QList<int> kept = keptRows(times.t.mid(rows.first, count), values, maxPoints);
     double maxLeft = 0, maxRight = 0;
     QList<QPointF> previous;
     for (int k = 0; k < columnCount; ++k) {
         // The kept rows as runs of known values (a NaN ends one); a line without gaps is one run.
         QList<QList<QPointF>> pieces(1);
-        pieces.first().reserve(rows.size());
-        for (int r : rows) {
+        pieces.first().reserve(kept.size());
+        for (int r : kept) {
             const double v = values[k][r];
             if (std::isnan(v)) {
                 if (!pieces.last().isEmpty())
                     pieces.append(QList<QPointF>());
                 continue;
             }
-            pieces.last().append(QPointF(times.xs[r], v));
+            pieces.last().append(QPointF(times.xs[rows.first + r], v));
         }
         if (pieces.size() > 1 && pieces.last().isEmpty())
             pieces.removeLast();
+        // The y range fits the shown entries (a zoom refits it).
         double &axisMax = columns[k].secondary ? maxRight : maxLeft;
-        for (double v : std::as_const(values[k]))
-            axisMax = std::max(axisMax, v); // NaN compares false: skipped
+        for (int i = rows.fitFirst; i <= rows.fitLast && count > 0; ++i)
+            axisMax = std::max(axisMax, values[k][i - rows.first]); // NaN compares false: skipped
         setRuns(k, int(pieces.size()) - 1);
         const QList<QXYSeries *> drawn = seriesOf(k);
         for (int j = 0; j < drawn.size(); ++j) {
@@ -324,10 +512,7 @@ void ChartState::setRuns(int k, int extra)
         const QList<QAbstractAxis *> axes = first->attachedAxes();
         for (QAbstractAxis *axis : axes)
             run->attachAxis(axis);
-        const QList<QLegendMarker *> markers = chart->legend()->markers(run);
-        for (QLegendMarker *marker : markers)
-            marker->setVisible(false); // the line is in the legend once
-        more << run;
+        more << run; // the legend (ChartLegend) has one entry per column, whatever its runs
     }
 }
 
@@ -350,35 +535,117 @@ void ChartState::setTimeAxis(const TimeAxis &axis, int n)
     axisX->setTitleText(n > 0 ? HistoryChartsPanel::tr("UTC") : QString());
 }
 
-void ChartState::updateCursor(const QDateTime &time, bool hasData)
+namespace {
+
+// A vertical line item at `time` over the plot, or hidden (no time, no data, off the axis).
+void placeLine(QGraphicsLineItem *item, const QChart *chart, double xMin, double xMax, const QDateTime &time, bool hasData,
+               double offset)
 {
     if (!time.isValid() || !hasData) {
-        cursor->setVisible(false);
+        item->setVisible(false);
         return;
     }
     const double x = HistoryChartsPanel::axisValue(time);
     const QRectF plot = chart->plotArea();
     if (x < xMin || x > xMax || xMax <= xMin || plot.isEmpty()) {
-        cursor->setVisible(false);
+        item->setVisible(false);
         return;
     }
-    // On a whole pixel: a crisp 2-pixel line, not a blur across three.
-    const double px = std::round(plot.left() + (x - xMin) / (xMax - xMin) * plot.width());
-    cursor->setLine(QLineF(px, plot.top(), px, plot.bottom()));
-    cursor->setVisible(true);
+    // On a whole pixel: a crisp line (2 pixels wide: the pixel's edge; 1 wide: its middle), not a blur.
+    const double px = std::round(plot.left() + (x - xMin) / (xMax - xMin) * plot.width()) + offset;
+    item->setLine(QLineF(px, plot.top(), px, plot.bottom()));
+    item->setVisible(true);
+}
+
+} // namespace
+
+void ChartState::updateCursor(const QDateTime &time, bool hasData)
+{
+    placeLine(cursor, chart, xMin, xMax, time, hasData, 0);
+}
+
+void ChartState::updateHover(const QDateTime &time, bool hasData)
+{
+    placeLine(hoverLine, chart, xMin, xMax, time, hasData, 0.5);
+}
+
+void ChartState::showBand(int fromX, int toX)
+{
+    const QRectF plot = chart->plotArea();
+    auto toChart = [this](int x) {
+        return chart->mapFromScene(view->mapToScene(QPoint(x, 0))).x();
+    };
+    const double a = std::clamp(toChart(std::min(fromX, toX)), plot.left(), plot.right());
+    const double b = std::clamp(toChart(std::max(fromX, toX)), plot.left(), plot.right());
+    if (plot.isEmpty() || b - a < 1) {
+        band->setVisible(false);
+        return;
+    }
+    band->setRect(QRectF(std::round(a) + 0.5, plot.top() + 0.5, std::round(b - a), plot.height() - 1));
+    band->setVisible(true);
+}
+
+void ChartState::hideBand() { band->setVisible(false); }
+
+QDateTime ChartState::timeAt(QPoint viewportPos, bool clamp) const
+{
+    const QPointF p = chart->mapFromScene(view->mapToScene(viewportPos));
+    const QRectF plot = chart->plotArea();
+    if (plot.width() <= 0)
+        return {};
+    if (!clamp && !plot.adjusted(-2, -2, 2, 2).contains(p))
+        return {};
+    const double fraction = std::clamp((p.x() - plot.left()) / plot.width(), 0.0, 1.0);
+    return HistoryChartsPanel::timeOfAxisValue(xMin + fraction * (xMax - xMin));
+}
+
+void ChartState::setLegendEntries(const Theme &theme)
+{
+    QList<ChartLegend::Entry> entries;
+    for (int k = 0; k < columns.size(); ++k) {
+        const Column &col = columns[k];
+        ChartLegend::Entry e;
+        e.label = col.label;
+        e.widest = widest.value(k);
+        if (stacked) { // as the area is drawn: its fill, its outline
+            e.fill = mix(col.color, theme.panel, 0.2);
+            e.pen = QPen(col.color.darker(theme.isDark ? 90 : 115), 1);
+        } else {
+            e.pen = QPen(col.color, col.width, col.style);
+            e.pen.setCapStyle(Qt::FlatCap);
+        }
+        entries << e;
+    }
+    legend->setEntries(entries);
+    layoutLegend();
+}
+
+void ChartState::setLegendValues(const SnapshotHistory *history, int entry)
+{
+    QStringList values;
+    const bool known = history && entry >= 0 && entry < history->size();
+    for (const Column &col : std::as_const(columns))
+        values << (known ? legendValue(col, history->point(entry)) : QString());
+    legend->setValues(values);
+}
+
+void ChartState::layoutLegend()
+{
+    constexpr int kMargin = 4;
+    const QSizeF size = chart->size();
+    const qreal height = legend->layout(std::max<qreal>(0, size.width() - 4 * kMargin));
+    legend->setPos(2 * kMargin, size.height() - kMargin - height - (height > 0 ? 2 : 0));
+    const QMargins margins(kMargin, kMargin, kMargin, kMargin + int(std::ceil(height)) + (height > 0 ? 4 : 0));
+    if (chart->margins() != margins)
+        chart->setMargins(margins);
 }
 
 int ChartState::entryAt(const SnapshotHistory *history, QPoint viewportPos) const
 {
     if (!history || history->isEmpty())
         return -1;
-    const QPointF p = chart->mapFromScene(view->mapToScene(viewportPos));
-    const QRectF plot = chart->plotArea();
-    if (!plot.adjusted(-2, -2, 2, 2).contains(p) || plot.width() <= 0)
-        return -1;
-    const double x = xMin + (p.x() - plot.left()) / plot.width() * (xMax - xMin);
-    const QDateTime time = HistoryChartsPanel::timeOfAxisValue(x);
-    return nearestEntry(*history, time);
+    const QDateTime time = timeAt(viewportPos, false);
+    return time.isValid() ? nearestEntry(*history, time) : -1;
 }
 
 QString ChartState::hoverText(const SnapshotHistory *history, QPoint viewportPos) const
@@ -402,11 +669,11 @@ QString ChartState::hoverText(const SnapshotHistory *history, QPoint viewportPos
     return html;
 }
 
-QLineF ChartState::cursorLineIn(const QWidget *panel) const
+QLineF ChartState::lineIn(const QGraphicsLineItem *item, const QWidget *panel) const
 {
-    if (!cursor->isVisible())
+    if (!item->isVisible())
         return {};
-    const QLineF line = cursor->line();
+    const QLineF line = item->line();
     auto toPanel = [&](QPointF p) {
         const QPoint inViewport = view->mapFromScene(chart->mapToScene(p));
         return QPointF(view->viewport()->mapTo(panel, inViewport));

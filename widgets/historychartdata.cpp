@@ -78,6 +78,8 @@ QList<Column> activityColumns(const SnapshotHistory &history, int n, const Activ
                            return tr("unknown: no chip reports");
                        return QStringLiteral("%1 %").arg(c->meanDutyCycle(), 0, 'f', 1);
                    }};
+    cols.last().decimals = 1;
+    cols.last().unit = QStringLiteral(" %");
     cols << Column{QStringLiteral("activity:reporting"), tr("chips reporting"), counted, Qt::SolidLine, 1.5, true,
                    [countsOf](const HistoryPoint &p) {
                        const std::optional<ActivityCounts> c = countsOf(p);
@@ -117,6 +119,14 @@ QColor ageColor(const Theme &theme) { return theme.isDark ? QColor(0xf472b6) : Q
 // The activity scale's mid-point (look.h): the hue the Activity colour mode gives a chip at about
 // half duty, dark enough on the light theme's panel, lightened on the dark one's.
 QColor dutyColor(const Theme &theme) { return theme.isDark ? activityColor(0.75) : activityColor(0.35); }
+
+QString legendValue(const Column &column, const HistoryPoint &p)
+{
+    const double v = column.value(p);
+    if (std::isnan(v))
+        return QStringLiteral("\u2013");
+    return QString::number(v, 'f', column.decimals) + column.unit;
+}
 
 QString counted(int n, const QString &one, const QString &many)
 {
@@ -219,6 +229,8 @@ QList<Column> columnsFor(Chart kind, const SnapshotHistory &history, int n, cons
                            const PlacementGroupCounts &g = p.placementGroups;
                            return g.oldestPendingMs < 0 ? tr("none pending") : tr("%1 (%2)").arg(ageText(g.oldestPendingMs), g.oldestPendingId.left(12));
                        }};
+        cols.last().decimals = ageUnit.ms == 1000 ? 0 : 1; // "63 s", "2.5 min"
+        cols.last().unit = QLatin1Char(' ') + ageUnit.text;
         break;
     }
     case Chart::WorkerGroups: {
@@ -409,6 +421,11 @@ TimeAxis timeAxis(int n, const QList<qint64> &ms)
             last = middle + 30 * 1000;
         }
     }
+    return roundedAxis(first, last);
+}
+
+TimeAxis roundedAxis(qint64 first, qint64 last)
+{
     // Ticks on round UTC times: the smallest round step that needs at most 6 intervals.
     qint64 step = kTimeSteps.back() * 1000, lo = first, hi = last;
     for (qint64 s : kTimeSteps) {
@@ -425,6 +442,22 @@ TimeAxis timeAxis(int n, const QList<qint64> &ms)
     const QString format = step < 60 * 1000 ? QStringLiteral("HH:mm:ss") : hi - lo > 86400 * 1000 ? QStringLiteral("MM-dd HH:mm")
                                                                                                   : QStringLiteral("HH:mm");
     return {lo, hi, step, format};
+}
+
+Rows rowsIn(const QList<qint64> &ms, qint64 loMs, qint64 hiMs)
+{
+    const int n = int(ms.size());
+    if (n == 0)
+        return {};
+    const int a = int(std::lower_bound(ms.cbegin(), ms.cend(), loMs) - ms.cbegin());     // the first shown
+    const int b = int(std::upper_bound(ms.cbegin(), ms.cend(), hiMs) - ms.cbegin()) - 1; // the last shown
+    Rows rows;
+    rows.first = std::max(0, a - 1);
+    rows.last = std::min(n - 1, b + 1);
+    // None shown (a range between two entries): fit the two the lines pass between.
+    rows.fitFirst = a <= b ? a : rows.first;
+    rows.fitLast = a <= b ? b : rows.last;
+    return rows;
 }
 
 NiceRange niceRange(double maxValue, int maxIntervals)

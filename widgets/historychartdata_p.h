@@ -49,7 +49,14 @@ struct Column {
     // NaN where the entry has no value: the line breaks there (historycharts.h, chart 5).
     std::function<double(const HistoryPoint &)> value;
     std::function<QString(const HistoryPoint &)> text; // hover text of the value
+    // How the legend prints the value (legendValue()): decimals and a unit after the number.
+    int decimals = 0;
+    QString unit;
 };
+
+// The legend's value of `column` at `p`: the number in the chart's unit ("48", "40.0 %",
+// "63 s"), or "\u2013" where the value is unknown (NaN), never 0.
+QString legendValue(const Column &column, const HistoryPoint &p);
 
 // What the pickers chose, and the age axis' unit (picked per refresh from the longest wait).
 struct ChartChoices {
@@ -119,6 +126,19 @@ struct TimeAxis {
     QString format;
 };
 TimeAxis timeAxis(int n, const QList<qint64> &ms);
+// The same round bounds and step around the range first..last (first < last), without widening
+// a short range to a minute: the axis of a zoomed chart.
+TimeAxis roundedAxis(qint64 first, qint64 last);
+
+// The entries a chart draws (first..last, inclusive: the shown ones and a neighbour on each side,
+// so lines run on to the plot's edges) and those its y ranges fit (fitFirst..fitLast: the shown
+// ones). Empty when last < first.
+struct Rows {
+    int first = 0, last = -1;
+    int fitFirst = 0, fitLast = -1;
+};
+// The rows of entries at times `ms` (sorted) shown in loMs..hiMs.
+Rows rowsIn(const QList<qint64> &ms, qint64 loMs, qint64 hiMs);
 
 // An axis range with round ticks.
 struct NiceRange {

@@ -4,6 +4,7 @@
 #include "history.h"
 #include "historychart_p.h"
 #include "historychartdata_p.h"
+#include "timelinegeometry.h"
 #include "timetext.h"
 
 #include <QApplication>
@@ -17,6 +18,7 @@
 #include <QPointer>
 #include <QShowEvent>
 #include <QTimer>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
@@ -35,6 +37,7 @@ using historychart::AgeUnit;
 using historychart::ChartState;
 using historychart::Column;
 using historychart::EntryTimes;
+using historychart::Rows;
 using historychart::SeenInHistory;
 using historychart::TimeAxis;
 
@@ -60,8 +63,19 @@ struct HistoryChartsPanel::Private {
     QComboBox *workerGroupBox = nullptr;
     QComboBox *activityBox = nullptr;
     QLabel *summary = nullptr;
+    QLabel *zoomLabel = nullptr;
+    QToolButton *resetZoomButton = nullptr;
     // The age axis' unit, picked per refresh from the longest wait in the history.
     AgeUnit ageUnit;
+    QDateTime hovered; // the hovered entry's time; invalid when the mouse is off the plots
+    // The zoom: the range picked (epoch ms, UTC), and whether it follows the newest entry.
+    struct Zoom {
+        bool on = false;
+        bool followsLive = false;
+        qint64 loMs = 0, hiMs = 0;
+    } zoom;
+    TimeAxis shown;        // what the x axes show
+    int lastShownEntry = -1; // the newest entry shown: the legends' values when nothing is hovered or scrubbed
 
     explicit Private(HistoryChartsPanel *owner)
         : q(owner)
@@ -74,13 +88,77 @@ struct HistoryChartsPanel::Private {
     void scheduleRefresh();
     void refresh();
     void updatePickers(int n);
-    void updateCursor(ChartState &c) { c.updateCursor(cursor, history && !history->isEmpty()); }
+    bool hasData() const { return history && !history->isEmpty(); }
+    void updateCursor(ChartState &c)
+    {
+        c.updateCursor(cursor, hasData());
+        c.updateHover(hovered, hasData());
+    }
     void updateCursors()
     {
         for (ChartState &c : charts)
             updateCursor(c);
     }
+    void setHover(const QDateTime &time);
+    void updateLegends();
+    void zoomTo(qint64 loMs, qint64 hiMs);
+    bool resetZoom();
 };
+
+void HistoryChartsPanel::Private::setHover(const QDateTime &time)
+{
+    if (time == hovered)
+        return;
+    hovered = time;
+    for (ChartState &c : charts)
+        c.updateHover(hovered, hasData());
+    updateLegends();
+}
+
+void HistoryChartsPanel::Private::updateLegends()
+{
+    int entry = -1;
+    if (hasData()) {
+        if (hovered.isValid())
+            entry = nearestEntry(*history, hovered);
+        else if (cursor.isValid())
+            entry = nearestEntry(*history, cursor);
+        else
+            entry = std::clamp(lastShownEntry, 0, history->size() - 1);
+    }
+    for (ChartState &c : charts)
+        c.setLegendValues(history, entry);
+}
+
+void HistoryChartsPanel::Private::zoomTo(qint64 loMs, qint64 hiMs)
+{
+    if (!hasData())
+        return;
+    if (hiMs < loMs)
+        std::swap(loMs, hiMs);
+    if (hiMs - loMs < kMinZoomMs) { // a few entries at least, and round ticks of a second
+        const qint64 middle = loMs + (hiMs - loMs) / 2;
+        loMs = middle - kMinZoomMs / 2;
+        hiMs = loMs + kMinZoomMs;
+    }
+    zoom.on = true;
+    zoom.loMs = loMs;
+    zoom.hiMs = hiMs;
+    // A range reaching the newest entry follows it as entries arrive.
+    zoom.followsLive = hiMs >= history->time(history->size() - 1).toMSecsSinceEpoch();
+    refresh();
+    Q_EMIT q->timeRangeChanged();
+}
+
+bool HistoryChartsPanel::Private::resetZoom()
+{
+    if (!zoom.on)
+        return false;
+    zoom = Zoom();
+    refresh();
+    Q_EMIT q->timeRangeChanged();
+    return true;
+}
 
 void HistoryChartsPanel::Private::buildUi()
 {
@@ -109,6 +187,19 @@ void HistoryChartsPanel::Private::buildUi()
     summary = new QLabel(q);
     summary->setObjectName(QStringLiteral("summary"));
     summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    summary->setToolTip(tr("Drag across a chart to zoom into a time range"));
+    // While zoomed: the range shown and the way back (the summary makes room for them).
+    zoomLabel = new QLabel(q);
+    zoomLabel->setObjectName(QStringLiteral("zoomRange"));
+    zoomLabel->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    zoomLabel->setToolTip(tr("Double-click a chart or press Escape on it to see the whole history"));
+    zoomLabel->hide();
+    resetZoomButton = new QToolButton(q);
+    resetZoomButton->setObjectName(QStringLiteral("resetZoom"));
+    resetZoomButton->setText(tr("Reset zoom"));
+    resetZoomButton->setToolTip(tr("Show the whole history (double-click a chart, or Escape)"));
+    resetZoomButton->hide();
+    QObject::connect(resetZoomButton, &QToolButton::clicked, q, [this] { resetZoom(); });
     bar->addWidget(generationLabel);
     bar->addWidget(generationBox);
     bar->addSpacing(12);
@@ -119,6 +210,8 @@ void HistoryChartsPanel::Private::buildUi()
     bar->addWidget(activityBox);
     bar->addStretch(1);
     bar->addWidget(summary);
+    bar->addWidget(zoomLabel);
+    bar->addWidget(resetZoomButton);
     outer->addLayout(bar);
 
     QObject::connect(generationBox, &QComboBox::activated, q, [this](int index) {
@@ -147,7 +240,9 @@ void HistoryChartsPanel::Private::buildUi()
         const Chart kind = c.kind;
         c.view->hovered = [this, kind](QPoint pos) {
             const ChartState &s = state(kind);
-            const QString text = s.hoverText(history, pos);
+            const QDateTime time = s.timeAt(pos, false);
+            setHover(time.isValid() && hasData() ? history->time(nearestEntry(*history, time)) : QDateTime());
+            const QString text = s.band->isVisible() ? QString() : s.hoverText(history, pos); // no tooltip over a selection
             if (text.isEmpty())
                 QToolTip::hideText();
             else
@@ -158,8 +253,34 @@ void HistoryChartsPanel::Private::buildUi()
             if (entry >= 0)
                 Q_EMIT q->cursorTimeRequested(history->time(entry));
         };
-        c.view->left = [] {
+        c.view->left = [this] {
             QToolTip::hideText();
+            setHover(QDateTime());
+        };
+        c.view->dragged = [this, kind](int fromX, int toX) {
+            ChartState &s = state(kind);
+            if (fromX == toX) {
+                s.hideBand();
+                return;
+            }
+            QToolTip::hideText();
+            s.showBand(fromX, toX);
+        };
+        c.view->selected = [this, kind](int fromX, int toX) {
+            ChartState &s = state(kind);
+            const bool shown = s.band->isVisible(); // a drag wholly beside the plot selects nothing
+            s.hideBand();
+            const QDateTime a = s.timeAt(QPoint(fromX, 0), true), b = s.timeAt(QPoint(toX, 0), true);
+            if (shown && a.isValid() && b.isValid() && a != b)
+                zoomTo(a.toMSecsSinceEpoch(), b.toMSecsSinceEpoch());
+        };
+        c.view->resetRequested = [this] {
+            return resetZoom();
+        };
+        c.view->resized = [this, kind] {
+            ChartState &s = state(kind);
+            s.layoutLegend();
+            updateCursor(s);
         };
         QObject::connect(c.chart, &QChart::plotAreaChanged, q, [this, kind] { updateCursor(state(kind)); });
         // Two by two; the activity chart, the one read over time most, across the whole width.
@@ -252,11 +373,31 @@ void HistoryChartsPanel::Private::refresh()
         tr("TPU chips: reserved (solid) vs free (dashed)"), tr("Slices by use"),
         tr("Placement groups by state, and the oldest pending"), tr("Worker group slices: desired vs ready"),
         tr("Chip activity: mean duty cycle, and chips reporting one")};
+    // The range shown: the whole history, or the zoom's (following the newest entry if it did;
+    // ended when the history no longer holds it).
+    const bool wasZoomed = zoom.on;
+    TimeAxis axis = historychart::timeAxis(n, times.ms);
+    Rows rows{0, n - 1, 0, n - 1};
+    if (zoom.on && n > 0 && zoom.followsLive) {
+        const qint64 width = zoom.hiMs - zoom.loMs;
+        zoom.hiMs = std::max(zoom.hiMs, times.ms.last());
+        zoom.loMs = zoom.hiMs - width;
+    }
+    if (zoom.on && (n == 0 || zoom.hiMs < times.ms.first() || zoom.loMs > times.ms.last()))
+        zoom = Zoom();
+    if (zoom.on) {
+        axis = historychart::roundedAxis(zoom.loMs, zoom.hiMs);
+        rows = historychart::rowsIn(times.ms, axis.loMs, axis.hiMs);
+    }
+    shown = axis;
+    lastShownEntry = rows.fitLast;
+
     for (ChartState &c : charts) {
         // No entries, no series: the empty charts show their axes and "no history yet" only.
         c.columns = n > 0 ? historychart::columnsFor(c.kind, *history, n, {generation, generations, workerGroup, activityScope}, theme, ageUnit) : QList<Column>();
         c.rebuildSeries(theme, n == 1);
-        c.fill(history, n, times, maxPoints, ageUnit.text);
+        c.fill(history, n, times, rows, maxPoints, ageUnit.text);
+        c.setLegendEntries(theme);
         QString title = titles[size_t(c.kind)];
         if (c.kind == Chart::Chips && !generation.isEmpty())
             title += QStringLiteral(" \u00b7 ") + generation;
@@ -268,7 +409,6 @@ void HistoryChartsPanel::Private::refresh()
             title += QStringLiteral(" \u00b7 ") + tr("no history yet");
         c.chart->setTitle(title);
     }
-    const TimeAxis axis = historychart::timeAxis(n, times.ms);
     for (ChartState &c : charts)
         c.setTimeAxis(axis, n);
 
@@ -276,9 +416,22 @@ void HistoryChartsPanel::Private::refresh()
         summary->setText(tr("no snapshots yet"));
     else
         summary->setText((historychart::counted(n, tr("snapshot"), tr("snapshots")) + tr(", %1 \u2013 %2 UTC").arg(utcText(history->time(0), QStringLiteral("HH:mm:ss")), utcText(history->time(n - 1), QStringLiteral("HH:mm:ss")))));
+    if (zoom.on) {
+        const QString format = axis.hiMs - axis.loMs > 86400 * 1000 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm:ss");
+        auto text = [&format](qint64 ms) {
+            return utcText(QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC), format);
+        };
+        zoomLabel->setText(tr("%1 \u2013 %2 UTC").arg(text(axis.loMs), text(axis.hiMs)) + (zoom.followsLive ? tr(", following live") : QString()));
+    }
+    summary->setVisible(!zoom.on);
+    zoomLabel->setVisible(zoom.on);
+    resetZoomButton->setVisible(zoom.on);
     updateCursors();
+    updateLegends();
     lastRefreshMs = double(clock.nsecsElapsed()) / 1e6;
     sinceRefresh.start();
+    if (wasZoomed && !zoom.on)
+        Q_EMIT q->timeRangeChanged();
 }
 
 HistoryChartsPanel::HistoryChartsPanel(QWidget *parent)
@@ -331,6 +484,7 @@ void HistoryChartsPanel::setCursorTime(const QDateTime &time)
 {
     d->cursor = time;
     d->updateCursors();
+    d->updateLegends();
 }
 
 QDateTime HistoryChartsPanel::cursorTime() const { return d->cursor; }
@@ -412,6 +566,27 @@ QLineF HistoryChartsPanel::cursorLine(Chart which) const
 {
     return d->state(which).cursorLineIn(this);
 }
+
+QDateTime HistoryChartsPanel::hoverTime() const { return d->hovered; }
+
+QLineF HistoryChartsPanel::hoverLine(Chart which) const
+{
+    const ChartState &c = d->state(which);
+    return c.lineIn(c.hoverLine, this);
+}
+
+QStringList HistoryChartsPanel::legendTexts(Chart which) const { return d->state(which).legend->texts(); }
+
+void HistoryChartsPanel::setTimeRange(const QDateTime &from, const QDateTime &to)
+{
+    d->zoomTo(from.toMSecsSinceEpoch(), to.toMSecsSinceEpoch());
+}
+
+void HistoryChartsPanel::resetTimeRange() { d->resetZoom(); }
+bool HistoryChartsPanel::isZoomed() const { return d->zoom.on; }
+bool HistoryChartsPanel::zoomFollowsLive() const { return d->zoom.on && d->zoom.followsLive; }
+QDateTime HistoryChartsPanel::shownFrom() const { return QDateTime::fromMSecsSinceEpoch(d->shown.loMs, Qt::UTC); }
+QDateTime HistoryChartsPanel::shownTo() const { return QDateTime::fromMSecsSinceEpoch(d->shown.hiMs, Qt::UTC); }
 
 QString HistoryChartsPanel::toolTipAt(QPoint position) const
 {

@@ -11,8 +11,24 @@
 //     (the honest count: an unknown chip is not idle). Where no chip reports, or an entry has no
 //     activity table (an older capture), the mean has no point: the line breaks, it never drops
 //     to 0. A history without any activity says so in the chart's title and draws no series.
-// A vertical cursor line marks the time the window's scrubber is at; hovering a chart shows the
-// values of the entry nearest the mouse and its time.
+// A vertical cursor line marks the time the window's scrubber is at; clicking a chart asks to scrub
+// there.
+//
+// Hover (as Grafana does it): the mouse over any chart picks the entry nearest in time. A thin
+// line marks its time in all five charts, every legend entry shows its series' value there
+// ("v6e reserved 48", in the chart's unit; "\u2013" where the value is unknown, never 0), and a
+// tooltip lists them with the time. Without the mouse over a plot, the legends show the scrubbed
+// entry, or while the window is live the newest entry shown. Each legend value keeps a box as wide
+// as its widest value in the history, so the legends do not move as the numbers change.
+//
+// Zoom: dragging across a chart (more than kDragThreshold pixels; less is a click) draws a band
+// in the theme's selection colour and, on release, shows that time range in all five charts: the
+// x axes (rounded out to round ticks) agree, the y axes refit to the values shown, and the shown
+// range is decimated afresh (so zooming in shows detail). A label names the range beside a Reset
+// zoom button; a double click, Escape on a chart, or the button shows the whole history again.
+// New entries while zoomed: a range that reached the newest entry follows the live edge (same
+// width, its end at the newest entry); any other range stays put; a range the history no longer
+// holds (evicted, cleared) ends the zoom.
 //
 // Responsiveness (docs/style.md 6 and 9): the history's signals only mark the panel dirty; a redraw
 // follows at most every refreshInterval() ms (bursts coalesce into one), rebuilds every series
@@ -125,6 +141,24 @@ public:
     QChart *chart(Chart which) const;
     // A chart's cursor line in panel coordinates; a null line when it is hidden.
     QLineF cursorLine(Chart which) const;
+    // The hovered entry's time (invalid when the mouse is not over a plot) and a chart's hover
+    // line in panel coordinates (a null line when hidden).
+    QDateTime hoverTime() const;
+    QLineF hoverLine(Chart which) const;
+    // A chart's legend as drawn: "label value" per entry, or the label alone without data.
+    QStringList legendTexts(Chart which) const;
+
+    // The zoom (see the top of this file). setTimeRange() shows from..to (at least
+    // kMinZoomMs wide, widened about its middle), as a drag does; resetTimeRange() the whole history.
+    void setTimeRange(const QDateTime &from, const QDateTime &to);
+    void resetTimeRange();
+    bool isZoomed() const;
+    bool zoomFollowsLive() const;
+    // What the x axes show (the same on all five charts).
+    QDateTime shownFrom() const;
+    QDateTime shownTo() const;
+    static constexpr int kDragThreshold = 5;    // pixels across: below, a click
+    static constexpr qint64 kMinZoomMs = 4000;
     // What hovering shows at a panel position (HTML: the entry nearest in time, its UTC time and
     // the chart's values there); empty when the position is not over a plot or there is no data.
     QString toolTipAt(QPoint position) const;
@@ -141,6 +175,8 @@ public:
 Q_SIGNALS:
     // A chart was clicked: the time under the mouse, for the window to scrub there.
     void cursorTimeRequested(const QDateTime &time);
+    // The shown time range changed (a zoom, its reset, or the end of a zoom the history left).
+    void timeRangeChanged();
 
 protected:
     void showEvent(QShowEvent *event) override;

@@ -2,7 +2,10 @@
 // The history charts panel (widgets/historycharts.h) over a SnapshotHistory recorded from the demo
 // cluster while an operator acts on it: series equal the history's points, throttled redraws,
 // the cursor line, hover text, clicks, decimation of long histories (with the redraw figures for
-// 1800 entries printed, not asserted), and golden images in the light and dark themes. The chip
+// 1800 entries printed, not asserted), and golden images in the light and dark themes. The
+// legends' values following the hover on all five charts, and the zoom: a drag (QTest mouse
+// events on a chart's viewport) narrows all five x axes, a click under the threshold still
+// scrubs, the button, a double click and Escape reset it, live entries follow or not. The chip
 // activity chart (chart 5) also over a scripted history: gaps where nothing reports or an entry
 // has no activity table, never a 0.
 //
@@ -33,6 +36,9 @@
 #include <QtCharts/QLegendMarker>
 
 #include <QComboBox>
+#include <QGraphicsRectItem>
+#include <QLabel>
+#include <QToolButton>
 
 #include <algorithm>
 #include <cmath>
@@ -168,6 +174,56 @@ SnapshotPtr scripted(const SnapshotPtr &base, const QDateTime &at, const QString
         copy->activity = builder.finish();
     }
     return copy;
+}
+
+QChartView *viewOf(HistoryChartsPanel &panel, Chart chart)
+{
+    return panel.findChild<QChartView *>(QStringLiteral("chart%1").arg(int(chart)));
+}
+
+// Where time `t` is on chart `chart`, in its view's viewport: the x Qt Charts maps it to, the
+// plot's middle height.
+QPoint viewportPosAt(HistoryChartsPanel &panel, Chart chart, const QDateTime &t)
+{
+    QChart *c = panel.chart(chart);
+    const QPointF inChart(c->mapToPosition(QPointF(HistoryChartsPanel::axisValue(t), 0), c->series().first()).x(), c->plotArea().center().y());
+    QChartView *view = viewOf(panel, chart);
+    return view->mapFromScene(c->mapToScene(inChart));
+}
+
+// A mouse move with no button held. (QTest::mouseMove without a button moves the platform
+// cursor instead, which the offscreen platform does not turn into an event for the viewport.)
+void hover(QWidget *viewport, QPoint pos)
+{
+    QMouseEvent move(QEvent::MouseMove, QPointF(pos), viewport->mapToGlobal(QPointF(pos)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(viewport, &move);
+}
+
+// Pressing at `from`, moving to the middle and then to `to`, releasing there.
+void drag(QWidget *viewport, QPoint from, QPoint to)
+{
+    QTest::mousePress(viewport, Qt::LeftButton, {}, from);
+    QTest::mouseMove(viewport, (from + to) / 2);
+    QTest::mouseMove(viewport, to);
+    QTest::mouseRelease(viewport, Qt::LeftButton, {}, to);
+}
+
+// The five x axes' ranges.
+QList<std::pair<QDateTime, QDateTime>> xRanges(HistoryChartsPanel &panel)
+{
+    QList<std::pair<QDateTime, QDateTime>> ranges;
+    for (int c = 0; c < HistoryChartsPanel::kChartCount; ++c) {
+        auto *axis = qobject_cast<QDateTimeAxis *>(panel.chart(Chart(c))->axes(Qt::Horizontal).first());
+        ranges << std::pair(axis->min(), axis->max());
+    }
+    return ranges;
+}
+
+// Whether chart `chart` draws a selection band (a visible rectangle item over its plot).
+bool bandShown(HistoryChartsPanel &panel, Chart chart)
+{
+    const QList<QGraphicsItem *> items = panel.chart(chart)->childItems();
+    return std::any_of(items.cbegin(), items.cend(), [](QGraphicsItem *i) { return i->data(0).toString() == QLatin1String("zoom-band") && i->isVisible(); });
 }
 
 struct Figures {
@@ -637,10 +693,19 @@ private Q_SLOTS:
         QCOMPARE(reporting.size(), 2);
         QCOMPARE(reporting[0]->points(), (QList<QPointF>{{x(0), double(chips)}, {x(1), 0}}));
         QCOMPARE(reporting[1]->points().first(), QPointF(x(3), double(chips)));
-        int markers = 0;
-        for (QLegendMarker *m : panel.chart(Chart::Activity)->legend()->markers())
-            markers += m->series()->objectName() == QLatin1String("activity:mean") && m->isVisible();
-        QCOMPARE(markers, 1);
+        // In the legend once, whatever its runs; its value at the newest entry while nothing is
+        // hovered or scrubbed.
+        const QString chipsText = QString::number(chips);
+        QCOMPARE(panel.legendTexts(Chart::Activity),
+                 (QStringList{QStringLiteral("mean duty cycle 80.0 %"), QStringLiteral("chips reporting ") + chipsText,
+                              QStringLiteral("chips ") + QString::number(history.activity(5)->fleet.chips)}));
+        // Unknown is "\u2013", never 0: no chip reports (a table) and no table at all.
+        panel.setCursorTime(history.time(1));
+        QCOMPARE(panel.legendTexts(Chart::Activity),
+                 (QStringList{QStringLiteral("mean duty cycle \u2013"), QStringLiteral("chips reporting 0"), QStringLiteral("chips ") + QString::number(history.activity(1)->fleet.chips)}));
+        panel.setCursorTime(history.time(2));
+        QCOMPARE(panel.legendTexts(Chart::Activity),
+                 (QStringList{QStringLiteral("mean duty cycle \u2013"), QStringLiteral("chips reporting \u2013"), QStringLiteral("chips \u2013")}));
 
         // Hovering says why there is no point.
         panel.setCursorTime(history.time(1));
@@ -766,6 +831,274 @@ private Q_SLOTS:
         QTest::mouseClick(activityView->viewport(), Qt::LeftButton, {}, activityView->viewport()->mapFrom(&panel, activity.center().toPoint()));
         QCOMPARE(requested.count(), 2);
         QCOMPARE(requested.last().first().toDateTime(), m_story.time(i));
+    }
+
+    // Hovering a chart: every legend entry of all five charts shows its value at the entry nearest
+    // the mouse, and a hover line marks that time on all five; off the plots, the legends show
+    // the newest entry, or the scrubbed one.
+    void legendValuesFollowTheHover()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.setWorkerGroup(kV5pGroup);
+        panel.show();
+        panel.refreshNow();
+        const int n = m_story.size();
+        auto expected = [this](int i) {
+            const HistoryPoint &p = m_story.point(i);
+            const WorkerGroupPoint *w = p.workerGroup(kV5pGroup);
+            return std::array<QStringList, 3>{
+                QStringList{QStringLiteral("v4 reserved %1").arg(p.generation(u"v4")->counts.reservedChips),
+                            QStringLiteral("v4 free %1").arg(p.generation(u"v4")->counts.freeChips),
+                            QStringLiteral("v5p reserved %1").arg(p.generation(u"v5p") ? p.generation(u"v5p")->counts.reservedChips : 0),
+                            QStringLiteral("v5p free %1").arg(p.generation(u"v5p") ? p.generation(u"v5p")->counts.freeChips : 0),
+                            QStringLiteral("v6e reserved %1").arg(p.generation(u"v6e")->counts.reservedChips),
+                            QStringLiteral("v6e free %1").arg(p.generation(u"v6e")->counts.freeChips)},
+                QStringList{QStringLiteral("ready %1").arg(p.fleet.ready), QStringLiteral("partly used %1").arg(p.fleet.partlyUsed),
+                            QStringLiteral("reserved %1").arg(p.fleet.fullyReserved + p.fleet.claimed),
+                            QStringLiteral("provisioning %1").arg(p.fleet.provisioning), QStringLiteral("degraded %1").arg(p.fleet.degraded)},
+                QStringList{QStringLiteral("desired %1").arg(w->desired), QStringLiteral("ready %1").arg(w->ready),
+                            QStringLiteral("present (any state) %1").arg(w->slices)}};
+        };
+        auto shown = [&panel] {
+            return std::array<QStringList, 3>{panel.legendTexts(Chart::Chips), panel.legendTexts(Chart::Slices), panel.legendTexts(Chart::WorkerGroups)};
+        };
+        // Nothing hovered or scrubbed: the newest entry.
+        QCOMPARE(shown(), expected(n - 1));
+        QVERIFY(!panel.hoverTime().isValid());
+        QVERIFY(panel.hoverLine(Chart::Chips).isNull());
+
+        // Over chart 1 at entry 12 (v5p has no slice yet: 0 reserved, the worker group wants 1).
+        QChartView *view = viewOf(panel, Chart::Slices);
+        hover(view->viewport(), viewportPosAt(panel, Chart::Slices, m_story.time(12)));
+        QCOMPARE(panel.hoverTime(), m_story.time(12));
+        QCOMPARE(shown(), expected(12));
+        QVERIFY(panel.legendTexts(Chart::Chips).contains(QStringLiteral("v5p reserved 0")));
+        // The placement groups and their oldest pending age in seconds, as its axis counts them.
+        const PlacementGroupCounts &g = m_story.point(12).placementGroups;
+        QCOMPARE(panel.legendTexts(Chart::PlacementGroups),
+                 (QStringList{QStringLiteral("pending %1").arg(g.pending), QStringLiteral("created %1").arg(g.created),
+                              QStringLiteral("oldest pending %1 s").arg(std::lround(double(g.oldestPendingMs) / 1000))}));
+        QCOMPARE(panel.legendTexts(Chart::Activity).first(),
+                 QStringLiteral("mean duty cycle %1 %").arg(m_story.activity(12)->fleet.meanDutyCycle(), 0, 'f', 1));
+        // The hover line at that time on all five charts, where each chart maps it.
+        QList<QLineF> lines;
+        for (int c = 0; c < HistoryChartsPanel::kChartCount; ++c) {
+            lines << panel.hoverLine(Chart(c));
+            QVERIFY2(!lines.last().isNull() && lines.last().x1() == lines.last().x2(), qPrintable(QString::number(c)));
+            const QPoint at = viewOf(panel, Chart(c))->viewport()->mapTo(&panel, viewportPosAt(panel, Chart(c), m_story.time(12)));
+            QVERIFY2(std::abs(lines.last().x1() - at.x()) <= 1.0, qPrintable(QStringLiteral("chart %1: %2 vs %3").arg(c).arg(lines.last().x1()).arg(at.x())));
+        }
+
+        // On to entry 70, over another chart: every legend follows.
+        QChartView *activity = viewOf(panel, Chart::Activity);
+        hover(activity->viewport(), viewportPosAt(panel, Chart::Activity, m_story.time(70)));
+        QCOMPARE(shown(), expected(70));
+
+        // The mouse leaves: no hover line, the newest entry again; scrubbed: the scrubbed entry.
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(activity, &leave);
+        QVERIFY(!panel.hoverTime().isValid());
+        QVERIFY(panel.hoverLine(Chart::Slices).isNull());
+        QCOMPARE(shown(), expected(n - 1));
+        panel.setCursorTime(m_story.time(30));
+        QCOMPARE(shown(), expected(30));
+        // Over the picker bar, off every plot: no hover.
+        hover(view->viewport(), QPoint(2, 2));
+        QVERIFY(!panel.hoverTime().isValid());
+        QCOMPARE(shown(), expected(30));
+    }
+
+    // Dragging across a chart zooms all five into that range: the same x range on every axis,
+    // narrower than the history, the y axes fitted to the values shown, the range named beside a
+    // Reset zoom button. No scrub on the way.
+    void dragZoomsEveryChart()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.show();
+        panel.refreshNow();
+        const auto whole = xRanges(panel);
+        const QDateTime from = m_story.time(0).addSecs(60), to = m_story.time(0).addSecs(120); // 09:01:00 .. 09:02:00
+        auto *ageAxis = qobject_cast<QValueAxis *>(panel.chart(Chart::PlacementGroups)->axes(Qt::Vertical, line(panel, Chart::PlacementGroups, QStringLiteral("pg:oldest-pending"))).first());
+        QCOMPARE(ageAxis->max(), 200.0); // the age reaches 180 s by the end
+        QSignalSpy requested(&panel, &HistoryChartsPanel::cursorTimeRequested);
+        QSignalSpy changed(&panel, &HistoryChartsPanel::timeRangeChanged);
+
+        QChartView *view = viewOf(panel, Chart::WorkerGroups);
+        const QPoint a = viewportPosAt(panel, Chart::WorkerGroups, from.addSecs(3)), b = viewportPosAt(panel, Chart::WorkerGroups, to.addSecs(-3));
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, a);
+        QTest::mouseMove(view->viewport(), (a + b) / 2);
+        QVERIFY(bandShown(panel, Chart::WorkerGroups)); // the band while dragging
+        QVERIFY(!bandShown(panel, Chart::Chips));       // on the dragged chart only
+        QTest::mouseMove(view->viewport(), b);
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, b);
+        QVERIFY(!bandShown(panel, Chart::WorkerGroups));
+        QCOMPARE(requested.count(), 0);
+        QCOMPARE(changed.count(), 1);
+
+        QVERIFY(panel.isZoomed());
+        QVERIFY(!panel.zoomFollowsLive());
+        // Round ticks around the selection (09:01:03 .. 09:01:57): 09:01:00 .. 09:02:00, on all five.
+        QCOMPARE(panel.shownFrom(), from);
+        QCOMPARE(panel.shownTo(), to);
+        const auto zoomed = xRanges(panel);
+        for (int c = 0; c < HistoryChartsPanel::kChartCount; ++c) {
+            QCOMPARE(zoomed[c], zoomed[0]);
+            QVERIFY(zoomed[c].first > whole[c].first && zoomed[c].second < whole[c].second);
+        }
+        QCOMPARE(HistoryChartsPanel::timeOfAxisValue(qreal(zoomed[0].first.toMSecsSinceEpoch())), from);
+        QCOMPARE(HistoryChartsPanel::timeOfAxisValue(qreal(zoomed[0].second.toMSecsSinceEpoch())), to);
+        // The series hold the shown entries (09:01:00 .. 09:02:00: 31) and a neighbour each side.
+        QXYSeries *v6e = line(panel, Chart::Chips, QStringLiteral("reserved:v6e"));
+        QCOMPARE(v6e->count(), 33);
+        QCOMPARE(v6e->at(0).x(), HistoryChartsPanel::axisValue(from.addSecs(-2)));
+        QCOMPARE(v6e->at(32).x(), HistoryChartsPanel::axisValue(to.addSecs(2)));
+        // The age axis refits: at most 120 s is shown.
+        QCOMPARE(ageAxis->max(), 150.0);
+        // The label names the range; the button is there.
+        auto *label = panel.findChild<QLabel *>(QStringLiteral("zoomRange"));
+        auto *reset = panel.findChild<QToolButton *>(QStringLiteral("resetZoom"));
+        QVERIFY(label->isVisible() && reset->isVisible());
+        QVERIFY(!panel.findChild<QLabel *>(QStringLiteral("summary"))->isVisible());
+        QCOMPARE(label->text(), QStringLiteral("09:01:00 \u2013 09:02:00 UTC"));
+        // Nothing hovered or scrubbed: the legends show the newest entry shown (09:02:00).
+        QCOMPARE(panel.legendTexts(Chart::Chips).last(), QStringLiteral("v6e free %1").arg(m_story.point(60).generation(u"v6e")->counts.freeChips));
+
+        // Back to the whole history: the button, a double click, Escape on a chart.
+        auto expectWhole = [&] {
+            QVERIFY(!panel.isZoomed());
+            QCOMPARE(xRanges(panel), whole);
+            QCOMPARE(line(panel, Chart::Chips, QStringLiteral("reserved:v6e"))->count(), m_story.size());
+            QCOMPARE(ageAxis->max(), 200.0);
+            QVERIFY(!label->isVisible() && !reset->isVisible());
+        };
+        QTest::mouseClick(reset, Qt::LeftButton);
+        expectWhole();
+        drag(view->viewport(), a, b);
+        QVERIFY(panel.isZoomed());
+        QTest::mouseDClick(viewOf(panel, Chart::Chips)->viewport(), Qt::LeftButton, {}, viewportPosAt(panel, Chart::Chips, from.addSecs(30)));
+        expectWhole();
+        drag(view->viewport(), a, b);
+        QVERIFY(panel.isZoomed());
+        QVERIFY(view->focusPolicy() & Qt::ClickFocus); // the drag gave the chart the keys
+        QTest::keyClick(view, Qt::Key_Escape);
+        expectWhole();
+        QTest::keyClick(view, Qt::Key_Escape); // nothing to reset: Escape goes on to the window
+        QVERIFY(!panel.isZoomed());
+        QCOMPARE(changed.count(), 6);
+    }
+
+    // A press and release that moved less than the threshold across is a click: it scrubs, and
+    // does not zoom.
+    void smallMoveStillScrubs()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.show();
+        panel.refreshNow();
+        QSignalSpy requested(&panel, &HistoryChartsPanel::cursorTimeRequested);
+        QChartView *view = viewOf(panel, Chart::Chips);
+        const QPoint at = viewportPosAt(panel, Chart::Chips, m_story.time(40));
+        const QPoint nearBy = at + QPoint(HistoryChartsPanel::kDragThreshold - 1, 3);
+        QTest::mousePress(view->viewport(), Qt::LeftButton, {}, at);
+        QTest::mouseMove(view->viewport(), nearBy);
+        QVERIFY(!bandShown(panel, Chart::Chips));
+        QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, nearBy);
+        QVERIFY(!panel.isZoomed());
+        QCOMPARE(requested.count(), 1);
+        QCOMPARE(requested.first().first().toDateTime(), m_story.time(40)); // where it was pressed
+        // At the threshold it is a drag: a zoom, no scrub.
+        drag(view->viewport(), at, at + QPoint(HistoryChartsPanel::kDragThreshold, 0));
+        QVERIFY(panel.isZoomed());
+        QCOMPARE(requested.count(), 1);
+        // A selection narrower than kMinZoomMs is widened about its middle.
+        QVERIFY(panel.shownFrom().msecsTo(panel.shownTo()) >= HistoryChartsPanel::kMinZoomMs);
+    }
+
+    // Zoomed in, the shown range is decimated afresh: more of its entries are drawn than the
+    // whole history's decimation kept there.
+    void zoomShowsDetail()
+    {
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&m_story);
+        panel.setMaxPointsPerSeries(12);
+        panel.show();
+        panel.refreshNow();
+        const QDateTime from = m_story.time(30), to = m_story.time(60);
+        auto inRange = [&](QXYSeries *s) {
+            int k = 0;
+            for (const QPointF &p : s->points())
+                k += p.x() >= HistoryChartsPanel::axisValue(from) && p.x() <= HistoryChartsPanel::axisValue(to);
+            return k;
+        };
+        QXYSeries *mean = runsOf(panel, Chart::Activity, QStringLiteral("activity:mean")).first();
+        QVERIFY(mean->count() <= 12);
+        const int before = inRange(mean);
+        panel.setTimeRange(from, to);
+        QCOMPARE(panel.shownFrom(), from);
+        QCOMPARE(panel.shownTo(), to);
+        mean = runsOf(panel, Chart::Activity, QStringLiteral("activity:mean")).first();
+        QVERIFY(mean->count() <= 12); // still bounded
+        QVERIFY2(inRange(mean) > before, qPrintable(QStringLiteral("%1 vs %2").arg(inRange(mean)).arg(before)));
+    }
+
+    // New entries while zoomed: a range that reached the newest entry follows it (same width);
+    // any other range stays; a range the history no longer holds ends the zoom.
+    void liveEntriesWhileZoomed()
+    {
+        SnapshotHistory history;
+        for (int i = 0; i < 60; ++i)
+            history.add(m_story.snapshot(i));
+        HistoryChartsPanel panel;
+        panel.resize(kGoldenSize);
+        panel.setHistory(&history);
+        panel.show();
+        panel.refreshNow();
+        const QDateTime t0 = history.time(0);
+        // Dragged from 09:01:10 to past the newest entry (09:01:58): follows live.
+        QChartView *view = viewOf(panel, Chart::Chips);
+        const QRectF plot = panel.chart(Chart::Chips)->plotArea();
+        const QPoint right = view->mapFromScene(panel.chart(Chart::Chips)->mapToScene(QPointF(plot.right() + 20, plot.center().y())));
+        drag(view->viewport(), viewportPosAt(panel, Chart::Chips, t0.addSecs(71)), right);
+        QVERIFY(panel.isZoomed());
+        QVERIFY(panel.zoomFollowsLive());
+        QCOMPARE(panel.shownFrom(), t0.addSecs(70));
+        QCOMPARE(panel.shownTo(), t0.addSecs(120));
+        QVERIFY(panel.findChild<QLabel *>(QStringLiteral("zoomRange"))->text().endsWith(QStringLiteral("following live")));
+        for (int i = 60; i < 80; ++i) // to 09:02:38
+            history.add(m_story.snapshot(i));
+        panel.refreshNow();
+        QVERIFY(panel.isZoomed());
+        QCOMPARE(panel.shownTo(), t0.addSecs(160)); // the newest entry, rounded to the next tick
+        QVERIFY(panel.shownFrom() >= t0.addSecs(100) && panel.shownFrom() <= t0.addSecs(110));
+        QCOMPARE(xRanges(panel)[int(Chart::Activity)], xRanges(panel)[int(Chart::Chips)]);
+        QCOMPARE(line(panel, Chart::Chips, QStringLiteral("reserved:v6e"))->points().last().x(), HistoryChartsPanel::axisValue(history.time(79)));
+        QCOMPARE(panel.legendTexts(Chart::Slices).first(), QStringLiteral("ready %1").arg(history.point(79).fleet.ready));
+
+        // A range in the past stays put as entries arrive.
+        panel.setTimeRange(t0.addSecs(20), t0.addSecs(50));
+        QVERIFY(!panel.zoomFollowsLive());
+        const auto fixed = xRanges(panel);
+        for (int i = 80; i < 91; ++i)
+            history.add(m_story.snapshot(i));
+        panel.refreshNow();
+        QVERIFY(panel.isZoomed());
+        QCOMPARE(xRanges(panel), fixed);
+        QCOMPARE(panel.shownFrom(), t0.addSecs(20));
+        QCOMPARE(panel.shownTo(), t0.addSecs(50));
+
+        // The history cleared (another cluster): the zoom ends.
+        QSignalSpy changed(&panel, &HistoryChartsPanel::timeRangeChanged);
+        history.clear();
+        history.add(m_story.snapshot(0));
+        panel.refreshNow();
+        QVERIFY(!panel.isZoomed());
+        QCOMPARE(changed.count(), 1);
     }
 
     // An hour of 2-second snapshots (1800 entries): decimation keeps every series under the cap
