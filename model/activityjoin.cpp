@@ -176,7 +176,7 @@ private:
         m_entryHost.resize(parsed->entries.size());
         SummaryCounts counts;
         for (size_t i = 0; i < parsed->entries.size(); ++i)
-            m_entryHost[i] = applySummaryEntry(parsed->entries[i], counts);
+            m_entryHost[i] = applySummaryEntry(parsed->entries[i], parsed->chips.data() + parsed->entries[i].firstChip, counts);
         m_sources << QStringLiteral("Ray node summary: %1 of %2 TPU host%3 report chip metrics").arg(counts.reportingNodes).arg(counts.tpuNodes).arg(counts.tpuNodes == 1 ? QString() : QStringLiteral("s"));
         if (counts.unknownNodes)
             m_problems << QStringLiteral("Ray node summary: %1 entr%2 name no Ray node of the node list").arg(counts.unknownNodes).arg(counts.unknownNodes == 1 ? QStringLiteral("y") : QStringLiteral("ies"));
@@ -189,7 +189,7 @@ private:
     };
 
     // Sets the chips of the entry's host; returns that host (none when it is no slice host).
-    HostRef applySummaryEntry(const SummaryEntry &e, SummaryCounts &counts)
+    HostRef applySummaryEntry(const SummaryEntry &e, const SummaryChip *chips, SummaryCounts &counts)
     {
         const HostRef ref = hostOfNode(e.nodeId);
         if (ref.slice < 0) {
@@ -214,7 +214,7 @@ private:
         took(atMs);
         static constexpr Metric order[5] = {Metric::DutyCycle, Metric::Tensorcore, Metric::HbmBandwidth, Metric::HbmUsed, Metric::HbmTotal};
         for (int i = 0; i < e.chipCount; ++i) {
-            const SummaryChip &sc = e.chips[i];
+            const SummaryChip &sc = chips[i];
             ChipActivity *c = chipOf(ref, sc.index);
             if (!c || c->reports()) continue;
             // Ray writes 0 for what the plugin did not report: all runtime numbers 0 with no HBM

@@ -22,12 +22,17 @@ bool startsAsSuccess(const QByteArray &body)
 
 namespace {
 
-// Ray node ids are hex; a body may spell them in capitals.
-std::string lowered(std::string_view s)
+// Ray node ids are hex; a body may spell them in capitals. Lowered as the QString is made (one
+// allocation per entry, not a std::string and then a QString).
+QString lowered(std::string_view s)
 {
-    std::string out(s.substr(0, 128));
-    for (char &ch : out)
-        if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
+    s = s.substr(0, 128);
+    QString out(qsizetype(s.size()), Qt::Uninitialized);
+    char16_t *d = reinterpret_cast<char16_t *>(out.data());
+    for (size_t i = 0; i < s.size(); ++i) {
+        const unsigned char ch = static_cast<unsigned char>(s[i]);
+        d[i] = ch >= 'A' && ch <= 'Z' ? char16_t(ch - 'A' + 'a') : char16_t(ch); // Latin-1, as fromLatin1() read it
+    }
     return out;
 }
 
@@ -117,8 +122,9 @@ int smallIndex(std::string_view text)
 
 // GET /nodes?view=summary: {"result", "msg", "data": {"summary": [ {"now", "ip", "raylet": {"nodeId",
 // "nodeManagerAddress", "metricsExportPort", ...}, "tpus": [...] }, ...]}}.
-void readSummaryEntry(od::value entry, SummaryEntry &e)
+void readSummaryEntry(od::value entry, SummaryEntry &e, std::vector<SummaryChip> &chips)
 {
+    e.firstChip = int(chips.size());
     std::string_view address;
     qint64 port = -1;
     bool dead = false;
@@ -130,7 +136,7 @@ void readSummaryEntry(od::value entry, SummaryEntry &e)
                 std::string_view text;
                 if (rk == "metricsExportPort" || rk == "metrics_export_port") port = toInt(rv, -1);
                 else if (!textOf(rv, text)) return;
-                else if (rk == "nodeId" || rk == "node_id") e.nodeId = QString::fromLatin1(lowered(text));
+                else if (rk == "nodeId" || rk == "node_id") e.nodeId = lowered(text);
                 else if (rk == "nodeManagerAddress" || rk == "node_manager_address") address = text.substr(0, 128);
                 else if (rk == "state") dead = text == "DEAD";
             });
@@ -149,7 +155,10 @@ void readSummaryEntry(od::value entry, SummaryEntry &e)
                     if (slot >= 0) c.has[slot] = toFiniteNumber(x, &c.values[slot]);
                 });
                 // A host has at most kMaxChipsPerHost chips: the rest could name none of them.
-                if (c.index >= 0 && c.index < limits::kMaxChipsPerHost && e.chipCount < limits::kMaxChipsPerHost) e.chips[e.chipCount++] = c;
+                if (c.index >= 0 && c.index < limits::kMaxChipsPerHost && e.chipCount < limits::kMaxChipsPerHost) {
+                    chips.push_back(c);
+                    ++e.chipCount;
+                }
             });
         }
     });
@@ -178,14 +187,18 @@ std::shared_ptr<const ParsedSummary> parseSummary(const QByteArray &body)
                     list,
                     [&](od::value entry) {
                         out->entries.emplace_back();
-                        readSummaryEntry(entry, out->entries.back());
+                        readSummaryEntry(entry, out->entries.back(), out->chips);
                     },
                     limits::kMaxListItems);
             });
         });
         return sawSummary ? QString() : QStringLiteral("no data.summary list (is this GET /nodes?view=summary?)");
     });
-    if (!out->ok) out->entries.clear();
+    if (!out->ok) {
+        out->entries.clear();
+        out->chips.clear();
+    }
+    out->byInstance.reserve(out->entries.size());
     for (size_t i = 0; i < out->entries.size(); ++i)
         if (!out->entries[i].instance.empty()) out->byInstance.insert_or_assign(out->entries[i].instance, int(i));
     return out;

@@ -98,14 +98,16 @@ struct SummaryChip {
     bool has[5] = {false, false, false, false, false};
 };
 
-// One entry of GET /nodes?view=summary, as the join needs it.
+// One entry of GET /nodes?view=summary, as the join needs it. Its chips are kept in one list for
+// the whole summary (most entries of a cluster are no TPU host, and a fixed array of
+// kMaxChipsPerHost chips per entry made the list 5 MB for 10k nodes, copied as it grew).
 struct SummaryEntry {
     QString nodeId;       // lower case, as the snapshot's node ids are keyed
     std::string instance; // "address:metrics-port" of a live node, else empty
     double now = 0;
     bool sawTpus = false;
-    int chipCount = 0;
-    SummaryChip chips[limits::kMaxChipsPerHost];
+    int firstChip = 0; // its chips are ParsedSummary::chips[firstChip, firstChip + chipCount)
+    int chipCount = 0; // at most limits::kMaxChipsPerHost
 };
 
 struct ParsedSummary {
@@ -113,6 +115,7 @@ struct ParsedSummary {
     bool ok = false;
     QStringList errors, warnings;
     std::vector<SummaryEntry> entries;
+    std::vector<SummaryChip> chips; // every entry's chips, in entry order
     ViewMap<int> byInstance; // "address:metrics-port" -> the live entry that has it (the last, as Ray lists them)
 };
 
