@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -67,7 +68,22 @@ public:
 
     void run()
     {
+        // The window answers are read whatever the node summary says: when both are new, they are
+        // parsed on a second thread while this one parses the summary (the join's time is mostly
+        // those parses; model/activityparse_p.h).
+        std::optional<SideTask> windows;
+        if (!m_c.rayNodeSummary.isEmpty() && !hasCachedSummary(m_c.rayNodeSummary)) {
+            std::vector<const Capture::PrometheusAnswer *> toParse;
+            for (const Capture::PrometheusAnswer &a : m_c.prometheus)
+                if (promql::windowOfQuery(a.query) > 0 && !hasCachedAnswer(a, true, true)) toParse.push_back(&a);
+            if (!toParse.empty())
+                windows.emplace([toParse] {
+                    for (const Capture::PrometheusAnswer *a : toParse)
+                        cachedAnswer(*a, true, true);
+                });
+        }
         readNodeSummary();
+        if (windows) windows->wait();
         // Ray's node summary is first-hand and wins chip by chip; Prometheus's copies of the same
         // numbers fill only the chips it left unknown. When it left none, a successful current
         // answer can change nothing and is not read (the window answer is: only Prometheus has it).

@@ -7,9 +7,15 @@
 
 #include <QMutex>
 #include <QMutexLocker>
+#if QT_CONFIG(thread)
+#include <QRunnable>
+#include <QSemaphore>
+#include <QThreadPool>
+#endif
 
 #include <algorithm>
 #include <charconv>
+#include <exception>
 
 namespace slicescope::activityparse {
 
@@ -290,6 +296,18 @@ std::shared_ptr<const ParsedAnswer> parseAnswer(const Capture::PrometheusAnswer 
 class ParseCache
 {
 public:
+    bool hasSummary(const QByteArray &body)
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_summary && sameBuffer(m_summary->body, body);
+    }
+
+    bool hasAnswer(const Capture::PrometheusAnswer &a, bool rayNames, bool window)
+    {
+        QMutexLocker lock(&m_mutex);
+        return std::any_of(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query == a.query && p->rayNames == rayNames && p->window == window && sameBuffer(p->body, a.body); });
+    }
+
     std::shared_ptr<const ParsedSummary> summary(const QByteArray &body)
     {
         {
@@ -343,6 +361,92 @@ std::shared_ptr<const ParsedSummary> cachedSummary(const QByteArray &body)
 std::shared_ptr<const ParsedAnswer> cachedAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, bool window)
 {
     return parseCache().answer(answer, rayNames, window);
+}
+
+bool hasCachedSummary(const QByteArray &body)
+{
+    return parseCache().hasSummary(body);
+}
+
+bool hasCachedAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, bool window)
+{
+    return parseCache().hasAnswer(answer, rayNames, window);
+}
+
+struct SideTask::State {
+    std::function<void()> work;
+    std::exception_ptr error;
+    bool waited = false;
+#if QT_CONFIG(thread)
+    QRunnable *runnable = nullptr; // owned here (not auto-deleted): wait() may take it back unrun
+    QSemaphore done;
+    ~State() { delete runnable; }
+#endif
+    void run()
+    {
+        try {
+            work();
+        } catch (...) {
+            error = std::current_exception();
+        }
+    }
+};
+
+#if QT_CONFIG(thread)
+namespace {
+// One thread of its own, kept between joins (its simdjson parser keeps its buffers, sized by the
+// bodies it read): the global pool's threads are anyone's.
+QThreadPool &sidePool()
+{
+    static QThreadPool *pool = [] {
+        auto *p = new QThreadPool; // never deleted: a static's destructor would run after QCoreApplication's
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return *pool;
+}
+} // namespace
+#endif
+
+SideTask::SideTask(std::function<void()> work)
+    : m_state(std::make_unique<State>())
+{
+    m_state->work = std::move(work);
+#if QT_CONFIG(thread)
+    State *state = m_state.get(); // outlives the runnable: wait() returns only once it ran or was taken back
+    m_state->runnable = QRunnable::create([state] {
+        state->run();
+        state->done.release();
+    });
+    m_state->runnable->setAutoDelete(false);
+    sidePool().start(m_state->runnable);
+#endif
+}
+
+SideTask::~SideTask()
+{
+    if (!m_state->waited) {
+        try {
+            wait();
+        } catch (...) {
+            // the caller is unwinding already, or chose not to ask
+        }
+    }
+}
+
+void SideTask::wait()
+{
+    if (m_state->waited) return;
+    m_state->waited = true;
+#if QT_CONFIG(thread)
+    if (sidePool().tryTake(m_state->runnable))
+        m_state->run(); // not started yet (the thread was busy): run here rather than wait for it
+    else
+        m_state->done.acquire();
+#else
+    m_state->run();
+#endif
+    if (m_state->error) std::rethrow_exception(m_state->error);
 }
 
 } // namespace slicescope::activityparse
