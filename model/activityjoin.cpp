@@ -64,9 +64,11 @@ class Joiner
 {
 public:
     // Reads `s` through a const reference only (a snapshot that shares its lists with another
-    // must not copy them), and sets its activity and warnings at the end.
-    Joiner(ClusterSnapshot &s, const Capture &c)
-        : m_s(s)
+    // must not copy them), and sets its activity and warnings at the end. `letGo`: what an earlier
+    // join kept, dropped beside the summary's parse when there is one (JoinMemo::release()).
+    Joiner(ClusterSnapshot &s, const Capture &c, std::shared_ptr<void> letGo)
+        : m_letGo(std::move(letGo))
+        , m_s(s)
         , m_out(s)
         , m_c(c)
         , m_builder(s)
@@ -96,6 +98,7 @@ public:
                 for (const Capture::PrometheusAnswer *a : windows)
                     cachedAnswer(*a, true, true);
                 indexSnapshot();
+                m_letGo.reset();
             });
             summary = cachedSummary(m_c.rayNodeSummary);
             beside.wait();
@@ -512,6 +515,7 @@ private:
         qint64 atMs = 0;
     };
 
+    std::shared_ptr<void> m_letGo;
     const ClusterSnapshot &m_s;
     ClusterSnapshot &m_out;
     size_t m_shape = 0;
@@ -554,6 +558,16 @@ public:
         QMutexLocker lock(&m_mutex);
         if (!m_table || nowMs <= 0 || nowMs > m_validUntilMs || !sameBodies(c) || shape() != m_shape) return {};
         return m_table;
+    }
+    // Lets go of the kept join before a new one is made, and returns what it held for the caller to
+    // drop where that costs least: an earlier capture's bodies are tens of MB, milliseconds to free.
+    std::shared_ptr<void> release()
+    {
+        QMutexLocker lock(&m_mutex);
+        auto held = std::make_shared<std::pair<Capture, std::shared_ptr<const ActivityTable>>>(std::move(m_capture), std::move(m_table));
+        m_capture = Capture();
+        m_table.reset();
+        return held;
     }
     // `oldestSampleMs`: the oldest sample the table took (0: none), which turns stale first.
     void store(const Capture &c, size_t shape, qint64 nowMs, std::shared_ptr<const ActivityTable> table, bool sawStale, qint64 oldestSampleMs)
@@ -604,7 +618,7 @@ void joinActivity(ClusterSnapshot &snapshot, const Capture &capture)
             snapshot.warnings << QStringLiteral("activity: %1").arg(p);
         return;
     }
-    Joiner joiner(snapshot, capture);
+    Joiner joiner(snapshot, capture, joinMemo().release());
     joiner.run();
     joinMemo().store(capture, joiner.shape(), nowMs, snapshot.activity, joiner.sawStale(), joiner.oldestTakenMs());
 }
