@@ -38,26 +38,42 @@ struct IpEntry {
     bool ambiguous = false;
 };
 
+// What the join reads of a snapshot, hashed: the slices' hosts (state, Ray node, pod, chips and
+// who holds each), the placement groups' ids and the Ray nodes' addresses.
+size_t shapeOf(const ClusterSnapshot &s)
+{
+    size_t h = qHashMulti(0, s.slices.size(), s.placementGroups.size(), s.rayNodes.size(), s.pods.size());
+    for (const Slice &slice : s.slices) {
+        h = qHashMulti(h, slice.name, slice.workerGroup, slice.hosts.size());
+        for (const Host &host : slice.hosts) {
+            h = qHashMulti(h, int(host.state), host.rayNode, host.pod, host.chips.size());
+            for (const ChipUse &chip : host.chips)
+                h = qHashMulti(h, chip.placementGroup);
+        }
+    }
+    for (const PlacementGroup &g : s.placementGroups)
+        h = qHashMulti(h, g.id);
+    for (const RayNode &n : s.rayNodes)
+        h = qHashMulti(h, n.id, n.alive, n.ip);
+    for (const Pod &p : s.pods)
+        h = qHashMulti(h, p.ns, p.name);
+    return h;
+}
+
 class Joiner
 {
 public:
     // Reads `s` through a const reference only (a snapshot that shares its lists with another
-    // must not copy them), and sets its activity and warnings at the end.
-    Joiner(ClusterSnapshot &s, const Capture &c)
-        : m_s(s)
+    // must not copy them), and sets its activity and warnings at the end. `letGo`: what an earlier
+    // join kept, dropped beside the summary's parse when there is one (JoinMemo::release()).
+    Joiner(ClusterSnapshot &s, const Capture &c, std::shared_ptr<void> letGo)
+        : m_letGo(std::move(letGo))
+        , m_s(s)
         , m_out(s)
         , m_c(c)
         , m_builder(s)
         , m_nowMs(c.capturedAt.isValid() ? c.capturedAt.toMSecsSinceEpoch() : 0)
     {
-        // The ids are the snapshot's own strings (toLower() shares one that is lower case already).
-        const ClusterSnapshot &cs = s;
-        m_byNode.reserve(cs.rayNodes.size());
-        for (int si = 0; si < cs.slices.size(); ++si) {
-            const Slice &slice = cs.slices[si];
-            for (int hi = 0; hi < slice.hosts.size(); ++hi)
-                if (const int n = slice.hosts[hi].rayNode; n >= 0) m_byNode.insert(cs.rayNodes[n].id.toLower(), HostRef{si, hi});
-        }
     }
 
     // A sample was refused as stale: the join's result then depends on the time beyond its samples.
@@ -65,9 +81,32 @@ public:
     // The oldest sample taken (ms since the epoch, 0: none): the first to turn stale.
     qint64 oldestTakenMs() const { return m_oldestTakenMs; }
 
+    // The snapshot's shape (shapeOf()), as run() found it.
+    size_t shape() const { return m_shape; }
+
     void run()
     {
-        readNodeSummary();
+        // A new node summary's parse is most of the join's time. What does not need it is done
+        // beside it, on a second thread (model/activityparse_p.h, SideTask): the parse of the
+        // window answers (read whatever the summary says), the snapshot's node index and shape.
+        std::shared_ptr<const ParsedSummary> summary;
+        if (!m_c.rayNodeSummary.isEmpty() && !hasCachedSummary(m_c.rayNodeSummary)) {
+            std::vector<const Capture::PrometheusAnswer *> windows;
+            for (const Capture::PrometheusAnswer &a : m_c.prometheus)
+                if (promql::windowOfQuery(a.query) > 0 && !hasCachedAnswer(a, true, true)) windows.push_back(&a);
+            SideTask beside([this, windows] {
+                for (const Capture::PrometheusAnswer *a : windows)
+                    cachedAnswer(*a, true, true);
+                indexSnapshot();
+                m_letGo.reset();
+            });
+            summary = cachedSummary(m_c.rayNodeSummary);
+            beside.wait();
+        } else {
+            indexSnapshot();
+            if (!m_c.rayNodeSummary.isEmpty()) summary = cachedSummary(m_c.rayNodeSummary);
+        }
+        if (summary) readNodeSummary(summary);
         // Ray's node summary is first-hand and wins chip by chip; Prometheus's copies of the same
         // numbers fill only the chips it left unknown. When it left none, a successful current
         // answer can change nothing and is not read (the window answer is: only Prometheus has it).
@@ -165,10 +204,22 @@ private:
         m_builder.setUnknownReason(ref.slice, ref.host, QStringLiteral("its newest TPU sample is %1 min old: the source stopped reporting").arg((m_nowMs - atMs) / 60000));
     }
 
-    void readNodeSummary()
+    // What the snapshot alone gives: its Ray nodes' hosts, its shape. Reads `m_s` only (run() may
+    // call it on the second thread).
+    void indexSnapshot()
     {
-        if (m_c.rayNodeSummary.isEmpty()) return;
-        const std::shared_ptr<const ParsedSummary> parsed = cachedSummary(m_c.rayNodeSummary);
+        // The ids are the snapshot's own strings (toLower() shares one that is lower case already).
+        m_byNode.reserve(m_s.rayNodes.size());
+        for (int si = 0; si < m_s.slices.size(); ++si) {
+            const Slice &slice = m_s.slices[si];
+            for (int hi = 0; hi < slice.hosts.size(); ++hi)
+                if (const int n = slice.hosts[hi].rayNode; n >= 0) m_byNode.insert(m_s.rayNodes[n].id.toLower(), HostRef{si, hi});
+        }
+        m_shape = shapeOf(m_s);
+    }
+
+    void readNodeSummary(const std::shared_ptr<const ParsedSummary> &parsed)
+    {
         m_problems += parsed->errors;
         m_problems += parsed->warnings;
         if (!parsed->ok) return;
@@ -176,7 +227,7 @@ private:
         m_entryHost.resize(parsed->entries.size());
         SummaryCounts counts;
         for (size_t i = 0; i < parsed->entries.size(); ++i)
-            m_entryHost[i] = applySummaryEntry(parsed->entries[i], counts);
+            m_entryHost[i] = applySummaryEntry(parsed->entries[i], parsed->chips.data() + parsed->entries[i].firstChip, counts);
         m_sources << QStringLiteral("Ray node summary: %1 of %2 TPU host%3 report chip metrics").arg(counts.reportingNodes).arg(counts.tpuNodes).arg(counts.tpuNodes == 1 ? QString() : QStringLiteral("s"));
         if (counts.unknownNodes)
             m_problems << QStringLiteral("Ray node summary: %1 entr%2 name no Ray node of the node list").arg(counts.unknownNodes).arg(counts.unknownNodes == 1 ? QStringLiteral("y") : QStringLiteral("ies"));
@@ -189,7 +240,7 @@ private:
     };
 
     // Sets the chips of the entry's host; returns that host (none when it is no slice host).
-    HostRef applySummaryEntry(const SummaryEntry &e, SummaryCounts &counts)
+    HostRef applySummaryEntry(const SummaryEntry &e, const SummaryChip *chips, SummaryCounts &counts)
     {
         const HostRef ref = hostOfNode(e.nodeId);
         if (ref.slice < 0) {
@@ -214,7 +265,7 @@ private:
         took(atMs);
         static constexpr Metric order[5] = {Metric::DutyCycle, Metric::Tensorcore, Metric::HbmBandwidth, Metric::HbmUsed, Metric::HbmTotal};
         for (int i = 0; i < e.chipCount; ++i) {
-            const SummaryChip &sc = e.chips[i];
+            const SummaryChip &sc = chips[i];
             ChipActivity *c = chipOf(ref, sc.index);
             if (!c || c->reports()) continue;
             // Ray writes 0 for what the plugin did not report: all runtime numbers 0 with no HBM
@@ -464,8 +515,10 @@ private:
         qint64 atMs = 0;
     };
 
+    std::shared_ptr<void> m_letGo;
     const ClusterSnapshot &m_s;
     ClusterSnapshot &m_out;
+    size_t m_shape = 0;
     const Capture &m_c;
     ActivityTableBuilder m_builder;
     qint64 m_nowMs = 0;
@@ -491,28 +544,6 @@ private:
 
 namespace {
 
-// What the join reads of a snapshot, hashed: the slices' hosts (state, Ray node, pod, chips and
-// who holds each), the placement groups' ids and the Ray nodes' addresses.
-size_t shapeOf(const ClusterSnapshot &s)
-{
-    size_t h = qHashMulti(0, s.slices.size(), s.placementGroups.size(), s.rayNodes.size(), s.pods.size());
-    for (const Slice &slice : s.slices) {
-        h = qHashMulti(h, slice.name, slice.workerGroup, slice.hosts.size());
-        for (const Host &host : slice.hosts) {
-            h = qHashMulti(h, int(host.state), host.rayNode, host.pod, host.chips.size());
-            for (const ChipUse &chip : host.chips)
-                h = qHashMulti(h, chip.placementGroup);
-        }
-    }
-    for (const PlacementGroup &g : s.placementGroups)
-        h = qHashMulti(h, g.id);
-    for (const RayNode &n : s.rayNodes)
-        h = qHashMulti(h, n.id, n.alive, n.ip);
-    for (const Pod &p : s.pods)
-        h = qHashMulti(h, p.ns, p.name);
-    return h;
-}
-
 // The last join, reused while a capture carries the same bodies (the same buffers) and errors, the
 // snapshot has the same shape, and none of the samples taken has aged past the limit since: the
 // common case of a live window, whose 2 s captures share the node summary and Prometheus's
@@ -520,11 +551,23 @@ size_t shapeOf(const ClusterSnapshot &s)
 class JoinMemo
 {
 public:
-    std::shared_ptr<const ActivityTable> find(const Capture &c, size_t shape, qint64 nowMs)
+    // `shape`: the snapshot's shapeOf(), asked only when the rest matches (new bodies need none).
+    template<typename Shape>
+    std::shared_ptr<const ActivityTable> find(const Capture &c, Shape &&shape, qint64 nowMs)
     {
         QMutexLocker lock(&m_mutex);
-        if (!m_table || nowMs <= 0 || nowMs > m_validUntilMs || shape != m_shape || !sameBodies(c)) return {};
+        if (!m_table || nowMs <= 0 || nowMs > m_validUntilMs || !sameBodies(c) || shape() != m_shape) return {};
         return m_table;
+    }
+    // Lets go of the kept join before a new one is made, and returns what it held for the caller to
+    // drop where that costs least: an earlier capture's bodies are tens of MB, milliseconds to free.
+    std::shared_ptr<void> release()
+    {
+        QMutexLocker lock(&m_mutex);
+        auto held = std::make_shared<std::pair<Capture, std::shared_ptr<const ActivityTable>>>(std::move(m_capture), std::move(m_table));
+        m_capture = Capture();
+        m_table.reset();
+        return held;
     }
     // `oldestSampleMs`: the oldest sample the table took (0: none), which turns stale first.
     void store(const Capture &c, size_t shape, qint64 nowMs, std::shared_ptr<const ActivityTable> table, bool sawStale, qint64 oldestSampleMs)
@@ -568,17 +611,16 @@ JoinMemo &joinMemo()
 void joinActivity(ClusterSnapshot &snapshot, const Capture &capture)
 {
     if (!capture.hasActivity()) return;
-    const size_t shape = shapeOf(snapshot);
     const qint64 nowMs = capture.capturedAt.isValid() ? capture.capturedAt.toMSecsSinceEpoch() : 0;
-    if (std::shared_ptr<const ActivityTable> kept = joinMemo().find(capture, shape, nowMs)) {
+    if (std::shared_ptr<const ActivityTable> kept = joinMemo().find(capture, [&] { return shapeOf(snapshot); }, nowMs)) {
         snapshot.activity = kept;
         for (const QString &p : kept->problems)
             snapshot.warnings << QStringLiteral("activity: %1").arg(p);
         return;
     }
-    Joiner joiner(snapshot, capture);
+    Joiner joiner(snapshot, capture, joinMemo().release());
     joiner.run();
-    joinMemo().store(capture, shape, nowMs, snapshot.activity, joiner.sawStale(), joiner.oldestTakenMs());
+    joinMemo().store(capture, joiner.shape(), nowMs, snapshot.activity, joiner.sawStale(), joiner.oldestTakenMs());
 }
 
 } // namespace slicescope

@@ -7,9 +7,15 @@
 
 #include <QMutex>
 #include <QMutexLocker>
+#if QT_CONFIG(thread)
+#include <QRunnable>
+#include <QSemaphore>
+#include <QThreadPool>
+#endif
 
 #include <algorithm>
 #include <charconv>
+#include <exception>
 
 namespace slicescope::activityparse {
 
@@ -22,12 +28,17 @@ bool startsAsSuccess(const QByteArray &body)
 
 namespace {
 
-// Ray node ids are hex; a body may spell them in capitals.
-std::string lowered(std::string_view s)
+// Ray node ids are hex; a body may spell them in capitals. Lowered as the QString is made (one
+// allocation per entry, not a std::string and then a QString).
+QString lowered(std::string_view s)
 {
-    std::string out(s.substr(0, 128));
-    for (char &ch : out)
-        if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
+    s = s.substr(0, 128);
+    QString out(qsizetype(s.size()), Qt::Uninitialized);
+    char16_t *d = reinterpret_cast<char16_t *>(out.data());
+    for (size_t i = 0; i < s.size(); ++i) {
+        const unsigned char ch = static_cast<unsigned char>(s[i]);
+        d[i] = ch >= 'A' && ch <= 'Z' ? char16_t(ch - 'A' + 'a') : char16_t(ch); // Latin-1, as fromLatin1() read it
+    }
     return out;
 }
 
@@ -117,8 +128,9 @@ int smallIndex(std::string_view text)
 
 // GET /nodes?view=summary: {"result", "msg", "data": {"summary": [ {"now", "ip", "raylet": {"nodeId",
 // "nodeManagerAddress", "metricsExportPort", ...}, "tpus": [...] }, ...]}}.
-void readSummaryEntry(od::value entry, SummaryEntry &e)
+void readSummaryEntry(od::value entry, SummaryEntry &e, std::vector<SummaryChip> &chips)
 {
+    e.firstChip = int(chips.size());
     std::string_view address;
     qint64 port = -1;
     bool dead = false;
@@ -130,7 +142,7 @@ void readSummaryEntry(od::value entry, SummaryEntry &e)
                 std::string_view text;
                 if (rk == "metricsExportPort" || rk == "metrics_export_port") port = toInt(rv, -1);
                 else if (!textOf(rv, text)) return;
-                else if (rk == "nodeId" || rk == "node_id") e.nodeId = QString::fromLatin1(lowered(text));
+                else if (rk == "nodeId" || rk == "node_id") e.nodeId = lowered(text);
                 else if (rk == "nodeManagerAddress" || rk == "node_manager_address") address = text.substr(0, 128);
                 else if (rk == "state") dead = text == "DEAD";
             });
@@ -149,7 +161,10 @@ void readSummaryEntry(od::value entry, SummaryEntry &e)
                     if (slot >= 0) c.has[slot] = toFiniteNumber(x, &c.values[slot]);
                 });
                 // A host has at most kMaxChipsPerHost chips: the rest could name none of them.
-                if (c.index >= 0 && c.index < limits::kMaxChipsPerHost && e.chipCount < limits::kMaxChipsPerHost) e.chips[e.chipCount++] = c;
+                if (c.index >= 0 && c.index < limits::kMaxChipsPerHost && e.chipCount < limits::kMaxChipsPerHost) {
+                    chips.push_back(c);
+                    ++e.chipCount;
+                }
             });
         }
     });
@@ -178,14 +193,18 @@ std::shared_ptr<const ParsedSummary> parseSummary(const QByteArray &body)
                     list,
                     [&](od::value entry) {
                         out->entries.emplace_back();
-                        readSummaryEntry(entry, out->entries.back());
+                        readSummaryEntry(entry, out->entries.back(), out->chips);
                     },
                     limits::kMaxListItems);
             });
         });
         return sawSummary ? QString() : QStringLiteral("no data.summary list (is this GET /nodes?view=summary?)");
     });
-    if (!out->ok) out->entries.clear();
+    if (!out->ok) {
+        out->entries.clear();
+        out->chips.clear();
+    }
+    out->byInstance.reserve(out->entries.size());
     for (size_t i = 0; i < out->entries.size(); ++i)
         if (!out->entries[i].instance.empty()) out->byInstance.insert_or_assign(out->entries[i].instance, int(i));
     return out;
@@ -277,6 +296,18 @@ std::shared_ptr<const ParsedAnswer> parseAnswer(const Capture::PrometheusAnswer 
 class ParseCache
 {
 public:
+    bool hasSummary(const QByteArray &body)
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_summary && sameBuffer(m_summary->body, body);
+    }
+
+    bool hasAnswer(const Capture::PrometheusAnswer &a, bool rayNames, bool window)
+    {
+        QMutexLocker lock(&m_mutex);
+        return std::any_of(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query == a.query && p->rayNames == rayNames && p->window == window && sameBuffer(p->body, a.body); });
+    }
+
     std::shared_ptr<const ParsedSummary> summary(const QByteArray &body)
     {
         {
@@ -330,6 +361,92 @@ std::shared_ptr<const ParsedSummary> cachedSummary(const QByteArray &body)
 std::shared_ptr<const ParsedAnswer> cachedAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, bool window)
 {
     return parseCache().answer(answer, rayNames, window);
+}
+
+bool hasCachedSummary(const QByteArray &body)
+{
+    return parseCache().hasSummary(body);
+}
+
+bool hasCachedAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, bool window)
+{
+    return parseCache().hasAnswer(answer, rayNames, window);
+}
+
+struct SideTask::State {
+    std::function<void()> work;
+    std::exception_ptr error;
+    bool waited = false;
+#if QT_CONFIG(thread)
+    QRunnable *runnable = nullptr; // owned here (not auto-deleted): wait() may take it back unrun
+    QSemaphore done;
+    ~State() { delete runnable; }
+#endif
+    void run()
+    {
+        try {
+            work();
+        } catch (...) {
+            error = std::current_exception();
+        }
+    }
+};
+
+#if QT_CONFIG(thread)
+namespace {
+// One thread of its own, kept between joins (its simdjson parser keeps its buffers, sized by the
+// bodies it read): the global pool's threads are anyone's.
+QThreadPool &sidePool()
+{
+    static QThreadPool *pool = [] {
+        auto *p = new QThreadPool; // never deleted: a static's destructor would run after QCoreApplication's
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return *pool;
+}
+} // namespace
+#endif
+
+SideTask::SideTask(std::function<void()> work)
+    : m_state(std::make_unique<State>())
+{
+    m_state->work = std::move(work);
+#if QT_CONFIG(thread)
+    State *state = m_state.get(); // outlives the runnable: wait() returns only once it ran or was taken back
+    m_state->runnable = QRunnable::create([state] {
+        state->run();
+        state->done.release();
+    });
+    m_state->runnable->setAutoDelete(false);
+    sidePool().start(m_state->runnable);
+#endif
+}
+
+SideTask::~SideTask()
+{
+    if (!m_state->waited) {
+        try {
+            wait();
+        } catch (...) {
+            // the caller is unwinding already, or chose not to ask
+        }
+    }
+}
+
+void SideTask::wait()
+{
+    if (m_state->waited) return;
+    m_state->waited = true;
+#if QT_CONFIG(thread)
+    if (sidePool().tryTake(m_state->runnable))
+        m_state->run(); // not started yet (the thread was busy): run here rather than wait for it
+    else
+        m_state->done.acquire();
+#else
+    m_state->run();
+#endif
+    if (m_state->error) std::rethrow_exception(m_state->error);
 }
 
 } // namespace slicescope::activityparse

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -98,14 +99,16 @@ struct SummaryChip {
     bool has[5] = {false, false, false, false, false};
 };
 
-// One entry of GET /nodes?view=summary, as the join needs it.
+// One entry of GET /nodes?view=summary, as the join needs it. Its chips are kept in one list for
+// the whole summary (most entries of a cluster are no TPU host, and a fixed array of
+// kMaxChipsPerHost chips per entry made the list 5 MB for 10k nodes, copied as it grew).
 struct SummaryEntry {
     QString nodeId;       // lower case, as the snapshot's node ids are keyed
     std::string instance; // "address:metrics-port" of a live node, else empty
     double now = 0;
     bool sawTpus = false;
-    int chipCount = 0;
-    SummaryChip chips[limits::kMaxChipsPerHost];
+    int firstChip = 0; // its chips are ParsedSummary::chips[firstChip, firstChip + chipCount)
+    int chipCount = 0; // at most limits::kMaxChipsPerHost
 };
 
 struct ParsedSummary {
@@ -113,6 +116,7 @@ struct ParsedSummary {
     bool ok = false;
     QStringList errors, warnings;
     std::vector<SummaryEntry> entries;
+    std::vector<SummaryChip> chips; // every entry's chips, in entry order
     ViewMap<int> byInstance; // "address:metrics-port" -> the live entry that has it (the last, as Ray lists them)
 };
 
@@ -140,5 +144,27 @@ struct ParsedAnswer {
 // The parse of a body, kept while captures carry the same buffer (the newest of each kind, process-wide).
 std::shared_ptr<const ParsedSummary> cachedSummary(const QByteArray &body);
 std::shared_ptr<const ParsedAnswer> cachedAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, bool window);
+// Whether the cache holds that body's parse already (a parse started elsewhere would gain nothing).
+bool hasCachedSummary(const QByteArray &body);
+bool hasCachedAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, bool window);
+
+// Work done beside the caller's: on a second thread where Qt has threads, so that the node summary
+// and the Prometheus window answer, both new, are parsed at the same time (they are independent;
+// their parses are the join's time). The browser's Qt has no threads: there, and whenever the
+// second thread is busy with another join's work, the work runs in wait(), on the caller's thread,
+// so the result is the same either way. wait() rethrows what the work threw.
+class SideTask
+{
+public:
+    explicit SideTask(std::function<void()> work);
+    ~SideTask(); // waits
+    SideTask(const SideTask &) = delete;
+    SideTask &operator=(const SideTask &) = delete;
+    void wait();
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state; // stays put: the second thread holds its address
+};
 
 } // namespace slicescope::activityparse

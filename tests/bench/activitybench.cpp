@@ -8,7 +8,9 @@
 //  - ingest: buildSnapshot() of the allocation capture (no activity body);
 //  - activity: joinActivity() alone, all three bodies freshly received (copies of the bytes, so
 //    nothing parsed before is reused), on a copy of that snapshot (copies made outside the timed
-//    region): what a capture with new bodies costs;
+//    region): what a capture with new bodies costs. That is wall time: a new node summary is parsed
+//    while a second thread parses the window answer (model/activityparse_p.h, SideTask), so the
+//    CPU time of the same join (the process's, both threads) is printed beside it;
 //  - activity per poll: the mean over a cycle of the live cadence (a poll every 2 s, Ray's node
 //    summary and Prometheus's answers new every 10 s: one capture in five brings new bodies, the
 //    other four the same buffers, whose parse and join the model keeps): what the window pays per
@@ -32,6 +34,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -299,6 +302,12 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
     auto ms = [](Clock::duration d) {
         return std::chrono::duration<double, std::milli>(d).count();
     };
+    // The CPU time of every thread of this process, in ms.
+    auto cpuMs = [] {
+        timespec ts{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+    };
     // New bodies: the same bytes in buffers of their own, so the join's parse cache (keyed by
     // the buffer) cannot answer; made outside the timed regions.
     auto fresh = [](Capture c) {
@@ -313,7 +322,7 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
         return c;
     };
     constexpr int kPollsPerRefresh = 5; // 10 s bodies over 2 s polls
-    std::vector<double> ingestMs, activityMs, promMs, summaryMs, promAllMs, ratios, perPollMs, perPollRatios;
+    std::vector<double> ingestMs, activityMs, activityCpuMs, promMs, summaryMs, promAllMs, ratios, perPollMs, perPollRatios;
     for (int run = -1; run < runs; ++run) { // one untimed round first: the parsers size their buffers
         const auto t0 = Clock::now();
         SnapshotPtr snap = buildSnapshot(allocation);
@@ -322,9 +331,11 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
 
         ClusterSnapshot a = *base, p = *base, q = *base, r = *base; // copies made outside the timed regions
         const Capture bothNow = fresh(both), promNow = fresh(promOnly), summaryNow = fresh(summaryOnly), promAllNow = fresh(promAllLabels);
+        const double cpu0 = cpuMs();
         const auto t2 = Clock::now();
         joinActivity(a, bothNow);
         const auto t3 = Clock::now();
+        const double cpu1 = cpuMs();
         joinActivity(p, promNow);
         const auto t4 = Clock::now();
         joinActivity(q, summaryNow);
@@ -355,6 +366,7 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
             continue;
         ingestMs.push_back(ms(t1 - t0));
         activityMs.push_back(ms(t3 - t2));
+        activityCpuMs.push_back(cpu1 - cpu0);
         promMs.push_back(ms(t4 - t3));
         summaryMs.push_back(ms(t5 - t4));
         promAllMs.push_back(ms(t6 - t5));
@@ -362,21 +374,21 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
         perPollRatios.push_back(perPollMs.back() / ingestMs.back());
         ratios.push_back(activityMs.back() / ingestMs.back());
     }
-    const Stats ingest = statsOf(ingestMs), activity = statsOf(activityMs), prom = statsOf(promMs), summary = statsOf(summaryMs), promAll = statsOf(promAllMs),
+    const Stats ingest = statsOf(ingestMs), activity = statsOf(activityMs), activityCpu = statsOf(activityCpuMs), prom = statsOf(promMs), summary = statsOf(summaryMs), promAll = statsOf(promAllMs),
                 ratio = statsOf(ratios), perPoll = statsOf(perPollMs), perPollRatio = statsOf(perPollRatios);
     if (json) {
         std::printf("{\"chips\": %d, \"nodes\": %d, \"series\": %d, \"runs\": %d, \"seed\": %u, "
                     "\"bytes_allocation\": %lld, \"bytes_node_summary\": %lld, \"bytes_prometheus\": %lld, \"bytes_prometheus_window\": %lld, "
                     "\"bytes_prometheus_every_label\": %lld, "
-                    "\"activity_ms_median\": %.3f, \"activity_ms_min\": %.3f, \"activity_ms_max\": %.3f, "
+                    "\"activity_ms_median\": %.3f, \"activity_ms_min\": %.3f, \"activity_ms_max\": %.3f, \"activity_cpu_ms_median\": %.3f, "
                     "\"ingest_ms_median\": %.3f, \"ingest_ms_min\": %.3f, \"ingest_ms_max\": %.3f, "
                     "\"ratio\": %.3f, \"ratio_min\": %.3f, \"ratio_max\": %.3f, \"target_ratio\": 0.25, "
                     "\"activity_ms_per_poll_median\": %.3f, \"ratio_per_poll\": %.3f, \"ratio_per_poll_max\": %.3f, "
                     "\"prometheus_ms_median\": %.3f, \"node_summary_ms_median\": %.3f, \"prometheus_every_label_ms_median\": %.3f, "
-                    "\"activity_measures\": \"joinActivity() alone on a copy of the allocation snapshot, new bodies: node summary, ray_tpu_* answer and window answer; per poll: the mean over one new capture and four with the same bodies\"}\n",
+                    "\"activity_measures\": \"joinActivity() alone on a copy of the allocation snapshot, new bodies: node summary, ray_tpu_* answer and window answer (wall time; activity_cpu_ms: the CPU time of both threads); per poll: the mean over one new capture and four with the same bodies\"}\n",
                     bodies.chips, expected.rayNodes, bodies.series, runs, unsigned(options.seed),
                     (long long)allocation.byteSize(), (long long)bodies.summary.size(), (long long)bodies.prometheus.size(), (long long)bodies.window.size(),
-                    (long long)bodies.prometheusAllLabels.size(), activity.median, activity.min, activity.max, ingest.median, ingest.min, ingest.max,
+                    (long long)bodies.prometheusAllLabels.size(), activity.median, activity.min, activity.max, activityCpu.median, ingest.median, ingest.min, ingest.max,
                     ratio.median, ratio.min, ratio.max, perPoll.median, perPollRatio.median, perPollRatio.max, prom.median, summary.median, promAll.median);
         return 0;
     }
@@ -387,6 +399,7 @@ int runActivityBenchmark(int argc, char **argv, int first, const std::function<i
     std::printf("%d interleaved runs\n\n%-40s %10s %10s %10s\n", runs, "", "median", "min", "max");
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "buildSnapshot, allocation only (ms)", ingest.median, ingest.min, ingest.max);
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, summary + prometheus (ms)", activity.median, activity.min, activity.max);
+    std::printf("%-40s %10.2f %10.2f %10.2f\n", "  its CPU time, both threads (ms)", activityCpu.median, activityCpu.min, activityCpu.max);
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, prometheus only (ms)", prom.median, prom.min, prom.max);
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, node summary only (ms)", summary.median, summary.min, summary.max);
     std::printf("%-40s %10.2f %10.2f %10.2f\n", "joinActivity, prometheus every label (ms)", promAll.median, promAll.min, promAll.max);

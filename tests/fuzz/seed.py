@@ -5,6 +5,7 @@
 # as they are, recordings (captures one per line), relay capture and submit messages, and
 # Kubernetes watch streams (the pods, nodes and RayClusters of the captures as ADDED / MODIFIED /
 # DELETED / BOOKMARK / ERROR lines). Hand-written seeds live in tests/fuzz/seeds/<target>/.
+import datetime
 import glob
 import hashlib
 import json
@@ -80,6 +81,38 @@ for i, c in enumerate(parsed):
         put(target, compact(one))
         put(target, compact(fleet))
     put('recording', compact(fleet) + '\n' + compact(one) + '\n')
+
+# Chip activity (issue 15): the harness's node summary and Prometheus answers (tests/data/activity)
+# as one capture, its node list made from the summary's raylets, with the queries of
+# model/activity.h (promql::kRayTpu and the 600 s window): a new summary and window answer, the
+# two parsed at once (SideTask). The capture files above carry no activity body.
+activity = os.path.join(root, 'tests/data/activity')
+summary = json.load(open(os.path.join(activity, 'nodes-summary.json')))
+duty = json.load(open(os.path.join(activity, 'prom-duty-cycle.json')))
+entries = summary['data']['summary']
+items = []
+for e in entries:
+    r = e.get('raylet') or {}
+    resources = {'CPU': 1}
+    if 'TPU' in (r.get('resourcesTotal') or {}):
+        resources['TPU'] = r['resourcesTotal']['TPU']
+    items.append({'node_id': r.get('nodeId'), 'node_ip': r.get('nodeManagerAddress'), 'is_head_node': r.get('isHeadNode'),
+                  'state': r.get('state'), 'resources_total': resources, 'labels': r.get('labels') or {}})
+newest = max(e.get('now', 0) for e in entries)
+window = {'status': 'success', 'data': {'resultType': 'vector', 'result': [
+    {'metric': {k: v for k, v in s['metric'].items() if k in ('instance', 'ip', 'TpuIndex')}, 'value': s['value']}
+    for s in duty['data']['result']]}}
+put('capture', compact({
+    'format': 'slicescope-capture/1',
+    'capturedAt': datetime.datetime.fromtimestamp(int(newest) + 5, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'),
+    'ray': {'nodes': {'result': True, 'data': {'result': {'total': len(items), 'num_after_truncation': len(items),
+                                                          'num_filtered': len(items), 'result': items}}},
+            'node_summary': summary},
+    'prometheus': {'url': 'http://127.0.0.1:9090', 'answers': [
+        {'query': 'max by (__name__, instance, ip, TpuIndex) ({__name__=~"ray_tpu_(duty_cycle|tensorcore_utilization|'
+                  'memory_bandwidth_utilization|memory_used|memory_total)"})', 'body': duty},
+        {'query': 'max by (instance, ip, TpuIndex) (max_over_time(ray_tpu_duty_cycle[600s]) and ray_tpu_duty_cycle offset 600s)',
+         'body': window}]}}))
 
 put('relay', compact({'type': 'submit', 'id': 1, 'request': {
     'accelerator': 'v6e', 'topology': '4x4', 'numSlices': 2, 'name': 'train', 'detached': True,

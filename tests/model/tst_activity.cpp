@@ -143,6 +143,7 @@ private Q_SLOTS:
     void windowQueryForms();
     void summaryCoveringEveryChipLeavesPrometheusUnread();
     void summaryGapsAreFilledFromPrometheus();
+    void newSummaryAndWindowsParsedTogether();
     void legacyQueryAnswersStillRead();
     void keptParsesNeverGoStale();
     void keptJoinOnlyWhileNothingChanged();
@@ -416,6 +417,41 @@ void TestActivity::summaryCoveringEveryChipLeavesPrometheusUnread()
     const SnapshotPtr failed = buildSnapshot(c);
     QCOMPARE(failed->activity->reportingChips(), 32);
     QVERIFY2(failed->activity->problems.join(u' ').contains(QLatin1String("bad_data: parse error")), qPrintable(failed->activity->problems.join(u'|')));
+}
+
+void TestActivity::newSummaryAndWindowsParsedTogether()
+{
+    // A new node summary is parsed while a second thread parses the window answers (where Qt has
+    // threads); with the summary's parse kept, the same answers are parsed one after the other.
+    // Both ways give the same table, errors included: a window answer cut short, one sound.
+    const QList<FakeNode> nodes = twoSlices();
+    QHash<QString, QList<FakeChip>> chips;
+    for (const FakeNode &n : nodes)
+        chips.insert(n.id, fourChips(30));
+    QList<PromSeries> series;
+    for (const FakeNode &n : nodes)
+        for (int chip = 0; chip < 4; ++chip)
+            series.append({QString(), {{QStringLiteral("ip"), n.ip}, {QStringLiteral("TpuIndex"), QString::number(chip)}}, 5.0 + chip});
+    const QByteArray window = promBody(series, kAt.toSecsSinceEpoch());
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(nodes);
+    c.rayNodeSummary = summaryBody(nodes, chips, kAt.toSecsSinceEpoch());
+    c.prometheus = {{promql::windowMaxQuery(300), window.left(window.size() / 2)}, {promql::windowMaxQuery(600), window}};
+    const SnapshotPtr together = buildSnapshot(c);
+    for (Capture::PrometheusAnswer &a : c.prometheus)
+        a.body = QByteArray(a.body.constData(), a.body.size()); // new buffers: parsed again, the summary's parse kept
+    const SnapshotPtr inTurn = buildSnapshot(c);
+    QVERIFY(together->activity && inTurn->activity);
+    QCOMPARE(*together->activity, *inTurn->activity);
+    QCOMPARE(together->warnings, inTurn->warnings);
+    QCOMPARE(together->activity->reportingChips(), 32);
+    const ChipActivity *a = chipAt(*together, QStringLiteral("tpu-1"), 2, 3);
+    QCOMPARE(a->dutyCycle, 33.0f);
+    QCOMPARE(a->windowMaxDutyCycle, 8.0f);
+    QCOMPARE(a->windowSeconds, 600);
+    QVERIFY2(together->activity->problems.join(u'|').contains(QLatin1String("Prometheus (300 s window): prometheus: ")),
+             qPrintable(together->activity->problems.join(u'|')));
 }
 
 void TestActivity::summaryGapsAreFilledFromPrometheus()
