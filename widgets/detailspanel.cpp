@@ -45,6 +45,7 @@ DetailsPanel::DetailsPanel(QWidget *parent)
         b->setIcon(icon(kind));
         b->setText(text);
         b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        b->setAccessibleName(text); // also when the row is narrow and shows the icon alone
         b->setAutoRaise(true);
         return b;
     };
@@ -56,7 +57,7 @@ DetailsPanel::DetailsPanel(QWidget *parent)
         if (const QUrl url = m_ray->property("url").toUrl(); url.isValid())
             Q_EMIT openRequested(url);
     });
-    m_console = makeButton(IconKind::OpenExternal, tr("Cloud console"), QStringLiteral("detailsCloudConsole"));
+    m_console = makeButton(IconKind::OpenExternal, tr("Console"), QStringLiteral("detailsCloudConsole"));
     m_console->setPopupMode(QToolButton::InstantPopup);
     m_console->setMenu(new QMenu(m_console));
     auto *actions = new QHBoxLayout;
@@ -237,6 +238,28 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
         out += QStringLiteral("</table>");
     }
     return out;
+}
+
+void DetailsPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitActions();
+}
+
+void DetailsPanel::fitActions()
+{
+    // A narrow dock (the window at 1024 px) would cut "Console" to "Co...": then every button shows
+    // its icon alone, its name in the tooltip and the accessible name, rather than some cut words.
+    const QToolButton *buttons[] = {m_copy, m_ray, m_console};
+    int wanted = 2 + 2 + 2 * 2; // the row's margins and spacing
+    for (const QToolButton *b : buttons) {
+        const int iconOnly = b->iconSize().width() + 12 + (b->menu() ? 12 : 0);
+        wanted += iconOnly + b->fontMetrics().horizontalAdvance(b->text()) + 8;
+    }
+    const Qt::ToolButtonStyle style = wanted <= width() ? Qt::ToolButtonTextBesideIcon : Qt::ToolButtonIconOnly;
+    for (QToolButton *b : {m_copy, m_ray, m_console})
+        if (b->toolButtonStyle() != style)
+            b->setToolButtonStyle(style);
 }
 
 } // namespace slicescope

@@ -43,8 +43,12 @@ Q_SIGNALS:
     void openRequested(const QUrl &url);
     void notice(const QString &text);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void updateActions();
+    void fitActions(); // names beside the icons when the row has room, icons alone (names in tooltips) when not
 
     QTextBrowser *m_text = nullptr;
     QToolButton *m_copy = nullptr;

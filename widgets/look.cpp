@@ -26,42 +26,50 @@ namespace slicescope {
 
 namespace {
 
-// A qualitative palette of 16 well-separated hues, light enough for black outlines and dark
-// enough for white text, with no pure red: red means a dead host. Workers cycle through it, so worker 0 is always the same blue.
+// The worker and placement-group palettes, chosen by measure (OKLab distances, dE; the rule and
+// the figures are in docs/design.md section 1, and tst_look checks them):
+// - workers 0 to 7 stay at least 0.08 apart in normal vision and under deuteranopia and
+//   protanopia (Machado 2009, full severity); all 16 stay at least 0.06 apart in normal vision;
+// - every colour is at least 0.10 from each status colour of both themes (so no worker or group
+//   reads as ready, reserved, degraded, provisioning or missing) and 0.08 from the free, absent and
+//   unknown chip greys, and none is a pure red: red means a dead host.
+// Workers cycle through the 16, so worker 0 is always the same colour; past 16 the chip labels
+// (w0, w1, ...) tell hosts apart and the legend says the colours repeat.
 constexpr std::array<QRgb, 16> kWorkerPalette = {
-    0xff4e79a7,
-    0xfff28e2b,
-    0xff59a14f,
-    0xff6f4e7c,
-    0xffb07aa1,
-    0xff76b7b2,
-    0xffedc948,
-    0xffff9da7,
-    0xff9c755f,
-    0xff86bcb6,
-    0xff8cd17d,
-    0xffd37295,
-    0xff499894,
-    0xfffabfd2,
-    0xffb6992d,
-    0xff79706e,
+    0xffacacf8,
+    0xffc26d03,
+    0xffc28a69,
+    0xff6f4978,
+    0xffae7097,
+    0xff6cbcb4,
+    0xffdbdf84,
+    0xffc17bcf,
+    0xffa0aa74,
+    0xff8aceb4,
+    0xff95d685,
+    0xffd7759c,
+    0xff7d845e,
+    0xfffbbed1,
+    0xffae8c1a,
+    0xff926751,
 };
 
-// Placement groups: saturated hues distinct from the free-chip neutral and from the reds that
-// mean "dead" in the state colours.
+// Placement groups (keyed by a stable hash of the id): 12 colours at least 0.07 apart in normal
+// vision and 0.04 under deuteranopia and protanopia, 0.10 from the status colours and from the
+// free-chip grey that unheld chips wear in the bundle mode.
 constexpr std::array<QRgb, 12> kGroupPalette = {
-    0xff1f77b4,
-    0xffff7f0e,
-    0xff2ca02c,
-    0xff9467bd,
-    0xff17becf,
-    0xffbcbd22,
-    0xffe377c2,
-    0xff5c6bc0,
-    0xff637939,
-    0xff8c6d31,
+    0xff195e9e,
+    0xfffb8459,
+    0xff92a110,
+    0xff9667bd,
+    0xffcd9183,
+    0xffaec331,
+    0xffe678c3,
+    0xff07a8ca,
+    0xff5c7942,
+    0xff90681d,
     0xff7b4173,
-    0xff6baed6,
+    0xff4cbbe8,
 };
 
 // FNV-1a: a stable hash (QHash's is seeded per process and would change colours run to run).

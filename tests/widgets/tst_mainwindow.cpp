@@ -688,6 +688,22 @@ private Q_SLOTS:
         QDesktopServices::unsetUrlHandler(QStringLiteral("http"));
         QCOMPARE(catcher.urls, QList<QUrl>{QUrl(QStringLiteral("http://127.0.0.1:8265/#/cluster/nodes/") + nodeId)});
         QVERIFY(window.statusBar()->currentMessage().startsWith(u"Opened http://127.0.0.1:8265/"));
+
+        // A narrow panel shows the three actions as icons, never as cut words; a wide one names
+        // them. Their names stay in the accessible names either way.
+        DetailsPanel lone;
+        lone.resize(180, 300);
+        lone.setVisible(true);
+        QVERIFY(QTest::qWaitForWindowExposed(&lone));
+        for (QToolButton *b : {lone.copyButton(), lone.rayButton(), lone.consoleButton()}) {
+            QCOMPARE(b->toolButtonStyle(), Qt::ToolButtonIconOnly);
+            QVERIFY(!b->accessibleName().isEmpty());
+        }
+        lone.resize(480, 300);
+        QTRY_COMPARE(lone.consoleButton()->toolButtonStyle(), Qt::ToolButtonTextBesideIcon);
+        const QToolButton *console = lone.consoleButton();
+        QTRY_VERIFY(console->width() >= console->sizeHint().width()); // "Console" whole
+        QCOMPARE(console->accessibleName(), QStringLiteral("Console"));
     }
 
     // The first-run hints (issue 17): shown to a new user above the overview, their links do what
