@@ -103,28 +103,33 @@ int ClusterSnapshot::placementGroupIndex(QStringView idOrName) const
     return -1;
 }
 
+const PlacementGroup *ClusterSnapshot::headPartner(const PlacementGroup &g) const
+{
+    if (!g.name.isEmpty() || g.kind != PlacementGroup::Kind::SliceHead || g.creatorJobId.isEmpty())
+        return nullptr;
+    const PlacementGroup *partner = nullptr;
+    int partners = 0;
+    for (const PlacementGroup &o : placementGroups) {
+        if (o.kind != PlacementGroup::Kind::Slice || o.name.isEmpty() || o.creatorJobId != g.creatorJobId || o.context != g.context)
+            continue;
+        // The head goes with the group on its slice; both unplaced, with the job's only one.
+        const bool sameSlices = g.slices.isEmpty() ? o.slices.isEmpty()
+                                                   : std::any_of(g.slices.cbegin(), g.slices.cend(), [&o](const QString &s) { return o.slices.contains(s); });
+        if (sameSlices) {
+            partner = &o;
+            ++partners;
+        }
+    }
+    return partners == 1 ? partner : nullptr;
+}
+
 QString ClusterSnapshot::groupLabel(const PlacementGroup &g) const
 {
     if (!g.name.isEmpty())
         return g.name;
     const QString id = g.id.left(PlacementGroup::kDisplayIdChars);
-    if (g.kind == PlacementGroup::Kind::SliceHead && !g.creatorJobId.isEmpty()) {
-        const PlacementGroup *partner = nullptr;
-        int partners = 0;
-        for (const PlacementGroup &o : placementGroups) {
-            if (o.kind != PlacementGroup::Kind::Slice || o.name.isEmpty() || o.creatorJobId != g.creatorJobId || o.context != g.context)
-                continue;
-            // The head goes with the group on its slice; both unplaced, with the job's only one.
-            const bool sameSlices = g.slices.isEmpty() ? o.slices.isEmpty()
-                                                       : std::any_of(g.slices.cbegin(), g.slices.cend(), [&o](const QString &s) { return o.slices.contains(s); });
-            if (sameSlices) {
-                partner = &o;
-                ++partners;
-            }
-        }
-        if (partners == 1)
-            return QStringLiteral("head of %1 (%2)").arg(partner->name, id);
-    }
+    if (const PlacementGroup *partner = headPartner(g))
+        return QStringLiteral("head of %1 (%2)").arg(partner->name, id);
     const QString kind = g.kind == PlacementGroup::Kind::SliceHead ? QStringLiteral("unnamed slice head")
                          : g.kind == PlacementGroup::Kind::Slice   ? QStringLiteral("unnamed slice group")
                                                                    : QStringLiteral("unnamed group");

@@ -338,6 +338,9 @@ struct ClusterSnapshot {
     // job (and context) on the same slices, "head of NAME (ID)"; another unnamed group by its kind,
     // job and id, "unnamed slice head, job J (ID)". ID is displayLabel()'s 12 characters.
     QString groupLabel(const PlacementGroup &g) const;
+    // The named slice group an unnamed slice-head reservation goes with (the rule above), or null
+    // when there is none or more than one, or `g` is named or not a slice head.
+    const PlacementGroup *headPartner(const PlacementGroup &g) const;
 };
 
 using SnapshotPtr = std::shared_ptr<const ClusterSnapshot>;

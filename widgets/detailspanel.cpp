@@ -174,8 +174,13 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
     if (s.tpuPerChip > 1)
         out += row(tr("Ray TPU per chip"), esc(tr("%1 (RAY_TPU_RESOURCE_PER_CHIP)").arg(s.tpuPerChip)));
     out += row(tr("Reserved"), tr("%1 of %2 chips").arg(s.reservedChips).arg(s.chips()));
-    if (s.headHeldBy >= 0)
-        out += row(tr("Head claimed by"), esc(groupLabel(snap, snap.placementGroups[s.headHeldBy])));
+    if (s.headHeldBy >= 0) {
+        const PlacementGroup &head = snap.placementGroups[s.headHeldBy];
+        if (const PlacementGroup *partner = snap.headPartner(head))
+            out += row(tr("Head reserved for"), esc(tr("%1 (head group %2)").arg(partner->name, head.id.left(PlacementGroup::kDisplayIdChars))));
+        else
+            out += row(tr("Head held by"), esc(groupLabel(snap, head)));
+    }
     out += row(tr("Worker group"), esc(s.workerGroup.isEmpty() ? tr("none known") : s.workerGroup));
     out += row(tr("Known from"), esc(toText(s.source)));
     out += QStringLiteral("</table>");

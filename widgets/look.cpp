@@ -490,7 +490,12 @@ QList<LegendEntry> legendFor(const ClusterSnapshot &snapshot, const Slice &slice
             entries.append({theme.absentChip, QStringLiteral("unusable: host not alive · %1 chips").arg(unavailable)});
         if (slice.headHeldBy >= 0) {
             const PlacementGroup &g = snapshot.placementGroups[slice.headHeldBy];
-            entries.append({theme.selection, QStringLiteral("head claimed by %1").arg(snapshot.groupLabel(g)), true});
+            // "head reserved for llm-train (5561...)", never "head claimed by head of llm-train".
+            const PlacementGroup *partner = snapshot.headPartner(g);
+            entries.append({theme.selection,
+                            partner ? QStringLiteral("head reserved for %1 (%2)").arg(partner->name, g.id.left(PlacementGroup::kDisplayIdChars))
+                                    : QStringLiteral("head held by %1").arg(snapshot.groupLabel(g)),
+                            true});
         }
         break;
     }
