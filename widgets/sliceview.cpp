@@ -418,6 +418,8 @@ int SliceView::selectedHost() const
 
 void SliceView::setHighlightedHosts(const QList<int> &workerIds)
 {
+    if (d->scene.highlighted == workerIds)
+        return;
     d->scene.highlighted = workerIds;
     update();
 }
