@@ -30,6 +30,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -678,6 +679,57 @@ private Q_SLOTS:
         const SliceView *view = ws->sliceView();
         QVERIFY(view->geometry().top() >= bar->geometry().bottom());
         QVERIFY2(QRectF(view->rect()).contains(view->projection().boundingRect()), qPrintable(QStringLiteral("view %1x%2").arg(view->width()).arg(view->height())));
+    }
+
+    // Issue 17: File > Open, Save and Export follow the theme. They are Qt's own dialogs (a native
+    // one follows the desktop's theme, not the window's), in the window's palette, and drawn dark
+    // in the dark theme; in the light one, light.
+    void fileDialogsFollowTheTheme_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("dialogName");
+        QTest::newRow("open") << QStringLiteral("&Open capture or recording...") << QStringLiteral("openFileDialog");
+        QTest::newRow("save") << QStringLiteral("&Save capture...") << QStringLiteral("saveFileDialog");
+        QTest::newRow("history") << QStringLiteral("Save &history as recording...") << QStringLiteral("saveFileDialog");
+        QTest::newRow("export png") << QStringLiteral("Export slice view as &PNG...") << QStringLiteral("saveFileDialog");
+        QTest::newRow("export svg") << QStringLiteral("Export slice view as S&VG...") << QStringLiteral("saveFileDialog");
+    }
+    void fileDialogsFollowTheTheme()
+    {
+        QFETCH(QString, action);
+        QFETCH(QString, dialogName);
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        QAction *trigger = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->text() == action)
+                trigger = a;
+        QVERIFY2(trigger, qPrintable(action));
+        auto meanLightness = [](const QImage &image) {
+            qint64 sum = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    sum += image.pixelColor(x, y).lightness();
+            return double(sum) / (qint64(image.width()) * image.height());
+        };
+        for (const Theme &theme : {Theme::dark(), Theme::light()}) {
+            window.setTheme(theme);
+            trigger->trigger();
+            QFileDialog *dialog = nullptr;
+            QTRY_VERIFY((dialog = window.findChild<QFileDialog *>(dialogName)) && dialog->isVisible());
+            QVERIFY(dialog->testOption(QFileDialog::DontUseNativeDialog));
+            QVERIFY(dialog->isModal()); // open(): window-modal, no nested event loop
+            QCOMPARE(dialog->palette().color(QPalette::Window), theme.window);
+            QCOMPARE(dialog->palette().color(QPalette::Base), theme.panel);
+            QCOMPARE(dialog->palette().color(QPalette::WindowText), theme.text);
+            const QImage image = dialog->grab().toImage();
+            QCOMPARE(image.pixelColor(2, image.height() / 2), theme.window); // its background, at its left edge
+            const double lightness = meanLightness(image);
+            QVERIFY2(theme.isDark ? lightness < 90 : lightness > 170, qPrintable(QStringLiteral("mean lightness %1").arg(lightness)));
+            saveGrab(*dialog, QStringLiteral("file-dialog-%1-%2").arg(dialogName, theme.isDark ? QStringLiteral("dark") : QStringLiteral("light")));
+            dialog->reject();
+            QTRY_VERIFY(!window.findChild<QFileDialog *>(dialogName)); // deleted on close
+        }
     }
 
     // From the search box, Tab reaches the tiles (past the status filters); arrows move, Enter opens.
