@@ -3,7 +3,8 @@
 
 // What the window does with files that differs between the desktop and the browser: picking a
 // file to open, picking where to save, and writing SVG. filedialogs.cpp is the desktop's (Qt's
-// file dialogs, opened without a nested event loop; Qt Svg), filedialogs_wasm.cpp the browser's
+// own file dialogs, never the platform's, so they follow the window's theme; opened without a
+// nested event loop; Qt Svg), filedialogs_wasm.cpp the browser's
 // (its own file picker and downloads, the page's in-memory file system; no Qt Svg). CMake
 // compiles one of the two (app/CMakeLists.txt); both implement exactly these functions.
 

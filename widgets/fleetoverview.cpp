@@ -347,6 +347,8 @@ QList<SliceStatus> FleetOverview::statusFilter() const
 
 void FleetOverview::setHighlightedSlices(const QStringList &names)
 {
+    if (names == d->highlighted)
+        return;
     const bool legendChanges = names.isEmpty() != d->highlighted.isEmpty();
     d->highlighted = names;
     d->highlightedSet = QSet<QString>(names.cbegin(), names.cend());

@@ -10,6 +10,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QFrame>
 #include <QHBoxLayout>
@@ -341,9 +342,14 @@ void SliceComposer::updatePlan()
 void SliceComposer::applyHighlights(const QStringList &slices)
 {
     m_highlighted = slices;
-    // The plan is drawn only while the composer is open: a hidden panel's plan would mislead.
-    if (!m_workspace || !isVisible())
+    // The plan is drawn only while the composer is open: a closed panel's plan would mislead.
+    if (!m_workspace)
         return;
+    if (!isOpen()) {
+        m_workspace->overview()->setHighlightedSlices({});
+        m_workspace->sliceView()->setHighlightedHosts({});
+        return;
+    }
     m_workspace->overview()->setHighlightedSlices(slices);
     QList<int> hosts;
     const QString shown = m_workspace->currentSlice();
@@ -352,6 +358,20 @@ void SliceComposer::applyHighlights(const QStringList &slices)
             for (const Host &h : m_snapshot->slices[s].hosts)
                 hosts << h.workerId;
     m_workspace->sliceView()->setHighlightedHosts(hosts);
+}
+
+bool SliceComposer::isOpen() const
+{
+    if (isVisible())
+        return true;
+    // Not on screen, yet open: every widget from here up to the window is shown, and only the
+    // window itself is not (one rendered without being shown: screenshots, goldens). A window
+    // merely minimised keeps its plan drawn too, for when it comes back.
+    const QWidget *w = this;
+    for (; w->parentWidget(); w = w->parentWidget())
+        if (w->isHidden())
+            return false;
+    return w != this;
 }
 
 void SliceComposer::showEvent(QShowEvent *event)
@@ -363,10 +383,33 @@ void SliceComposer::showEvent(QShowEvent *event)
 void SliceComposer::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
-    if (m_workspace) {
-        m_workspace->overview()->setHighlightedSlices({});
-        m_workspace->sliceView()->setHighlightedHosts({});
+    applyHighlights(m_highlighted);
+}
+
+bool SliceComposer::event(QEvent *event)
+{
+    switch (event->type()) {
+    case QEvent::ParentChange:
+        // The dock it sits in opens and closes: watch it, as its window may never be shown.
+        if (m_watchedParent)
+            m_watchedParent->removeEventFilter(this);
+        m_watchedParent = parentWidget();
+        if (m_watchedParent)
+            m_watchedParent->installEventFilter(this);
+        applyHighlights(m_highlighted);
+        break;
+    case QEvent::ShowToParent:
+    case QEvent::HideToParent: applyHighlights(m_highlighted); break;
+    default: break;
     }
+    return QWidget::event(event);
+}
+
+bool SliceComposer::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_watchedParent && (event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent))
+        applyHighlights(m_highlighted);
+    return QWidget::eventFilter(watched, event);
 }
 
 void SliceComposer::setSnapshot(const SnapshotPtr &snapshot)

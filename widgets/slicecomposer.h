@@ -53,6 +53,9 @@ public:
     QStringList highlightedSlices() const { return m_highlighted; }
     QString messageText() const;
     bool isReviewing() const;
+    // Open: shown, or shown within a window that is only rendered (screenshots). The plan's
+    // highlights are drawn exactly while it is open, from the moment it opens.
+    bool isOpen() const;
 
     // Opens the release review for a placement group (from the tables or the details panel).
     void reviewRelease(const QString &nameOrId);
@@ -69,6 +72,8 @@ Q_SIGNALS:
 protected:
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
+    bool event(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     enum class Pending
@@ -98,6 +103,7 @@ private:
 
     SnapshotPtr m_snapshot;
     QPointer<Workspace> m_workspace;
+    QPointer<QWidget> m_watchedParent; // the dock: its ShowToParent/HideToParent open and close us
     QPointer<ClusterActions> m_actions;
     QString m_unavailable;
     PlanResult m_plan;

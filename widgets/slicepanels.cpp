@@ -93,22 +93,14 @@ QList<LegendEntry> legendEntries(const SliceScene &scene)
 
 } // namespace
 
-QRectF sceneArea(const SliceScene &scene, QSize size, const QFontMetrics &fm)
+PanelLayout panelLayout(const SliceScene &scene, QSize size, const QFontMetrics &fm)
 {
     const double top = 14 + fm.height() * 2.6;   // title and its detail line
     const double bottom = 14 + fm.height() * 1.4; // the "logical layout" line
-    QRectF area(16, top, size.width() - 32, size.height() - top - bottom);
-    const QRectF legend = legendRect(scene, size, fm);
-    // Keep the slice clear of the legend when there is room beside it; otherwise share.
-    if (!legend.isEmpty() && area.width() - legend.width() - 16 > area.width() * 0.55)
-        area.setRight(legend.left() - 12);
-    return area;
-}
-
-QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm)
-{
+    PanelLayout out;
+    out.area = QRectF(16, top, size.width() - 32, size.height() - top - bottom);
     if (!scene.legendVisible || !scene.slice || !scene.snapshot || !scene.slice->layout.isValid())
-        return {};
+        return out;
     const QList<LegendEntry> entries = legendEntries(scene);
     QFont bold = scene.font;
     bold.setBold(true);
@@ -116,10 +108,45 @@ QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm)
     for (const LegendEntry &e : entries)
         textWidth = std::max(textWidth, fm.horizontalAdvance(e.label));
     textWidth = std::max(textWidth, fm.horizontalAdvance(Tr::tr("wraparound: none here")));
-    const double width = std::min(double(textWidth + 44), std::max(120.0, size.width() * 0.34));
     const int lines = int(entries.size()) + 1 + scaleLines(scene) + (scene.linksVisible ? 2 : 0);
-    const double height = std::min(double(lines * (fm.height() + 5) + 16), size.height() - 60.0);
-    return QRectF(size.width() - width - 12, 12, width, height);
+    const double naturalHeight = lines * (fm.height() + 5) + 16;
+    // Two places for it. Beside the slice, top right, at most a third of the width; or, in a
+    // narrow view (the page beside the composer, a squeezed splitter), under the title, as wide
+    // as its text, with the slice under it. Each is judged by how big a slice of a typical shape
+    // (1.4 times as wide as tall, whatever the camera: the legend must not jump while the slice
+    // turns) could be drawn in the room it leaves; beside wins unless under is clearly better.
+    auto room = [](const QRectF &area) {
+        return area.width() > 0 && area.height() > 0 ? std::min(area.width() / 1.4, area.height()) : 0.0;
+    };
+    const double sideWidth = std::min(double(textWidth + 44), std::max(120.0, size.width() * 0.34));
+    const QRectF side(size.width() - sideWidth - 12, 12, sideWidth, std::min(naturalHeight, size.height() - 60.0));
+    QRectF beside = out.area;
+    beside.setRight(side.left() - 12);
+    const QRectF stacked(16, top - 2, std::min(double(textWidth + 44), size.width() - 32.0), naturalHeight);
+    QRectF below = out.area;
+    below.setTop(stacked.bottom() + 12);
+    const double besideRoom = room(beside), belowRoom = room(below);
+    if (belowRoom > besideRoom * 1.25 && belowRoom >= room(out.area) * 0.4) {
+        out.legend = stacked;
+        out.area = below;
+        out.legendUnderTitle = true;
+    } else if (besideRoom >= room(out.area) * 0.4) {
+        out.legend = side;
+        out.area = beside;
+    } else {
+        out.legend = side; // neither leaves room (short and narrow): over the slice's area
+    }
+    return out;
+}
+
+QRectF sceneArea(const SliceScene &scene, QSize size, const QFontMetrics &fm)
+{
+    return panelLayout(scene, size, fm).area;
+}
+
+QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm)
+{
+    return panelLayout(scene, size, fm).legend;
 }
 
 void legend(QPainter &painter, const SliceScene &scene, QSize size)
@@ -221,8 +248,8 @@ void title(QPainter &painter, const SliceScene &scene, const SliceProjection &p,
     bold.setBold(true);
     bold.setPixelSize(std::max(12, QFontInfo(scene.font).pixelSize() + 3));
     const QFontMetrics bfm(bold), fm(scene.font);
-    const QRectF legend = legendRect(scene, size, fm);
-    const double right = (legend.isEmpty() ? size.width() : legend.left()) - 12;
+    const PanelLayout layout = panelLayout(scene, size, fm);
+    const double right = (layout.legend.isEmpty() || layout.legendUnderTitle ? size.width() : layout.legend.left()) - 12;
     const double width = std::max(40.0, right - 16);
     painter.setFont(bold);
     painter.setPen(scene.theme.text);

@@ -16,7 +16,16 @@ class QFontMetrics;
 
 namespace slicescope::slicepaint {
 
-// The rectangle the slice is framed in (clear of title, footer and, when there is room, legend).
+// Where the legend goes and the rectangle the slice is framed in, clear of the title and footer.
+// The legend sits top right beside the slice when that leaves the slice most of the width; in a
+// narrow view it goes under the title and the slice under it; when neither leaves room (short and
+// narrow) it sits top right over the slice's area.
+struct PanelLayout {
+    QRectF legend; // empty when there is none
+    QRectF area;   // the slice's
+    bool legendUnderTitle = false;
+};
+PanelLayout panelLayout(const SliceScene &scene, QSize size, const QFontMetrics &fm);
 QRectF sceneArea(const SliceScene &scene, QSize size, const QFontMetrics &fm);
 QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm);
 

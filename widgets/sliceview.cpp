@@ -34,7 +34,10 @@ struct SliceView::Private {
 
     SliceScene scene; // what is shown, apart from the camera
     SliceProjection projection;
-    bool autoFit = true; // refit on resize until the user zooms or pans
+    // While set, the camera frames the whole slice: on open, on every resize, after a turn, a
+    // preset, explode, a legend change. Cleared when the user zooms or pans; Home, a double
+    // click, a preset or another slice set it again.
+    bool autoFit = true;
     ChipPainting painting = ChipPainting::Sprites;
 
     // Mouse.
@@ -63,7 +66,15 @@ struct SliceView::Private {
     }
 
     // ---- Camera and painting ----
+    // `p` framed for `size`: the whole slice (every layer, so browsing layers never moves it)
+    // inside the area the title, footer and legend leave.
+    void fitTo(SliceProjection &p, QSize size);
     void fitCamera();
+    void refitIfAuto()
+    {
+        if (autoFit)
+            fitCamera();
+    }
     void cameraChanged(bool userMoved);
     void paint(QPainter &painter, const SliceProjection &p, QSize size)
     {
@@ -160,13 +171,22 @@ int SliceView::Private::workerAt(ChipCoord c) const
 
 // ---- Camera ------------------------------------------------------------------------------------
 
-void SliceView::Private::fitCamera()
+void SliceView::Private::fitTo(SliceProjection &p, QSize size)
 {
-    const QSize size = projection.viewport();
     if (size.isEmpty())
         return;
     const SliceScene &s = sceneNow();
-    projection.fit(slicepaint::sceneArea(s, size, q->fontMetrics()), slicepaint::fitExtent(s));
+    SliceProjection whole = p;
+    whole.setViewport(size);
+    whole.setLayerRange(0, p.dims().z - 1);
+    whole.fit(slicepaint::sceneArea(s, size, q->fontMetrics()), slicepaint::fitExtent(s));
+    p.setScale(whole.scale());
+    p.setPan(whole.pan());
+}
+
+void SliceView::Private::fitCamera()
+{
+    fitTo(projection, projection.viewport());
 }
 
 void SliceView::Private::cameraChanged(bool userMoved)
@@ -224,6 +244,7 @@ void SliceView::setSlice(const SnapshotPtr &snapshot, const QString &sliceName)
 {
     const SliceProjection before = d->projection;
     d->setData(snapshot, sliceName);
+    d->refitIfAuto(); // a newer snapshot may change the legend beside the slice
     update();
     if (!(before == d->projection))
         Q_EMIT projectionChanged();
@@ -240,6 +261,7 @@ void SliceView::setColorMode(ColorMode mode)
         return;
     d->scene.mode = mode;
     d->rebuildChips();
+    d->refitIfAuto(); // the legend beside the slice changes with the mode
     update();
 }
 
@@ -254,6 +276,7 @@ void SliceView::setActivityMetric(ActivityMetric metric)
         return;
     d->scene.metric = metric;
     d->rebuildChips();
+    d->refitIfAuto();
     update();
 }
 
@@ -268,6 +291,7 @@ void SliceView::setIdleChips(const QList<IdleChip> &chips)
         return;
     d->scene.idle = chips;
     d->rebuildChips();
+    d->refitIfAuto(); // the legend counts idle chips
     update();
 }
 
@@ -327,8 +351,7 @@ void SliceView::setExplode(double gap)
     if (d->projection.explode() == before)
         return;
     // Exploding makes a 3D slice taller: reframe unless the user placed the camera.
-    if (d->autoFit)
-        d->fitCamera();
+    d->refitIfAuto();
     d->cameraChanged(false);
 }
 
@@ -374,8 +397,7 @@ void SliceView::setLegendVisible(bool visible)
     if (d->scene.legendVisible == visible)
         return;
     d->scene.legendVisible = visible;
-    if (d->autoFit)
-        d->fitCamera();
+    d->refitIfAuto();
     update();
 }
 
@@ -396,6 +418,8 @@ int SliceView::selectedHost() const
 
 void SliceView::setHighlightedHosts(const QList<int> &workerIds)
 {
+    if (d->scene.highlighted == workerIds)
+        return;
     d->scene.highlighted = workerIds;
     update();
 }
@@ -418,9 +442,9 @@ void SliceView::render(QPainter &painter, QSize size)
         const QSize old = p.viewport();
         p.setViewport(size);
         if (old.isEmpty() || d->autoFit) {
-            // Not yet laid out (a hidden widget, a headless render): frame the slice for `size`.
-            const SliceScene &scene = d->sceneNow();
-            p.fit(slicepaint::sceneArea(scene, size, fontMetrics()), slicepaint::fitExtent(scene));
+            // Not yet laid out (a hidden widget, a headless render), or framed by the view:
+            // frame the slice for `size`.
+            d->fitTo(p, size);
         } else {
             const double k = std::min(double(size.width()) / old.width(), double(size.height()) / old.height());
             p.setScale(p.scale() * k);
@@ -496,6 +520,7 @@ void SliceView::mouseMoveEvent(QMouseEvent *event)
     if (d->drag == Private::Drag::Rotate) {
         // Half a degree per pixel: a drag across a typical view turns the slice about once.
         d->projection.rotateBy(delta.x() * 0.5, delta.y() * 0.5);
+        d->refitIfAuto(); // a turned slice covers another shape: keep all of it in view
         d->cameraChanged(false);
     } else {
         d->projection.setPan(d->projection.pan() + QPointF(delta));
@@ -540,18 +565,22 @@ void SliceView::keyPressEvent(QKeyEvent *event)
     // Arrows turn the slice the way dragging in that direction does.
     case Qt::Key_Left:
         p.rotateBy(-kTurn, 0);
+        d->refitIfAuto();
         d->cameraChanged(false);
         break;
     case Qt::Key_Right:
         p.rotateBy(kTurn, 0);
+        d->refitIfAuto();
         d->cameraChanged(false);
         break;
     case Qt::Key_Up:
         p.rotateBy(0, -kTurn);
+        d->refitIfAuto();
         d->cameraChanged(false);
         break;
     case Qt::Key_Down:
         p.rotateBy(0, kTurn);
+        d->refitIfAuto();
         d->cameraChanged(false);
         break;
     case Qt::Key_Plus:
@@ -642,6 +671,9 @@ bool SliceView::event(QEvent *event)
         break;
     case QEvent::Leave:
         d->setHovered(std::nullopt);
+        break;
+    case QEvent::FontChange: // the title, footer and legend take another room
+        d->refitIfAuto();
         break;
     default: break;
     }

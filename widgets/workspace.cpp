@@ -4,6 +4,7 @@
 #include "detailspanel.h"
 #include "fleetoverview.h"
 #include "fleettables.h"
+#include "flowlayout.h"
 #include "history.h"
 #include "icons.h"
 #include "messagebar.h"
@@ -24,6 +25,9 @@
 #include <QStackedWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
 
 namespace slicescope {
 
@@ -196,27 +200,35 @@ QWidget *Workspace::makeSlicePage()
 
     m_sliceCombo->setToolTip(tr("The slice shown"));
     m_colorCombo->setToolTip(tr("What the chip colours mean"));
-    auto *bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 4);
-    bar->setSpacing(6);
-    bar->addWidget(m_sliceCombo);
-    bar->addWidget(m_colorCombo);
-    bar->addWidget(m_activityCombo);
-    bar->addSpacing(6);
-    bar->addWidget(new QLabel(tr("Gap"), page));
-    bar->addWidget(m_explode);
-    bar->addWidget(new QLabel(tr("z"), page));
-    bar->addWidget(m_zFirst);
-    bar->addWidget(new QLabel(QStringLiteral("–"), page));
-    bar->addWidget(m_zLast);
-    bar->addWidget(m_links);
-    bar->addStretch(1);
-    bar->addWidget(camera);
+    // The bar wraps rather than squeezes (issue 17): at 1024x700 with the composer open the page
+    // is about 390 px wide, and a one-row bar cut its combos to "v6" and "Bu". Each control keeps
+    // its size hint; the labelled groups (Gap and its slider, z and its range) wrap as one.
+    auto group = [page](std::initializer_list<QWidget *> widgets) {
+        auto *box = new QWidget(page);
+        auto *row = new QHBoxLayout(box);
+        row->setContentsMargins(0, 0, 0, 0);
+        row->setSpacing(4);
+        for (QWidget *w : widgets)
+            row->addWidget(w);
+        return box;
+    };
+    auto *bar = new QWidget(page);
+    bar->setObjectName(QStringLiteral("sliceBar"));
+    auto *flow = new FlowLayout(bar, 6, 4);
+    flow->setContentsMargins(6, 4, 6, 4);
+    flow->setLastItemTrailing(true);
+    flow->addWidget(m_sliceCombo);
+    flow->addWidget(m_colorCombo);
+    flow->addWidget(m_activityCombo);
+    flow->addWidget(group({new QLabel(tr("Gap"), page), m_explode}));
+    flow->addWidget(group({new QLabel(tr("z"), page), m_zFirst, new QLabel(QStringLiteral("–"), page), m_zLast}));
+    flow->addWidget(m_links);
+    flow->addWidget(camera);
 
     auto *layout = new QVBoxLayout(page);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addLayout(bar);
+    layout->addWidget(bar);
     layout->addWidget(m_sliceView, 1);
 
     connect(m_sliceCombo, &QComboBox::activated, this, [this](int index) { showSlice(m_sliceCombo->itemText(index)); });
@@ -307,6 +319,11 @@ bool Workspace::showSlice(const QString &sliceName)
     {
         const QSignalBlocker blocker(m_sliceCombo);
         m_sliceCombo->setCurrentText(sliceName);
+        // Wide enough for the name shown (a fleet's qualified names are long), counted in the
+        // narrow 'x' so it errs wide; never narrower than a demo name, never the whole bar.
+        const QFontMetricsF fm(m_sliceCombo->font());
+        const int chars = int(std::ceil(fm.horizontalAdvance(sliceName) / fm.horizontalAdvance(QLatin1Char('x'))));
+        m_sliceCombo->setMinimumContentsLength(std::clamp(chars, 11, 48));
     }
     const Slice &s = m_snapshot->slices[m_snapshot->sliceIndex(sliceName)];
     const int layers = std::max(1, s.topology.dims.z);

@@ -4,6 +4,7 @@
 // engine's thresholds, keeps them in the settings, and refuses what it cannot read.
 
 #include "alertthresholdsdialog.h"
+#include "../model/fleetcapturefixture.h"
 #include "capturefile.h"
 #include "democluster.h"
 #include "fleetoverview.h"
@@ -17,16 +18,19 @@
 #include "messagebar.h"
 #include "navrail.h"
 #include "source.h"
+#include "sliceview.h"
 #include "timeline.h"
 #include "workspace.h"
 
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDesktopServices>
 #include <QFile>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -35,6 +39,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyleOptionComboBox>
 #include <QStandardPaths>
 #include <QStackedWidget>
 #include <QTableView>
@@ -576,6 +581,155 @@ private Q_SLOTS:
                     }())
                     == shownAtFirst);
         QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Layout reset")));
+    }
+
+    // Issue 17: at 1024x700 with the composer open the slice page is about 390 px wide. Its bar
+    // wraps rather than squeezes: every control keeps its size hint, inside the bar, none over
+    // another, and every combo shows its whole current text ("v6" and "Bu" were all of "v6e-4x4-1"
+    // and "Bundles" once). The slice is framed in what is left.
+    void theSliceBarHoldsAt1024x700WithTheComposer_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("composer");
+        QTest::addColumn<bool>("fleet");    // a fleet's long qualified slice names
+        QTest::addColumn<bool>("activity"); // the activity colours add a third combo
+        for (QSize size : {QSize(1024, 700), QSize(1920, 1080)})
+            for (bool composer : {true, false})
+                for (bool fleet : {false, true})
+                    for (bool activity : {false, true})
+                        QTest::addRow("%dx%d%s%s%s", size.width(), size.height(), composer ? " composer" : "", fleet ? " fleet" : "", activity ? " activity" : "")
+                            << size << composer << fleet << activity;
+    }
+    void theSliceBarHoldsAt1024x700WithTheComposer()
+    {
+        QFETCH(QSize, size);
+        QFETCH(bool, composer);
+        QFETCH(bool, fleet);
+        QFETCH(bool, activity);
+        MainWindow window(MainWindow::Mode::Screenshot);
+        const Capture capture = fleet ? testfixture::fleetOf({testfixture::twoClusterContext(QStringLiteral("gke_europe-west4")), testfixture::twoClusterContext(QStringLiteral("gke_us-central2"))})
+                                      : DemoCluster().capture();
+        window.setSource(std::make_unique<StaticSource>(capture, QStringLiteral("test")));
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        Workspace *ws = window.workspace();
+        QString longest;
+        for (const Slice &s : ws->snapshot()->slices)
+            if (s.name.size() > longest.size())
+                longest = s.name;
+        QVERIFY(ws->showSlice(longest));
+        ws->showPage(Workspace::Page::Slice);
+        ws->setColorMode(activity ? ColorMode::Activity : ColorMode::Bundle);
+        if (composer)
+            window.openComposer();
+        QTRY_COMPARE(window.size(), size);
+        QTest::qWait(50); // the layout settles
+        saveGrab(window, QStringLiteral("slice-bar-%1x%2%3%4").arg(size.width()).arg(size.height()).arg(composer ? QStringLiteral("-composer") : QString(), fleet ? QStringLiteral("-fleet") : QString()));
+
+        auto *bar = ws->findChild<QWidget *>(QStringLiteral("sliceBar"));
+        QVERIFY(bar);
+        QVERIFY(bar->isVisible());
+        if (composer && size.width() == 1024)
+            QVERIFY2(bar->width() < 480, qPrintable(QString::number(bar->width()))); // the cramped case is the one tested
+        QList<QWidget *> controls;
+        for (QWidget *w : bar->findChildren<QWidget *>(Qt::FindDirectChildrenOnly))
+            if (w->isVisible())
+                controls << w;
+        QVERIFY(controls.size() >= 6);
+        for (qsizetype i = 0; i < controls.size(); ++i) {
+            QWidget *w = controls[i];
+            const QString what = QStringLiteral("%1 %2 at %3,%4 %5x%6 (hint %7 wide) in a bar %8x%9")
+                                     .arg(QLatin1String(w->metaObject()->className()), w->objectName())
+                                     .arg(w->x())
+                                     .arg(w->y())
+                                     .arg(w->width())
+                                     .arg(w->height())
+                                     .arg(w->sizeHint().width())
+                                     .arg(bar->width())
+                                     .arg(bar->height());
+            QVERIFY2(bar->rect().contains(w->geometry()), qPrintable(what));
+            QVERIFY2(w->width() >= w->sizeHint().width() && w->height() >= std::min(w->sizeHint().height(), bar->height()), qPrintable(what));
+            for (qsizetype j = i + 1; j < controls.size(); ++j)
+                QVERIFY2(!w->geometry().intersects(controls[j]->geometry()), qPrintable(what));
+            // Inside a labelled group too (Gap and its slider; z and its range).
+            for (QWidget *part : w->findChildren<QWidget *>(Qt::FindDirectChildrenOnly))
+                if (part->isVisible() && !qobject_cast<QComboBox *>(w) && !qobject_cast<QAbstractButton *>(w))
+                    QVERIFY2(part->width() >= std::min(part->sizeHint().width(), part->maximumWidth()), qPrintable(what + QStringLiteral(": ") + QLatin1String(part->metaObject()->className())));
+        }
+        int combos = 0;
+        for (QComboBox *combo : bar->findChildren<QComboBox *>()) {
+            if (!combo->isVisible())
+                continue;
+            ++combos;
+            QStyleOptionComboBox option;
+            option.initFrom(combo);
+            option.editable = combo->isEditable();
+            option.frame = combo->hasFrame();
+            option.currentText = combo->currentText();
+            const QRect field = combo->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, combo);
+            const int text = combo->fontMetrics().horizontalAdvance(combo->currentText());
+            QVERIFY2(!combo->currentText().isEmpty() && text <= field.width(),
+                     qPrintable(QStringLiteral("\"%1\" needs %2 px, its combo shows %3").arg(combo->currentText()).arg(text).arg(field.width())));
+            QVERIFY2(combo->width() >= combo->sizeHint().width(), qPrintable(combo->currentText()));
+        }
+        QCOMPARE(combos, activity ? 3 : 2);
+        QCOMPARE(bar->findChild<QComboBox *>()->currentText(), longest);
+        // Under the bar, the whole slice is in view.
+        const SliceView *view = ws->sliceView();
+        QVERIFY(view->geometry().top() >= bar->geometry().bottom());
+        QVERIFY2(QRectF(view->rect()).contains(view->projection().boundingRect()), qPrintable(QStringLiteral("view %1x%2").arg(view->width()).arg(view->height())));
+    }
+
+    // Issue 17: File > Open, Save and Export follow the theme. They are Qt's own dialogs (a native
+    // one follows the desktop's theme, not the window's), in the window's palette, and drawn dark
+    // in the dark theme; in the light one, light.
+    void fileDialogsFollowTheTheme_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("dialogName");
+        QTest::newRow("open") << QStringLiteral("&Open capture or recording...") << QStringLiteral("openFileDialog");
+        QTest::newRow("save") << QStringLiteral("&Save capture...") << QStringLiteral("saveFileDialog");
+        QTest::newRow("history") << QStringLiteral("Save &history as recording...") << QStringLiteral("saveFileDialog");
+        QTest::newRow("export png") << QStringLiteral("Export slice view as &PNG...") << QStringLiteral("saveFileDialog");
+        QTest::newRow("export svg") << QStringLiteral("Export slice view as S&VG...") << QStringLiteral("saveFileDialog");
+    }
+    void fileDialogsFollowTheTheme()
+    {
+        QFETCH(QString, action);
+        QFETCH(QString, dialogName);
+        MainWindow window(MainWindow::Mode::Screenshot);
+        QVERIFY(showDemo(window));
+        QAction *trigger = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->text() == action)
+                trigger = a;
+        QVERIFY2(trigger, qPrintable(action));
+        auto meanLightness = [](const QImage &image) {
+            qint64 sum = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    sum += image.pixelColor(x, y).lightness();
+            return double(sum) / (qint64(image.width()) * image.height());
+        };
+        for (const Theme &theme : {Theme::dark(), Theme::light()}) {
+            window.setTheme(theme);
+            trigger->trigger();
+            QFileDialog *dialog = nullptr;
+            QTRY_VERIFY((dialog = window.findChild<QFileDialog *>(dialogName)) && dialog->isVisible());
+            QVERIFY(dialog->testOption(QFileDialog::DontUseNativeDialog));
+            QVERIFY(dialog->isModal()); // open(): window-modal, no nested event loop
+            QCOMPARE(dialog->palette().color(QPalette::Window), theme.window);
+            QCOMPARE(dialog->palette().color(QPalette::Base), theme.panel);
+            QCOMPARE(dialog->palette().color(QPalette::WindowText), theme.text);
+            const QImage image = dialog->grab().toImage();
+            QCOMPARE(image.pixelColor(2, image.height() / 2), theme.window); // its background, at its left edge
+            const double lightness = meanLightness(image);
+            QVERIFY2(theme.isDark ? lightness < 90 : lightness > 170, qPrintable(QStringLiteral("mean lightness %1").arg(lightness)));
+            saveGrab(*dialog, QStringLiteral("file-dialog-%1-%2").arg(dialogName, theme.isDark ? QStringLiteral("dark") : QStringLiteral("light")));
+            dialog->reject();
+            QTRY_VERIFY(!window.findChild<QFileDialog *>(dialogName)); // deleted on close
+        }
     }
 
     // From the search box, Tab reaches the tiles (past the status filters); arrows move, Enter opens.

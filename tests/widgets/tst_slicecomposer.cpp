@@ -16,6 +16,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -485,6 +486,55 @@ private Q_SLOTS:
         rig.choose(QStringLiteral("v6e"), QStringLiteral("4x4"), 2);
         QTest::mouseClick(rig.find<QPushButton>("review"), Qt::LeftButton);
         QVERIFY(grabLaidOut(rig.composer).save(QDir::currentPath() + QStringLiteral("/slicecomposer-review.png")));
+    }
+
+    // Issue 17: the default plan's "in plan" highlight shows the moment the composer opens, before
+    // any edit, in a window on screen and in one only rendered (screenshots, goldens); closing
+    // the dock takes it away and opening it again brings it back.
+    void highlightsThePlanAsSoonAsItOpens_data()
+    {
+        QTest::addColumn<bool>("onScreen");
+        QTest::newRow("window shown") << true;
+        QTest::newRow("window rendered only") << false;
+    }
+    void highlightsThePlanAsSoonAsItOpens()
+    {
+        QFETCH(bool, onScreen);
+        MainWindow window(MainWindow::Mode::Screenshot);
+        window.setSource(std::make_unique<DemoSource>());
+        window.resize(1280, 800);
+        if (onScreen) {
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+        }
+        Workspace *ws = window.workspace();
+        QVERIFY(ws->showSlice(QStringLiteral("v6e-4x4-1")));
+        ws->showPage(Workspace::Page::Slice);
+        SliceComposer *composer = window.composer();
+        // Closed: the plan is made (the default request, one v6e 4x4) but not drawn.
+        QVERIFY(composer->plan().feasible);
+        QCOMPARE(composer->plan().wouldTake, QStringList{QStringLiteral("v6e-4x4-1")});
+        QVERIFY(!composer->isOpen());
+        QVERIFY(ws->overview()->highlightedSlices().isEmpty());
+        QVERIFY(ws->sliceView()->highlightedHosts().isEmpty());
+
+        window.openComposer(); // no edit, no event loop turn
+        QVERIFY(composer->isOpen());
+        QCOMPARE(ws->overview()->highlightedSlices(), QStringList{QStringLiteral("v6e-4x4-1")});
+        QCOMPARE(ws->sliceView()->highlightedHosts(), (QList<int>{0, 1, 2, 3}));
+
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("composerDock"));
+        dock->hide();
+        QVERIFY(!composer->isOpen());
+        QVERIFY(ws->overview()->highlightedSlices().isEmpty());
+        QVERIFY(ws->sliceView()->highlightedHosts().isEmpty());
+        window.openComposer();
+        QCOMPARE(ws->sliceView()->highlightedHosts(), (QList<int>{0, 1, 2, 3}));
+        // Another slice the plan does not take: nothing marked on it; back: marked again.
+        QVERIFY(ws->showSlice(QStringLiteral("v6e-4x4-0")));
+        QVERIFY(ws->sliceView()->highlightedHosts().isEmpty());
+        QVERIFY(ws->showSlice(QStringLiteral("v6e-4x4-1")));
+        QCOMPARE(ws->sliceView()->highlightedHosts(), (QList<int>{0, 1, 2, 3}));
     }
 
     void theWindowOffersItForTheDemoOnly()

@@ -122,6 +122,70 @@ void drag(QWidget *w, Qt::MouseButton button, QPoint from, QPoint to, Qt::Keyboa
     QTest::mouseRelease(w, button, modifiers, to);
 }
 
+// A v4 16x16x16 slice (4096 chips, 1024 hosts of 2x2x1), as the render benchmark's: the biggest
+// cube GKE makes, built from a Ray node list alone.
+SnapshotPtr bigCubeSnapshot()
+{
+    static const SnapshotPtr snapshot = [] {
+        QJsonArray nodes;
+        for (int w = 0; w < 1024; ++w) {
+            const QString id = QStringLiteral("%1").arg(w + 1, 56, 16, QLatin1Char('0'));
+            QJsonObject resources{{QStringLiteral("CPU"), 240.0}, {QStringLiteral("TPU"), 4.0}, {QStringLiteral("v4-16x16x16"), 1.0}};
+            if (w == 0)
+                resources.insert(QStringLiteral("TPU-v4-8192-head"), 1.0);
+            nodes.append(QJsonObject{
+                {QStringLiteral("node_id"), id},
+                {QStringLiteral("node_ip"), QStringLiteral("10.30.%1.%2").arg(w / 256).arg(w % 256)},
+                {QStringLiteral("is_head_node"), false},
+                {QStringLiteral("state"), QStringLiteral("ALIVE")},
+                {QStringLiteral("resources_total"), resources},
+                {QStringLiteral("labels"), QJsonObject{{QStringLiteral("ray.io/accelerator-type"), QStringLiteral("TPU-V4")},
+                                                       {QStringLiteral("ray.io/tpu-pod-type"), QStringLiteral("v4-8192")},
+                                                       {QStringLiteral("ray.io/tpu-slice-name"), QStringLiteral("v4-16x16x16")},
+                                                       {QStringLiteral("ray.io/tpu-worker-id"), QString::number(w)},
+                                                       {QStringLiteral("ray.io/tpu-topology"), QStringLiteral("16x16x16")}}},
+            });
+        }
+        const QJsonObject list{{QStringLiteral("total"), nodes.size()}, {QStringLiteral("num_after_truncation"), nodes.size()}, {QStringLiteral("result"), nodes}};
+        Capture capture;
+        capture.capturedAt = QDateTime(QDate(2026, 11, 29), QTime(18, 0), Qt::UTC);
+        capture.rayNodes = QJsonDocument(QJsonObject{{QStringLiteral("result"), true}, {QStringLiteral("data"), QJsonObject{{QStringLiteral("result"), list}}}})
+                               .toJson(QJsonDocument::Compact);
+        return buildSnapshot(capture);
+    }();
+    return snapshot;
+}
+
+// Why not every visible chip of `view` lies inside it, clear of the title block at its top and
+// the layout line at its bottom (empty when they do): what "framed" means.
+QString chipsOutside(const SliceView &view)
+{
+    const SliceProjection &p = view.projection();
+    const int line = view.fontMetrics().height();
+    const QRectF canvas = QRectF(view.rect()).adjusted(0, 12 + line * 2.6, 0, -(14 + line));
+    const tpu::Dims dims = p.dims();
+    for (int z = p.layerFirst(); z <= p.layerLast(); ++z)
+        for (int y = 0; y < dims.y; ++y)
+            for (int x = 0; x < dims.x; ++x) {
+                const QRectF chip = p.chipOutline(ChipCoord{x, y, z}).boundingRect();
+                if (!canvas.contains(chip))
+                    return QStringLiteral("chip (%1, %2, %3) at %4,%5 %6x%7 is outside %8x%9 (yaw %10, pitch %11, scale %12)")
+                        .arg(x)
+                        .arg(y)
+                        .arg(z)
+                        .arg(chip.x())
+                        .arg(chip.y())
+                        .arg(chip.width())
+                        .arg(chip.height())
+                        .arg(view.width())
+                        .arg(view.height())
+                        .arg(p.yaw())
+                        .arg(p.pitch())
+                        .arg(p.scale());
+            }
+    return {};
+}
+
 } // namespace
 
 class TestSliceView : public QObject
@@ -166,6 +230,10 @@ private Q_SLOTS:
     void renderWithoutShowing();
     void highlightedHostsAreMarked();
     void hidingTheLegendGivesTheSliceRoom();
+    void fitsEveryCanvas_data();
+    void fitsEveryCanvas();
+    void manualZoomStopsFitting();
+    void turningKeepsTheWorkerLabels();
 };
 
 void TestSliceView::initTestCase()
@@ -222,8 +290,8 @@ void TestSliceView::dragRotates()
     // Half a degree per pixel; the first pixels of a drag only decide it is one.
     QVERIFY2(std::abs(after.yaw() - (before.yaw() + 30)) < 0.01, qPrintable(QString::number(after.yaw())));
     QVERIFY(std::abs(after.pitch() - (before.pitch() + 10)) < 0.01);
-    QCOMPARE(after.scale(), before.scale());
-    QCOMPARE(after.pan(), before.pan());
+    // The view still frames the slice (nobody zoomed or panned): the turned slice is refitted.
+    QVERIFY(QRectF(view()->rect()).contains(after.boundingRect()));
     QVERIFY(changed.count() >= 2);
     QCOMPARE(selected.count(), 0); // a drag is not a click
 }
@@ -428,10 +496,11 @@ void TestSliceView::keyboardTurnsAndZooms()
     QVERIFY(std::abs(view()->projection().pitch() - (start.pitch() + 15)) < 1e-9);
     QTest::keyClick(view(), Qt::Key_Up);
     QVERIFY(std::abs(view()->projection().pitch() - start.pitch()) < 1e-9);
+    const double turned = view()->projection().scale(); // refitted as it turned
     QTest::keyClick(view(), Qt::Key_Plus);
-    QVERIFY(std::abs(view()->projection().scale() - start.scale() * 1.25) < 1e-9);
+    QVERIFY(std::abs(view()->projection().scale() - turned * 1.25) < 1e-6);
     QTest::keyClick(view(), Qt::Key_Minus);
-    QVERIFY(std::abs(view()->projection().scale() - start.scale()) < 1e-9);
+    QVERIFY(std::abs(view()->projection().scale() - turned) < 1e-6);
 }
 
 void TestSliceView::presetsAndReset()
@@ -740,6 +809,131 @@ void TestSliceView::hidingTheLegendGivesTheSliceRoom()
     QVERIFY(view()->projection().scale() > withLegend);
     view()->setLegendVisible(true);
     QCOMPARE(view()->projection().scale(), withLegend);
+}
+
+void TestSliceView::fitsEveryCanvas_data()
+{
+    QTest::addColumn<QString>("slice");
+    QTest::addColumn<QSize>("size");
+    // A short window, the central view of a 1024x700 window with the composer open and without,
+    // a full-HD one, and a tall, narrow one (below the view's minimum width, as a squeezed splitter).
+    const QList<QSize> sizes = {QSize(300, 200), QSize(390, 604), QSize(700, 604), QSize(1024, 700), QSize(1920, 1080), QSize(200, 600), QSize(1400, 240)};
+    for (const char *slice : {"v6e-4x4-0", "v6e-2x4-0", "v5p-4x4x4-0", "v4-2x2x2-0", "v4-16x16x16"})
+        for (QSize size : sizes)
+            QTest::addRow("%s %dx%d", slice, size.width(), size.height()) << QString::fromLatin1(slice) << size;
+}
+
+void TestSliceView::fitsEveryCanvas()
+{
+    QFETCH(QString, slice);
+    QFETCH(QSize, size);
+    const SnapshotPtr snapshot = slice == QLatin1String("v4-16x16x16") ? bigCubeSnapshot() : demoSnapshot();
+    view()->setMinimumSize(0, 0);
+    view()->resize(size);
+    QCOMPARE(view()->size(), size);
+    // On open.
+    show(slice, ColorMode::Bundle, snapshot);
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    // Turned by the keyboard and the mouse, still framed: a turned slice covers another shape.
+    for (Qt::Key key : {Qt::Key_Left, Qt::Key_Left, Qt::Key_Up, Qt::Key_Up, Qt::Key_Up, Qt::Key_Right, Qt::Key_Down, Qt::Key_Down, Qt::Key_Down,
+                        Qt::Key_Down, Qt::Key_Down, Qt::Key_Down, Qt::Key_Right}) {
+        QTest::keyClick(view(), key);
+        QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    }
+    const QPoint middle(size.width() / 2, size.height() / 2);
+    drag(view(), Qt::LeftButton, middle, middle + QPoint(size.width() / 4, -size.height() / 5));
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    // Exploded, with a colour mode whose legend is another width.
+    QTest::keyClick(view(), Qt::Key_E);
+    view()->setColorMode(ColorMode::WorkerId);
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    // Resized to every other canvas, turned as it is.
+    QTest::keyClick(view(), Qt::Key_1);
+    for (QSize other : {QSize(1920, 1080), QSize(200, 600), QSize(300, 200), size}) {
+        view()->resize(other);
+        QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    }
+    // Browsing the layers does not move the framing of the whole slice.
+    const SliceProjection before = view()->projection();
+    QTest::keyClick(view(), Qt::Key_PageDown);
+    view()->resize(size + QSize(1, 1));
+    view()->resize(size);
+    QCOMPARE(view()->projection().scale(), before.scale());
+    QTest::keyClick(view(), Qt::Key_Home);
+    // Another slice, in a view whose camera the user had placed: framed again.
+    sendWheel(view(), middle, 480);
+    show(slice == QLatin1String("v6e-4x4-0") ? QStringLiteral("v5p-4x4x4-0") : QStringLiteral("v6e-4x4-0"), ColorMode::Bundle, demoSnapshot());
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+}
+
+void TestSliceView::manualZoomStopsFitting()
+{
+    show(QStringLiteral("v5p-4x4x4-0"));
+    const SliceProjection fitted = view()->projection();
+    // Zoomed in by the wheel: the user placed the camera. Resizing, turning and the legend leave
+    // its scale alone (pan is kept relative to the centre).
+    sendWheel(view(), QPoint(450, 325), 480);
+    const SliceProjection zoomed = view()->projection();
+    QVERIFY(zoomed.scale() > fitted.scale() * 1.9);
+    view()->resize(600, 400);
+    QCOMPARE(view()->projection().scale(), zoomed.scale());
+    QCOMPARE(view()->projection().pan(), zoomed.pan());
+    QTest::keyClick(view(), Qt::Key_Left);
+    view()->setLegendVisible(false);
+    view()->setLegendVisible(true);
+    view()->setColorMode(ColorMode::WorkerId);
+    QCOMPARE(view()->projection().scale(), zoomed.scale());
+    QVERIFY(!chipsOutside(*view()).isEmpty()); // zoomed in this far, some chips are off the canvas
+    // Home frames it again, and so does every resize after it.
+    QTest::keyClick(view(), Qt::Key_Home);
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    const double small = view()->projection().scale();
+    view()->resize(1400, 1000);
+    QVERIFY(view()->projection().scale() > small);
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    // Panned (right drag): no refit either; a double click frames it again.
+    drag(view(), Qt::RightButton, QPoint(400, 300), QPoint(900, 300));
+    const SliceProjection panned = view()->projection();
+    view()->resize(900, 650);
+    QCOMPARE(view()->projection().pan(), panned.pan());
+    QCOMPARE(view()->projection().scale(), panned.scale());
+    QVERIFY(!chipsOutside(*view()).isEmpty());
+    QTest::mouseDClick(view(), Qt::LeftButton, {}, QPoint(20, 300));
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+    view()->resize(300, 200);
+    QVERIFY2(chipsOutside(*view()).isEmpty(), qPrintable(chipsOutside(*view())));
+}
+
+void TestSliceView::turningKeepsTheWorkerLabels()
+{
+    // The "w0".."w3" labels sit on the hosts' tops: turning about z (and the refit it brings)
+    // keeps them, and they are drawn where the hosts now are.
+    view()->setTheme(Theme::dark()); // a dark background: only the labels' text is near white
+    show(QStringLiteral("v6e-4x4-1"), ColorMode::WorkerId);
+    const Slice &s = sliceOf(demoSnapshot(), QStringLiteral("v6e-4x4-1"));
+    auto labelPixels = [&] {
+        const QImage image = renderOf(*view(), view()->size());
+        // A label is white text on a dark box: count near-white pixels over each host's top.
+        QList<int> counts;
+        for (int w = 0; w < 4; ++w) {
+            QRectF top;
+            for (int chip = 0; chip < 4; ++chip)
+                top |= view()->projection().chipOutline(s.layout.chipPosition(w, chip)).boundingRect();
+            int white = 0;
+            const QRect r = top.toAlignedRect().intersected(image.rect());
+            for (int y = r.top(); y <= r.bottom(); ++y)
+                for (int x = r.left(); x <= r.right(); ++x)
+                    white += similar(image.pixelColor(x, y), Qt::white, 30);
+            counts << white;
+        }
+        return counts;
+    };
+    for (int turn = 0; turn < 24; ++turn) {
+        const QList<int> counts = labelPixels();
+        for (int w = 0; w < 4; ++w)
+            QVERIFY2(counts[w] > 12, qPrintable(QStringLiteral("after %1 turns (yaw %2) host %3 shows %4 label pixels").arg(turn).arg(view()->projection().yaw()).arg(w).arg(counts[w])));
+        QTest::keyClick(view(), Qt::Key_Right);
+    }
 }
 
 QTEST_MAIN(TestSliceView)
