@@ -66,7 +66,7 @@ void activityScale(QPainter &painter, const SliceScene &scene, const QRectF &bar
     }
 }
 
-QList<LegendEntry> legendEntries(const SliceScene &scene)
+QList<LegendEntry> legendEntriesOfData(const SliceScene &scene)
 {
     if (scene.legendVersion == scene.dataVersion)
         return scene.legendCache;
@@ -92,6 +92,16 @@ QList<LegendEntry> legendEntries(const SliceScene &scene)
 }
 
 } // namespace
+
+// The cached entries of the slice's data, then what the view draws over them now: the composer's
+// plan (its hosts change as the composer is edited, without a new snapshot).
+QList<LegendEntry> legendEntries(const SliceScene &scene)
+{
+    QList<LegendEntry> entries = legendEntriesOfData(scene);
+    if (const qsizetype planned = scene.highlighted.size())
+        entries.append({scene.theme.ready, planned == 1 ? Tr::tr("in the composer's plan · 1 host") : Tr::tr("in the composer's plan · %1 hosts").arg(planned), true});
+    return entries;
+}
 
 PanelLayout panelLayout(const SliceScene &scene, QSize size, const QFontMetrics &fm)
 {

@@ -26,6 +26,8 @@ struct PanelLayout {
     bool legendUnderTitle = false;
 };
 PanelLayout panelLayout(const SliceScene &scene, QSize size, const QFontMetrics &fm);
+// The legend's lines: what the slice's colours mean (cached per data version), then the plan.
+QList<LegendEntry> legendEntries(const SliceScene &scene);
 QRectF sceneArea(const SliceScene &scene, QSize size, const QFontMetrics &fm);
 QRectF legendRect(const SliceScene &scene, QSize size, const QFontMetrics &fm);
 

@@ -421,12 +421,28 @@ void SliceView::setHighlightedHosts(const QList<int> &workerIds)
     if (d->scene.highlighted == workerIds)
         return;
     d->scene.highlighted = workerIds;
+    d->refitIfAuto(); // the legend beside the slice names the plan
     update();
 }
 
 QList<int> SliceView::highlightedHosts() const
 {
     return d->scene.highlighted;
+}
+
+QRectF SliceView::legendRect() const
+{
+    return slicepaint::legendRect(d->scene, size(), fontMetrics());
+}
+
+QStringList SliceView::legendTexts() const
+{
+    QStringList texts;
+    if (!d->scene.slice || !d->scene.snapshot)
+        return texts;
+    for (const LegendEntry &e : slicepaint::legendEntries(d->scene))
+        texts << e.label;
+    return texts;
 }
 
 QString SliceView::tooltipAt(QPoint position) const

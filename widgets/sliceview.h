@@ -81,6 +81,10 @@ public:
     void setHighlightedHosts(const QList<int> &workerIds);
     QList<int> highlightedHosts() const;
 
+    // Where the legend is drawn at the widget's size (empty when hidden), and its lines' texts.
+    QRectF legendRect() const;
+    QStringList legendTexts() const;
+
     // The text of the tooltip for the chip at a widget position (empty when none): what hover shows.
     QString tooltipAt(QPoint position) const;
 
