@@ -65,7 +65,7 @@ class Joiner
 public:
     // Reads `s` through a const reference only (a snapshot that shares its lists with another
     // must not copy them), and sets its activity and warnings at the end. `letGo`: what an earlier
-    // join kept, dropped beside the summary's parse when there is one (JoinMemo::release()).
+    // join kept, dropped on the second thread after the join's side work (releaseBeside(), JoinMemo::release()).
     Joiner(ClusterSnapshot &s, const Capture &c, std::shared_ptr<void> letGo)
         : m_letGo(std::move(letGo))
         , m_s(s)
@@ -98,11 +98,12 @@ public:
                 for (const Capture::PrometheusAnswer *a : windows)
                     cachedAnswer(*a, true, true);
                 indexSnapshot();
-                m_letGo.reset();
             });
+            releaseBeside(std::move(m_letGo)); // after the side work, while this thread joins
             summary = cachedSummary(m_c.rayNodeSummary);
             beside.wait();
         } else {
+            releaseBeside(std::move(m_letGo));
             indexSnapshot();
             if (!m_c.rayNodeSummary.isEmpty()) summary = cachedSummary(m_c.rayNodeSummary);
         }

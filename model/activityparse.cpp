@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <charconv>
 #include <exception>
+#include <iterator>
+#include <utility>
 
 namespace slicescope::activityparse {
 
@@ -371,8 +373,12 @@ public:
             if (m_summary && sameBuffer(m_summary->body, body)) return m_summary;
         }
         auto parsed = parseSummary(body);
-        QMutexLocker lock(&m_mutex);
-        m_summary = parsed;
+        std::shared_ptr<const ParsedSummary> previous;
+        {
+            QMutexLocker lock(&m_mutex);
+            previous = std::exchange(m_summary, parsed);
+        }
+        releaseBeside(std::move(previous));
         return parsed;
     }
 
@@ -384,10 +390,20 @@ public:
                 if (p->query == a.query && p->rayNames == rayNames && p->window == window && sameBuffer(p->body, a.body)) return p;
         }
         auto parsed = parseAnswer(a, rayNames, window);
-        QMutexLocker lock(&m_mutex);
-        m_answers.erase(std::remove_if(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query == a.query; }), m_answers.end());
-        if (m_answers.size() >= kMaxAnswers) m_answers.erase(m_answers.begin());
-        m_answers.push_back(parsed);
+        std::vector<std::shared_ptr<const ParsedAnswer>> previous;
+        {
+            QMutexLocker lock(&m_mutex);
+            const auto replaced = std::stable_partition(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query != a.query; });
+            std::move(replaced, m_answers.end(), std::back_inserter(previous));
+            m_answers.erase(replaced, m_answers.end());
+            if (m_answers.size() >= kMaxAnswers) {
+                previous.push_back(std::move(m_answers.front()));
+                m_answers.erase(m_answers.begin());
+            }
+            m_answers.push_back(parsed);
+        }
+        for (auto &p : previous)
+            releaseBeside(std::move(p));
         return parsed;
     }
 
@@ -463,6 +479,16 @@ QThreadPool &sidePool()
 }
 } // namespace
 #endif
+
+void releaseBeside(std::shared_ptr<const void> held)
+{
+    if (!held) return;
+#if QT_CONFIG(thread)
+    sidePool().start([held = std::move(held)]() mutable { held.reset(); });
+#else
+    held.reset();
+#endif
+}
 
 SideTask::SideTask(std::function<void()> work)
     : m_state(std::make_unique<State>())
