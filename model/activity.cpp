@@ -6,6 +6,7 @@
 #include "snapshot.h"
 
 #include <cstring>
+#include <vector>
 
 namespace slicescope {
 
@@ -177,8 +178,14 @@ std::shared_ptr<const ActivityTable> ActivityTableBuilder::finish()
             ++m_table.m_reporting;
         newest = std::max(newest, c.sampledAtMs);
     }
-    // The summaries the charts and tiles read without walking chips.
+    // The summaries the charts and tiles read without walking chips. A placement group's counts
+    // are summed in a list first, keyed by its id once per group rather than once per chip (39k
+    // chips of a 10k-node cluster); the map is filled in the order its keys were first met.
     const ClusterSnapshot &s = m_snapshot;
+    std::vector<int> groupSlot(size_t(s.placementGroups.size()), -1); // per group, its place in groupCounts
+    QHash<QString, int> slotOfId;
+    std::vector<ActivityCounts> groupCounts;
+    std::vector<QString> groupIds;
     for (int si = 0; si < s.slices.size(); ++si) {
         const Slice &slice = s.slices[si];
         ActivityCounts sliceCounts;
@@ -189,7 +196,21 @@ std::shared_ptr<const ActivityTable> ActivityTableBuilder::finish()
                 if (!a) continue;
                 sliceCounts.add(*a);
                 const int g = h.chips[c].placementGroup;
-                if (g >= 0 && g < s.placementGroups.size()) m_table.byPlacementGroup[s.placementGroups[g].id].add(*a);
+                if (g < 0 || g >= s.placementGroups.size()) continue;
+                int &slot = groupSlot[size_t(g)];
+                if (slot < 0) {
+                    const QString &id = s.placementGroups[g].id;
+                    const auto it = slotOfId.constFind(id);
+                    if (it != slotOfId.cend()) {
+                        slot = *it;
+                    } else {
+                        slot = int(groupCounts.size());
+                        slotOfId.insert(id, slot);
+                        groupCounts.emplace_back();
+                        groupIds.push_back(id);
+                    }
+                }
+                groupCounts[size_t(slot)].add(*a);
             }
         }
         m_table.fleet.merge(sliceCounts);
@@ -197,6 +218,8 @@ std::shared_ptr<const ActivityTable> ActivityTableBuilder::finish()
             m_table.byWorkerGroup[slice.workerGroup].merge(sliceCounts);
         m_table.bySlice.insert(slice.name, sliceCounts);
     }
+    for (size_t i = 0; i < groupCounts.size(); ++i)
+        m_table.byPlacementGroup.insert(groupIds[i], groupCounts[i]);
     if (newest > 0)
         m_table.newestSampleAt = QDateTime::fromMSecsSinceEpoch(newest, Qt::UTC);
     return std::make_shared<const ActivityTable>(std::move(m_table));

@@ -65,7 +65,7 @@ class Joiner
 public:
     // Reads `s` through a const reference only (a snapshot that shares its lists with another
     // must not copy them), and sets its activity and warnings at the end. `letGo`: what an earlier
-    // join kept, dropped beside the summary's parse when there is one (JoinMemo::release()).
+    // join kept, dropped on the second thread after the join's side work (releaseBeside(), JoinMemo::release()).
     Joiner(ClusterSnapshot &s, const Capture &c, std::shared_ptr<void> letGo)
         : m_letGo(std::move(letGo))
         , m_s(s)
@@ -98,11 +98,12 @@ public:
                 for (const Capture::PrometheusAnswer *a : windows)
                     cachedAnswer(*a, true, true);
                 indexSnapshot();
-                m_letGo.reset();
             });
+            releaseBeside(std::move(m_letGo)); // after the side work, while this thread joins
             summary = cachedSummary(m_c.rayNodeSummary);
             beside.wait();
         } else {
+            releaseBeside(std::move(m_letGo));
             indexSnapshot();
             if (!m_c.rayNodeSummary.isEmpty()) summary = cachedSummary(m_c.rayNodeSummary);
         }
@@ -139,11 +140,9 @@ public:
     }
 
 private:
-    bool takesActivity(const HostRef &ref) const
-    {
-        const Host &h = m_s.slices[ref.slice].hosts[ref.host];
-        return h.state == HostState::Alive && !h.chips.isEmpty();
-    }
+    // Read from indexSnapshot()'s flat list: a host's own record is three dependent loads away
+    // (the slice, its host list, the host), a cache miss each for 10k hosts in summary order.
+    bool takesActivity(const HostRef &ref) const { return m_hostTakes[size_t(m_sliceFirstHost[size_t(ref.slice)] + ref.host)]; }
 
     HostRef hostOfNode(const QString &nodeId) const { return m_byNode.value(nodeId); }
 
@@ -210,10 +209,15 @@ private:
     {
         // The ids are the snapshot's own strings (toLower() shares one that is lower case already).
         m_byNode.reserve(m_s.rayNodes.size());
+        m_sliceFirstHost.reserve(size_t(m_s.slices.size()));
         for (int si = 0; si < m_s.slices.size(); ++si) {
             const Slice &slice = m_s.slices[si];
-            for (int hi = 0; hi < slice.hosts.size(); ++hi)
-                if (const int n = slice.hosts[hi].rayNode; n >= 0) m_byNode.insert(m_s.rayNodes[n].id.toLower(), HostRef{si, hi});
+            m_sliceFirstHost.push_back(int(m_hostTakes.size()));
+            for (int hi = 0; hi < slice.hosts.size(); ++hi) {
+                const Host &h = slice.hosts[hi];
+                m_hostTakes.push_back(h.state == HostState::Alive && !h.chips.isEmpty());
+                if (const int n = h.rayNode; n >= 0) m_byNode.insert(m_s.rayNodes[n].id.toLower(), HostRef{si, hi});
+            }
         }
         m_shape = shapeOf(m_s);
     }
@@ -523,6 +527,8 @@ private:
     ActivityTableBuilder m_builder;
     qint64 m_nowMs = 0;
     QHash<QString, HostRef> m_byNode; // Ray node id (lower case) -> host
+    std::vector<int> m_sliceFirstHost; // per slice, its first host's place in m_hostTakes
+    std::vector<char> m_hostTakes;     // per host (slice by slice): takes activity (alive, with chips)
     ViewMap<HostRef> m_byPod;         // "ns/pod" -> host (byPod())
     ViewMap<IpEntry> m_byIp;          // IP -> the one alive node's host, or ambiguous (byIp())
     bool m_byPodBuilt = false, m_byIpBuilt = false;

@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <charconv>
 #include <exception>
+#include <iterator>
+#include <utility>
 
 namespace slicescope::activityparse {
 
@@ -126,6 +128,49 @@ int smallIndex(std::string_view text)
     return res.ec == std::errc() && res.ptr == text.data() + text.size() && i >= 0 && i < limits::kMaxChipsPerHost ? i : -1;
 }
 
+// toFiniteNumber() and toInt() of model/jsonread_p.h, with the common case first: a JSON number
+// read straight away. Asking a value's type before reading it cost more than the read (195k
+// numbers in a 10k-node summary). A failed read leaves the value where it was (simdjson advances
+// only on success), so anything else takes the general path, with its results.
+inline bool finiteNumberOf(od::value v, double *out)
+{
+    double d = 0;
+    if (v.get_double().get(d) == simdjson::SUCCESS) {
+        if (!std::isfinite(d)) return false;
+        *out = d;
+        return true;
+    }
+    return toFiniteNumber(v, out);
+}
+
+inline qint64 intOf(od::value v, qint64 fallback)
+{
+    int64_t i = 0;
+    if (v.get_int64().get(i) == simdjson::SUCCESS) return i;
+    return toInt(v, fallback);
+}
+
+// Which of a chip's numbers a key names (SummaryChip::values), -1: none; -2: "index".
+inline int chipSlot(std::string_view k)
+{
+    switch (k.size()) {
+    case 5: return k == "index" ? -2 : -1;
+    case 9: return k == "dutyCycle" ? 0 : -1;
+    case 10:
+        if (k == "duty_cycle") return 0;
+        return k == "memoryUsed" ? 3 : -1;
+    case 11:
+        if (k == "memory_used") return 3;
+        return k == "memoryTotal" ? 4 : -1;
+    case 12: return k == "memory_total" ? 4 : -1;
+    case 14: return k == "hbmUtilization" ? 2 : -1;
+    case 15: return k == "hbm_utilization" ? 2 : -1;
+    case 21: return k == "tensorcoreUtilization" ? 1 : -1;
+    case 22: return k == "tensorcore_utilization" ? 1 : -1;
+    default: return -1;
+    }
+}
+
 // GET /nodes?view=summary: {"result", "msg", "data": {"summary": [ {"now", "ip", "raylet": {"nodeId",
 // "nodeManagerAddress", "metricsExportPort", ...}, "tpus": [...] }, ...]}}.
 void readSummaryEntry(od::value entry, SummaryEntry &e, std::vector<SummaryChip> &chips)
@@ -136,11 +181,11 @@ void readSummaryEntry(od::value entry, SummaryEntry &e, std::vector<SummaryChip>
     bool dead = false;
     forEachPlainMember(entry, [&](std::string_view k, od::value v) {
         if (k == "now") {
-            toFiniteNumber(v, &e.now);
+            finiteNumberOf(v, &e.now);
         } else if (k == "raylet") {
             forEachPlainMember(v, [&](std::string_view rk, od::value rv) {
                 std::string_view text;
-                if (rk == "metricsExportPort" || rk == "metrics_export_port") port = toInt(rv, -1);
+                if (rk == "metricsExportPort" || rk == "metrics_export_port") port = intOf(rv, -1);
                 else if (!textOf(rv, text)) return;
                 else if (rk == "nodeId" || rk == "node_id") e.nodeId = lowered(text);
                 else if (rk == "nodeManagerAddress" || rk == "node_manager_address") address = text.substr(0, 128);
@@ -151,14 +196,9 @@ void readSummaryEntry(od::value entry, SummaryEntry &e, std::vector<SummaryChip>
             forEachElement(v, [&](od::value tv) {
                 SummaryChip c;
                 forEachPlainMember(tv, [&](std::string_view tk, od::value x) {
-                    int slot = -1;
-                    if (tk == "index") c.index = int(toInt(x, -1));
-                    else if (tk == "dutyCycle" || tk == "duty_cycle") slot = 0;
-                    else if (tk == "tensorcoreUtilization" || tk == "tensorcore_utilization") slot = 1;
-                    else if (tk == "hbmUtilization" || tk == "hbm_utilization") slot = 2;
-                    else if (tk == "memoryUsed" || tk == "memory_used") slot = 3;
-                    else if (tk == "memoryTotal" || tk == "memory_total") slot = 4;
-                    if (slot >= 0) c.has[slot] = toFiniteNumber(x, &c.values[slot]);
+                    const int slot = chipSlot(tk);
+                    if (slot >= 0) c.has[slot] = finiteNumberOf(x, &c.values[slot]);
+                    else if (slot == -2) c.index = int(intOf(x, -1));
                 });
                 // A host has at most kMaxChipsPerHost chips: the rest could name none of them.
                 if (c.index >= 0 && c.index < limits::kMaxChipsPerHost && e.chipCount < limits::kMaxChipsPerHost) {
@@ -218,9 +258,27 @@ public:
         : m_strings(strings)
     {
     }
-    quint32 operator()(std::string_view text)
+    enum Label
+    {
+        Ip,
+        Instance,
+        Pod,
+        Namespace,
+        Labels
+    };
+    quint32 operator()(std::string_view text, Label label)
     {
         if (text.empty()) return 0;
+        // A host's series follow each other: a label's value is most often the one it had last.
+        quint32 &last = m_last[label];
+        if (last && m_strings[last] == text) return last;
+        last = find(text);
+        return last;
+    }
+
+private:
+    quint32 find(std::string_view text)
+    {
         if (const auto it = m_index.find(text); it != m_index.end()) return it->second;
         m_strings.emplace_back(text);
         const auto id = quint32(m_strings.size() - 1);
@@ -228,9 +286,9 @@ public:
         return id;
     }
 
-private:
     std::deque<std::string> &m_strings;
     std::unordered_map<std::string_view, quint32> m_index;
+    quint32 m_last[Labels] = {0, 0, 0, 0};
 };
 
 ParsedSeries readSeries(od::value item, bool rayNames, bool window, Interner &intern)
@@ -242,10 +300,10 @@ ParsedSeries readSeries(od::value item, bool rayNames, bool window, Interner &in
                 std::string_view text;
                 if (!textOf(lv, text)) return;
                 if (lk == "__name__") x.metric = metricOf(text, rayNames);
-                else if (lk == "ip") x.ip = intern(text.substr(0, 64));
-                else if (lk == "instance") x.instance = intern(text.substr(0, 128));
-                else if (lk == "pod") x.pod = intern(text.substr(0, 253));
-                else if (lk == "namespace") x.ns = intern(text.substr(0, 63));
+                else if (lk == "ip") x.ip = intern(text.substr(0, 64), Interner::Ip);
+                else if (lk == "instance") x.instance = intern(text.substr(0, 128), Interner::Instance);
+                else if (lk == "pod") x.pod = intern(text.substr(0, 253), Interner::Pod);
+                else if (lk == "namespace") x.ns = intern(text.substr(0, 63), Interner::Namespace);
                 else if (lk == "TpuIndex" && rayNames) x.index = smallIndex(text);
                 else if (lk == "accelerator_id" && !rayNames) x.index = acceleratorIndex(text);
             });
@@ -253,8 +311,8 @@ ParsedSeries readSeries(od::value item, bool rayNames, bool window, Interner &in
             int i = 0;
             forEachElement(v, [&](od::value e) {
                 double d = 0;
-                if (i == 0 && toFiniteNumber(e, &d)) x.atMs = doubleToInt(d * 1000, 0); // saturated: a timestamp of 1e300 is no UB
-                if (i == 1) x.valueOk = toFiniteNumber(e, &x.value);
+                if (i == 0 && finiteNumberOf(e, &d)) x.atMs = doubleToInt(d * 1000, 0); // saturated: a timestamp of 1e300 is no UB
+                if (i == 1) x.valueOk = finiteNumberOf(e, &x.value);
                 ++i;
             });
         }
@@ -315,8 +373,12 @@ public:
             if (m_summary && sameBuffer(m_summary->body, body)) return m_summary;
         }
         auto parsed = parseSummary(body);
-        QMutexLocker lock(&m_mutex);
-        m_summary = parsed;
+        std::shared_ptr<const ParsedSummary> previous;
+        {
+            QMutexLocker lock(&m_mutex);
+            previous = std::exchange(m_summary, parsed);
+        }
+        releaseBeside(std::move(previous));
         return parsed;
     }
 
@@ -328,10 +390,20 @@ public:
                 if (p->query == a.query && p->rayNames == rayNames && p->window == window && sameBuffer(p->body, a.body)) return p;
         }
         auto parsed = parseAnswer(a, rayNames, window);
-        QMutexLocker lock(&m_mutex);
-        m_answers.erase(std::remove_if(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query == a.query; }), m_answers.end());
-        if (m_answers.size() >= kMaxAnswers) m_answers.erase(m_answers.begin());
-        m_answers.push_back(parsed);
+        std::vector<std::shared_ptr<const ParsedAnswer>> previous;
+        {
+            QMutexLocker lock(&m_mutex);
+            const auto replaced = std::stable_partition(m_answers.begin(), m_answers.end(), [&](const auto &p) { return p->query != a.query; });
+            std::move(replaced, m_answers.end(), std::back_inserter(previous));
+            m_answers.erase(replaced, m_answers.end());
+            if (m_answers.size() >= kMaxAnswers) {
+                previous.push_back(std::move(m_answers.front()));
+                m_answers.erase(m_answers.begin());
+            }
+            m_answers.push_back(parsed);
+        }
+        for (auto &p : previous)
+            releaseBeside(std::move(p));
         return parsed;
     }
 
@@ -407,6 +479,16 @@ QThreadPool &sidePool()
 }
 } // namespace
 #endif
+
+void releaseBeside(std::shared_ptr<const void> held)
+{
+    if (!held) return;
+#if QT_CONFIG(thread)
+    sidePool().start([held = std::move(held)]() mutable { held.reset(); });
+#else
+    held.reset();
+#endif
+}
 
 SideTask::SideTask(std::function<void()> work)
     : m_state(std::make_unique<State>())

@@ -153,6 +153,11 @@ bool hasCachedAnswer(const Capture::PrometheusAnswer &answer, bool rayNames, boo
 // their parses are the join's time). The browser's Qt has no threads: there, and whenever the
 // second thread is busy with another join's work, the work runs in wait(), on the caller's thread,
 // so the result is the same either way. wait() rethrows what the work threw.
+// Drops `held` (an earlier join's bodies and table, a parse the cache let go: tens of MB and 10k
+// strings, milliseconds to free) on the second thread once it has nothing else to do, so that
+// neither the caller nor the side work of a join waits for it; in place where Qt has no threads.
+void releaseBeside(std::shared_ptr<const void> held);
+
 class SideTask
 {
 public:
