@@ -161,6 +161,23 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
         }
         case SliceUse::Degraded:
             e.note = s.problems.isEmpty() ? toText(e.status) : s.problems.first();
+            // The first problem's own reason, when it is a host's and its Ray node or pod gave one:
+            // "worker 2 is DEAD: Unexpected termination: ..." (the whole text is in the details).
+            if (!s.problems.isEmpty())
+                for (const Host &h : s.hosts) {
+                    if (h.state == HostState::Alive || !s.problems.first().startsWith(QStringLiteral("worker %1 ").arg(h.workerId)))
+                        continue;
+                    QString why;
+                    if (h.rayNode >= 0 && h.rayNode < snap.rayNodes.size())
+                        why = snap.rayNodes[h.rayNode].stateMessage.simplified();
+                    if (why.isEmpty() && h.pod >= 0 && h.pod < snap.pods.size()) {
+                        const Pod &pod = snap.pods[h.pod];
+                        why = (pod.message.isEmpty() ? pod.reason : pod.message).simplified();
+                    }
+                    if (!why.isEmpty() && !e.note.contains(why))
+                        e.note += QStringLiteral(": ") + why;
+                    break;
+                }
             if (s.problems.size() > 1)
                 e.noteSuffix = QStringLiteral(" (+%1 more)").arg(s.problems.size() - 1);
             break;

@@ -133,6 +133,37 @@ private Q_SLOTS:
         QCOMPARE((QList<int>{e.chips, e.reserved, e.down, e.stranded}), chipsReservedDownStranded);
     }
 
+    // A failure's reason is on the tile (issue 17): the Ray node's death message, else the pod's
+    // message or reason; never the reason of another host than the one the note names.
+    void degradedNoteSaysWhy()
+    {
+        ClusterSnapshot snap = fleetfixture::fleet();
+        Slice &degraded = snap.slices[2];
+        QCOMPARE(degraded.name, QStringLiteral("v6e-4x4-2"));
+        RayNode dead;
+        dead.id = QStringLiteral("aa");
+        dead.stateMessage = QStringLiteral("Unexpected termination:\n the node's raylet failed its health check");
+        Pod pod;
+        pod.ns = QStringLiteral("ml");
+        pod.name = QStringLiteral("w2");
+        pod.phase = QStringLiteral("Failed");
+        pod.reason = QStringLiteral("Evicted");
+        snap.rayNodes = {dead};
+        snap.pods = {pod};
+        degraded.hosts[2].rayNode = 0;
+        degraded.hosts[2].pod = 0;
+        QCOMPARE(entryOf(snap, groupFleet(snap), degraded.name).note,
+                 QStringLiteral("worker 2 is DEAD: Unexpected termination: the node's raylet failed its health check"));
+        // Ray said nothing: the pod's reason.
+        snap.rayNodes[0].stateMessage.clear();
+        QCOMPARE(entryOf(snap, groupFleet(snap), degraded.name).note, QStringLiteral("worker 2 is DEAD: Evicted"));
+        // The reason belongs to worker 2: on worker 1 (alive) it is not borrowed.
+        degraded.hosts[2].rayNode = -1;
+        degraded.hosts[2].pod = -1;
+        degraded.hosts[1].pod = 0;
+        QCOMPARE(entryOf(snap, groupFleet(snap), degraded.name).note, QStringLiteral("worker 2 is DEAD"));
+    }
+
     void searchTextIsLowerCase()
     {
         const ClusterSnapshot snap = fleetfixture::fleet();
