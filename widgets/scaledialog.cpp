@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scaledialog.h"
 
+#include "elidingcombobox.h"
 #include "reviewpanel.h"
 #include "scalewording.h"
 
@@ -100,7 +101,7 @@ ScaleDialog::ScaleDialog(QWidget *parent)
 
     auto *form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    m_group = new QComboBox(this);
+    m_group = new ElidingComboBox(this);
     m_group->setObjectName(QStringLiteral("workerGroup"));
     form->addRow(tr("Worker group"), m_group);
     m_current = new QLabel(this);
@@ -157,7 +158,7 @@ ScaleDialog::ScaleDialog(QWidget *parent)
     removeLayout->setContentsMargins(0, 0, 0, 0);
     auto *removeForm = new QFormLayout;
     removeForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    m_removeSlice = new QComboBox(removePage);
+    m_removeSlice = new ElidingComboBox(removePage);
     m_removeSlice->setObjectName(QStringLiteral("removeSlice"));
     // Starts with no slice chosen: the operator names the one to go (STYLE: never guess).
     m_removeSlice->setPlaceholderText(tr("Choose the slice to remove"));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicecomposer.h"
 
+#include "elidingcombobox.h"
 #include "fleetoverview.h"
 #include "reviewpanel.h"
 #include "sliceview.h"
@@ -50,7 +51,7 @@ SliceComposer::SliceComposer(QWidget *parent)
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
 
     // Which RayCluster's Ray makes the group, when the view holds several (hidden otherwise).
-    m_rayCluster = new QComboBox(this);
+    m_rayCluster = new ElidingComboBox(this);
     m_rayCluster->setObjectName(QStringLiteral("rayCluster"));
     m_rayClusterLabel = new QLabel(tr("Ray cluster"), this);
     form->addRow(m_rayClusterLabel, m_rayCluster);
@@ -131,7 +132,7 @@ SliceComposer::SliceComposer(QWidget *parent)
     layout->addSpacing(8);
     layout->addWidget(releaseHeading);
     auto *release = new QHBoxLayout;
-    m_releaseGroup = new QComboBox(this);
+    m_releaseGroup = new ElidingComboBox(this);
     m_releaseGroup->setObjectName(QStringLiteral("releaseGroup"));
     m_releaseGroup->setPlaceholderText(tr("choose a placement group"));
     m_releaseButton = new QPushButton(tr("Release..."), this);

@@ -6,6 +6,7 @@
 #include "../model/fleetcapturefixture.h"
 #include "democluster.h"
 #include "democlusteractions.h"
+#include "elidingcombobox.h"
 #include "fleetoverview.h"
 #include "mainwindow.h"
 #include "screenshot.h"
@@ -90,6 +91,36 @@ class TestSliceComposer : public QObject
 private Q_SLOTS:
     // A fleet (issue 16): the reserve review names the RayCluster and context chosen; a release's
     // review names the group's own.
+    // Long RayCluster names with their contexts never widen the composer nor show cut words: the
+    // combo shows the name elided in the middle, with the whole of it in the tooltip (issue 17).
+    void longClusterNamesElide()
+    {
+        const QString eu = QStringLiteral("gke_my-long-project-name_europe-west4_tpu-fleet-a");
+        const QString us = QStringLiteral("gke_my-long-project-name_us-central2_tpu-fleet-b");
+        const Capture fleet = testfixture::fleetOf({testfixture::twoClusterContext(eu), testfixture::twoClusterContext(us)});
+        SliceComposer composer;
+        composer.resize(380, 780);
+        composer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&composer));
+        composer.setSnapshot(buildSnapshot(fleet));
+        auto *cluster = composer.findChild<ElidingComboBox *>(QStringLiteral("rayCluster"));
+        QVERIFY(cluster && !cluster->isHidden());
+        const QString whole = QStringLiteral("team-b/rl (context %1)").arg(us);
+        cluster->setCurrentIndex(cluster->findText(whole));
+        QCOMPARE(cluster->currentText(), whole);
+        QCOMPARE(cluster->toolTip(), whole);
+        // The combo asks for about 14 characters, whatever its entries; the composer's other rows
+        // set its minimum width (about 370 px), as they do without a fleet.
+        QVERIFY2(cluster->minimumSizeHint().width() < 220, qPrintable(QString::number(cluster->minimumSizeHint().width())));
+        QVERIFY2(composer.minimumSizeHint().width() <= 380, qPrintable(QString::number(composer.minimumSizeHint().width())));
+        QTRY_VERIFY(cluster->geometry().right() < composer.width());
+        const QString shown = cluster->shownText();
+        QVERIFY2(shown.contains(QChar(0x2026)) && shown.startsWith(u"team-b/rl") && shown.size() < whole.size(), qPrintable(shown));
+        // Room enough: the whole text.
+        composer.resize(900, 780);
+        QTRY_COMPARE(cluster->shownText(), whole);
+    }
+
     void fleetReviewsNameTheCluster()
     {
         const Capture fleet = testfixture::fleetOf({testfixture::twoClusterContext(QStringLiteral("gke_eu")), testfixture::twoClusterContext(QStringLiteral("gke_us"))});
