@@ -89,6 +89,13 @@ private Q_SLOTS:
         QTest::newRow("composer 1920x1080 dark") << QStringLiteral("composer-open-1920x1080-dark") << true << QStringLiteral("slice:v6e-4x4-1") << bundle << dark << 0.0 << -1 << wide << QStringLiteral("composer");
         QTest::newRow("scale dialog 1024x700 dark") << QStringLiteral("scale-open-1024x700-dark") << true << overview << bundle << dark << 0.0 << -1 << small << QStringLiteral("scale");
         QTest::newRow("scale dialog 1920x1080") << QStringLiteral("scale-open-1920x1080") << true << overview << bundle << light << 0.0 << -1 << wide << QStringLiteral("scale");
+        // The other theme of each at each size: every view at both sizes, light and dark.
+        QTest::newRow("degraded slice 1024x700 dark") << QStringLiteral("slice-degraded-1024x700-dark") << true << slice << QStringLiteral("state") << dark << 0.0 << 2 << small << QString();
+        QTest::newRow("degraded slice 1920x1080") << QStringLiteral("slice-degraded-1920x1080") << true << slice << QStringLiteral("state") << light << 0.0 << 2 << wide << QString();
+        QTest::newRow("composer 1024x700 dark") << QStringLiteral("composer-open-1024x700-dark") << true << QStringLiteral("slice:v6e-4x4-1") << bundle << dark << 0.0 << -1 << small << QStringLiteral("composer");
+        QTest::newRow("composer 1920x1080") << QStringLiteral("composer-open-1920x1080") << true << QStringLiteral("slice:v6e-4x4-1") << bundle << light << 0.0 << -1 << wide << QStringLiteral("composer");
+        QTest::newRow("scale dialog 1024x700") << QStringLiteral("scale-open-1024x700") << true << overview << bundle << light << 0.0 << -1 << small << QStringLiteral("scale");
+        QTest::newRow("scale dialog 1920x1080 dark") << QStringLiteral("scale-open-1920x1080-dark") << true << overview << bundle << dark << 0.0 << -1 << wide << QStringLiteral("scale");
     }
 
     void views()

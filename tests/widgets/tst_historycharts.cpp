@@ -1188,6 +1188,8 @@ private Q_SLOTS:
         // As the History dock holds it under the views of a 1024x700 and a 1920x1080 window (issue 17).
         QTest::newRow("1024 wide dock") << QStringLiteral("history-dock-1024") << QStringLiteral("light") << QSize(1024, 500);
         QTest::newRow("1920 wide dock, dark") << QStringLiteral("history-dock-1920-dark") << QStringLiteral("dark") << QSize(1920, 520);
+        QTest::newRow("1024 wide dock, dark") << QStringLiteral("history-dock-1024-dark") << QStringLiteral("dark") << QSize(1024, 500);
+        QTest::newRow("1920 wide dock") << QStringLiteral("history-dock-1920") << QStringLiteral("light") << QSize(1920, 520);
     }
 
     // The panel over the story, the v5p worker group picked, the cursor at 01:30 into it.
