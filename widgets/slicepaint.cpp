@@ -92,7 +92,8 @@ void drawHostLabel(QPainter &painter, const SliceScene &scene, const SliceProjec
         paintHostLabel(painter, scene.theme, centre, host, text);
         return;
     }
-    const QByteArray key = painter.font().key().toUtf8() + ' ' + QByteArray::number(scene.dataVersion);
+    const qreal dpr = slicepaint::deviceRatio(painter);
+    const QByteArray key = painter.font().key().toUtf8() + ' ' + QByteArray::number(scene.dataVersion) + ' ' + QByteArray::number(dpr);
     if (key != cache->key) {
         cache->key = key;
         cache->labels.assign(scene.slice->hosts.size(), LabelSprites::Label{});
@@ -102,7 +103,7 @@ void drawHostLabel(QPainter &painter, const SliceScene &scene, const SliceProjec
         const QFontMetricsF fm(painter.font());
         const QFont font = painter.font();
         label.text = text;
-        label.sprite = renderSprite(QRectF(-fm.horizontalAdvance(text) / 2 - 5, -fm.height() / 2 - 2, fm.horizontalAdvance(text) + 10, fm.height() + 4),
+        label.sprite = renderSprite(dpr, QRectF(-fm.horizontalAdvance(text) / 2 - 5, -fm.height() / 2 - 2, fm.horizontalAdvance(text) + 10, fm.height() + 4),
                                     [&](QPainter &lp) {
                                         lp.setFont(font);
                                         paintHostLabel(lp, scene.theme, QPointF(0, 0), host, text);
@@ -232,7 +233,7 @@ void message(QPainter &painter, const SliceScene &scene, QSize size, const QStri
 void chipsWithSprites(QPainter &painter, const SliceScene &scene, const SliceProjection &p, const SliceDrawOrder &order,
                       SliceSprites &sprites, LabelSprites &labels)
 {
-    sprites.ensure(p, scene.theme, scene.chips.palette, scene.chips.block, scene.dataVersion, scene.chips.hatched);
+    sprites.ensure(p, scene.theme, scene.chips.palette, scene.chips.block, scene.dataVersion, scene.chips.hatched, deviceRatio(painter));
     const auto steps = p.axisSteps();
     const QPointF origin = p.chipCenter(ChipCoord{0, 0, 0});
     const tpu::Dims b = scene.slice->layout.block();

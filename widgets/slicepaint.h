@@ -16,6 +16,8 @@
 #include <QCoreApplication>
 #include <QFont>
 #include <QList>
+#include <QPaintDevice>
+#include <QPainter>
 #include <QString>
 
 #include <array>
@@ -68,6 +70,13 @@ struct SliceFrameCache {
 };
 
 namespace slicepaint {
+
+// The device pixels per pixel of what `painter` paints on (a HiDPI screen's widget: 2; an image
+// made at 1): sprites and panels are rendered at it.
+inline qreal deviceRatio(const QPainter &painter)
+{
+    return painter.device() ? painter.device()->devicePixelRatioF() : 1.0;
+}
 
 // The view's words, translated in the view's context.
 struct Tr {

@@ -315,11 +315,14 @@ void panel(QPainter &painter, const SliceScene &scene, PanelImage &cache, const 
     }
     const QByteArray fullKey = key + ' ' + QByteArray::number(rect.x()) + ',' + QByteArray::number(rect.y()) + ' '
                                + QByteArray::number(rect.width()) + 'x' + QByteArray::number(rect.height()) + ' '
-                               + scene.font.key().toUtf8() + ' ' + QByteArray::number(scene.dataVersion);
+                               + scene.font.key().toUtf8() + ' ' + QByteArray::number(scene.dataVersion) + ' '
+                               + QByteArray::number(deviceRatio(painter));
     if (fullKey != cache.key) {
+        const qreal dpr = deviceRatio(painter);
         cache.key = fullKey;
         cache.at = rect.topLeft();
-        cache.image = QImage(rect.size(), QImage::Format_ARGB32_Premultiplied);
+        cache.image = QImage(int(std::ceil(rect.width() * dpr)), int(std::ceil(rect.height() * dpr)), QImage::Format_ARGB32_Premultiplied);
+        cache.image.setDevicePixelRatio(dpr);
         cache.image.fill(Qt::transparent);
         QPainter p(&cache.image);
         p.translate(-rect.topLeft());

@@ -15,6 +15,7 @@ namespace {
 QImage colourize(const QImage &grey, QColor colour)
 {
     QImage out(grey.size(), grey.format());
+    out.setDevicePixelRatio(grey.devicePixelRatio());
     const QRgb c = colour.rgba();
     const quint32 ca = qAlpha(c);
     // Premultiply the colour once; a template pixel's grey level already carries its alpha.
@@ -105,14 +106,15 @@ double brightestShade(const QList<BoxFace> &faces)
 }
 
 void SliceSprites::ensure(const SliceProjection &p, const Theme &theme, const QList<QColor> &palette, tpu::Dims block, quint64 dataVersion,
-                          const QList<bool> &hatched)
+                          const QList<bool> &hatched, qreal dpr)
 {
-    const Key key{p.yaw(), p.pitch(), p.scale(), p.explode(), p.chipHeight(), theme.iciLink.rgba(), theme.wrapLink.rgba(),
+    const Key key{p.yaw(), p.pitch(), p.scale(), p.explode(), p.chipHeight(), dpr, theme.iciLink.rgba(), theme.wrapLink.rgba(),
                   theme.hostOutline.rgba(), theme.window.rgba(), theme.selection.rgba(), theme.dead.rgba(),
                   theme.pending.rgba(), block, dataVersion};
     if (key == m_key && !m_chipTemplate.isNull())
         return;
     m_key = key;
+    m_dpr = dpr;
     m_palette = palette;
     m_hatched = hatched;
     m_hatchColour = theme.unknownHatch;
@@ -123,7 +125,7 @@ void SliceSprites::ensure(const SliceProjection &p, const Theme &theme, const QL
     const QList<BoxFace> faces = visibleFaces(p, p.chipHalfExtents());
     const double top = brightestShade(faces);
     const double edgeWidth = std::clamp(s / 40, 0.6, 1.4);
-    Sprite chip = renderSprite(boundsOf(faces), [&](QPainter &painter) {
+    Sprite chip = renderSprite(m_dpr, boundsOf(faces), [&](QPainter &painter) {
         for (const BoxFace &f : faces) {
             const int grey = int(255 * f.shade / top + 0.5);
             painter.setBrush(QColor(grey, grey, grey));
@@ -134,7 +136,7 @@ void SliceSprites::ensure(const SliceProjection &p, const Theme &theme, const QL
     m_chipTemplate = chip.image;
     m_chipAnchor = chip.anchor;
     // A ghost (MISSING host): a faint body and a dashed outline, so what is behind shows through.
-    Sprite ghost = renderSprite(boundsOf(faces), [&](QPainter &painter) {
+    Sprite ghost = renderSprite(m_dpr, boundsOf(faces), [&](QPainter &painter) {
         for (const BoxFace &f : faces) {
             const int grey = int(255 * f.shade / top + 0.5);
             painter.setBrush(QColor(grey, grey, grey, 46));
@@ -174,7 +176,7 @@ void SliceSprites::buildStubs(const SliceProjection &p, const Theme &theme)
         stubsShown[size_t(axis)] = QLineF(a, b).length() >= 2.5;
         // A wrap edge pointing at the viewer would be a ring over the chip's middle: skip it.
         wrapsShown[size_t(axis)] = QLineF(p.mapVector(unit * h), p.mapVector(unit * float(h + kWrapStub))).length() >= 3;
-        m_frontLink[size_t(axis)] = renderSprite(QRectF(a, b).normalized().adjusted(-lineWidth, -lineWidth, lineWidth, lineWidth), [&](QPainter &painter) {
+        m_frontLink[size_t(axis)] = renderSprite(m_dpr, QRectF(a, b).normalized().adjusted(-lineWidth, -lineWidth, lineWidth, lineWidth), [&](QPainter &painter) {
             painter.setPen(QPen(theme.iciLink, lineWidth, Qt::SolidLine, Qt::FlatCap));
             painter.drawLine(a, b);
         });
@@ -184,7 +186,7 @@ void SliceSprites::buildStubs(const SliceProjection &p, const Theme &theme)
             const QPointF from = p.mapVector(unit * h * direction);
             const QPointF to = p.mapVector(unit * float(h + kWrapStub) * direction);
             const double ring = std::max(1.2, wrapWidth);
-            return renderSprite(QRectF(from, to).normalized().adjusted(-ring - 1, -ring - 1, ring + 1, ring + 1), [&](QPainter &painter) {
+            return renderSprite(m_dpr, QRectF(from, to).normalized().adjusted(-ring - 1, -ring - 1, ring + 1, ring + 1), [&](QPainter &painter) {
                 QPen pen(theme.wrapLink, wrapWidth, Qt::SolidLine, Qt::FlatCap);
                 pen.setDashPattern({2, 1.5});
                 painter.setPen(pen);
@@ -211,7 +213,7 @@ void SliceSprites::buildTrays(const SliceProjection &p, const Theme &theme, tpu:
     const QList<BoxFace> trayFaces = visibleFaces(p, trayHalf, centre);
     const QColor board = mix(theme.window, theme.hostOutline, theme.isDark ? 0.22 : 0.38);
     auto tray = [&](const QColor &fill, const QColor &edge, bool dashed) {
-        return renderSprite(boundsOf(trayFaces), [&](QPainter &painter) {
+        return renderSprite(m_dpr, boundsOf(trayFaces), [&](QPainter &painter) {
             for (const BoxFace &f : trayFaces) {
                 QColor c = fill;
                 if (c.alpha() == 255)
@@ -247,7 +249,7 @@ const Sprite &SliceSprites::chip(int paletteIndex, bool ghost)
         s.anchor = ghost ? m_ghostAnchor : m_chipAnchor;
         if (!ghost && m_hatched.value(paletteIndex)) {
             QPainter painter(&s.image);
-            hatchPainted(painter, s.image.rect(), m_hatchColour, m_hatchPitch);
+            hatchPainted(painter, QRect(QPoint(0, 0), logicalSize(s.image)), m_hatchColour, m_hatchPitch);
         }
     }
     return s;
@@ -263,7 +265,7 @@ const Sprite &SliceSprites::chipWithStubs(int paletteIndex, quint16 stubs)
         return s;
     const Sprite &body = chip(paletteIndex, false);
     // Everything relative to the chip centre; the union of the parts is the sprite.
-    QRect bounds(-body.anchor, body.image.size());
+    QRect bounds(-body.anchor, logicalSize(body.image));
     auto each = [&](auto &&use) {
         for (int axis = 0; axis < 3; ++axis) {
             const int bits = stubs >> SliceDrawOrder::stubShift(axis);
@@ -275,8 +277,9 @@ const Sprite &SliceSprites::chipWithStubs(int paletteIndex, quint16 stubs)
                 use(m_frontWrap[size_t(axis)], false);
         }
     };
-    each([&](const Sprite &part, bool) { bounds |= QRect(-part.anchor, part.image.size()); });
-    s.image = QImage(bounds.size(), QImage::Format_ARGB32_Premultiplied);
+    each([&](const Sprite &part, bool) { bounds |= QRect(-part.anchor, logicalSize(part.image)); });
+    s.image = QImage(int(std::ceil(bounds.width() * m_dpr)), int(std::ceil(bounds.height() * m_dpr)), QImage::Format_ARGB32_Premultiplied);
+    s.image.setDevicePixelRatio(m_dpr);
     s.image.fill(Qt::transparent);
     s.anchor = -bounds.topLeft();
     QPainter painter(&s.image);

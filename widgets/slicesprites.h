@@ -14,6 +14,8 @@
 
 #include <QByteArray>
 #include <QImage>
+
+#include <cmath>
 #include <QList>
 #include <QPainter>
 #include <QPolygonF>
@@ -39,13 +41,24 @@ struct Sprite {
 // has painted so far, only where it painted (its device must have an alpha channel).
 void hatchPainted(QPainter &painter, const QRect &area, const QColor &colour, double pitch);
 
-// Paints `paint` (in coordinates centred on the anchor) into a sprite covering `bounds`.
+// The size of `image` in device-independent pixels (what it covers when drawn), rounded up.
+inline QSize logicalSize(const QImage &image)
+{
+    const QSizeF size = image.deviceIndependentSize();
+    return QSize(int(std::ceil(size.width() - 1e-6)), int(std::ceil(size.height() - 1e-6)));
+}
+
+// Paints `paint` (in coordinates centred on the anchor, device-independent pixels) into a sprite
+// covering `bounds`, at `dpr` device pixels per pixel: on a HiDPI screen sprites are drawn at the
+// screen's resolution, never scaled up from a low-resolution image.
 template<typename Paint>
-Sprite renderSprite(const QRectF &bounds, Paint &&paint)
+Sprite renderSprite(qreal dpr, const QRectF &bounds, Paint &&paint)
 {
     const QRect r = bounds.adjusted(-2, -2, 2, 2).toAlignedRect();
+    const QSize size = r.size().expandedTo(QSize(1, 1));
     Sprite s;
-    s.image = QImage(r.size().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+    s.image = QImage(int(std::ceil(size.width() * dpr)), int(std::ceil(size.height() * dpr)), QImage::Format_ARGB32_Premultiplied);
+    s.image.setDevicePixelRatio(dpr);
     s.image.fill(Qt::transparent);
     s.anchor = -r.topLeft();
     QPainter p(&s.image);
@@ -84,7 +97,7 @@ public:
     // zoom, explode, chip height, theme, host block, data); colour sprites are then made on first
     // use from `palette`, hatched (theme.unknownHatch) where `hatched` says so.
     void ensure(const SliceProjection &p, const Theme &theme, const QList<QColor> &palette, tpu::Dims block, quint64 dataVersion,
-                const QList<bool> &hatched = {});
+                const QList<bool> &hatched = {}, qreal dpr = 1);
 
     const Sprite &chip(int paletteIndex, bool ghost);
     // A chip with its link stubs (SliceDrawOrder::StubBit per axis) baked in.
@@ -95,7 +108,7 @@ public:
 
 private:
     struct Key {
-        double yaw = 0, pitch = 0, scale = 0, explode = 0, chipHeight = 0;
+        double yaw = 0, pitch = 0, scale = 0, explode = 0, chipHeight = 0, dpr = 1;
         QRgb link = 0, wrap = 0, outline = 0, window = 0, selection = 0, dead = 0, pending = 0;
         tpu::Dims block;
         quint64 dataVersion = 0;
@@ -109,6 +122,7 @@ private:
     QList<bool> m_hatched;
     QColor m_hatchColour;
     double m_hatchPitch = 6;
+    qreal m_dpr = 1;
     QImage m_chipTemplate, m_ghostTemplate;
     QPoint m_chipAnchor, m_ghostAnchor;
     std::vector<Sprite> m_chipSprites, m_ghostSprites; // by palette index, built on first use

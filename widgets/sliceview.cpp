@@ -38,6 +38,7 @@ struct SliceView::Private {
     // preset, explode, a legend change. Cleared when the user zooms or pans; Home, a double
     // click, a preset or another slice set it again.
     bool autoFit = true;
+    bool keyboardFocus = false; // the focus came from the keyboard, or a key was pressed since
     ChipPainting painting = ChipPainting::Sprites;
 
     // Mouse.
@@ -494,6 +495,30 @@ void SliceView::paintEvent(QPaintEvent *)
     if (d->projection.viewport() != size())
         d->projection.setViewport(size());
     d->paint(painter, d->projection, size());
+    if (showsFocusRing()) {
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        painter.setPen(QPen(d->scene.theme.selection, 2));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRoundedRect(QRectF(rect()).adjusted(2, 2, -2, -2), 4, 4);
+    }
+}
+
+bool SliceView::showsFocusRing() const
+{
+    return hasFocus() && d->keyboardFocus;
+}
+
+void SliceView::focusInEvent(QFocusEvent *event)
+{
+    d->keyboardFocus = event->reason() != Qt::MouseFocusReason;
+    QWidget::focusInEvent(event);
+    update();
+}
+
+void SliceView::focusOutEvent(QFocusEvent *event)
+{
+    QWidget::focusOutEvent(event);
+    update();
 }
 
 void SliceView::resizeEvent(QResizeEvent *)
@@ -574,6 +599,10 @@ void SliceView::wheelEvent(QWheelEvent *event)
 
 void SliceView::keyPressEvent(QKeyEvent *event)
 {
+    if (!d->keyboardFocus) {
+        d->keyboardFocus = true;
+        update();
+    }
     SliceProjection &p = d->projection;
     constexpr double kTurn = 15;
     const QPointF centre(width() / 2.0, height() / 2.0);

@@ -81,6 +81,10 @@ public:
     void setHighlightedHosts(const QList<int> &workerIds);
     QList<int> highlightedHosts() const;
 
+    // Whether the keyboard's focus ring is drawn: the view has the focus and it came from the
+    // keyboard (Tab, a shortcut) or a key was pressed since; a click alone shows none.
+    bool showsFocusRing() const;
+
     // Where the legend is drawn at the widget's size (empty when hidden), and its lines' texts.
     QRectF legendRect() const;
     QStringList legendTexts() const;
@@ -122,6 +126,8 @@ protected:
     void mouseReleaseEvent(QMouseEvent *event) override;
     void wheelEvent(QWheelEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void focusInEvent(QFocusEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
     bool event(QEvent *event) override; // tooltips
 
 private:

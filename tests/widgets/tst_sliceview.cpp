@@ -234,6 +234,8 @@ private Q_SLOTS:
     void fitsEveryCanvas();
     void manualZoomStopsFitting();
     void turningKeepsTheWorkerLabels();
+    void focusRingFromTheKeyboard();
+    void crispAtTheDevicePixelRatio();
 };
 
 void TestSliceView::initTestCase()
@@ -940,6 +942,70 @@ void TestSliceView::turningKeepsTheWorkerLabels()
         for (int w = 0; w < 4; ++w)
             QVERIFY2(counts[w] > 12, qPrintable(QStringLiteral("after %1 turns (yaw %2) host %3 shows %4 label pixels").arg(turn).arg(view()->projection().yaw()).arg(w).arg(counts[w])));
         QTest::keyClick(view(), Qt::Key_Right);
+    }
+}
+
+// A visible focus ring (issue 17) when the keyboard brought the focus, or a key was pressed since;
+// a click alone shows none, and leaving takes it away.
+void TestSliceView::focusRingFromTheKeyboard()
+{
+    show(QStringLiteral("v6e-4x4-0"));
+    view()->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(view()));
+    const QColor selection = Theme::light().selection;
+    const auto edge = [this] {
+        const QImage image = view()->grab().toImage();
+        return image.pixelColor(2, image.height() / 2);
+    };
+    view()->clearFocus();
+    QVERIFY(!view()->showsFocusRing());
+    QVERIFY(edge() != selection);
+    view()->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(view()->hasFocus());
+    QVERIFY(view()->showsFocusRing());
+    QCOMPARE(edge(), selection);
+    view()->clearFocus();
+    QVERIFY(edge() != selection);
+    // A click gives the focus without the ring; the first key shows it.
+    QTest::mouseClick(view(), Qt::LeftButton, {}, QPoint(view()->width() - 20, view()->height() - 20));
+    QTRY_VERIFY(view()->hasFocus());
+    QVERIFY(!view()->showsFocusRing());
+    QVERIFY(edge() != selection);
+    QTest::keyClick(view(), Qt::Key_Shift);
+    QVERIFY(view()->showsFocusRing());
+    QCOMPARE(edge(), selection);
+}
+
+// On a HiDPI screen (device pixel ratio 2) the chips, labels and panels are drawn at the screen's
+// resolution (issue 17): the same picture as at ratio 1, with detail a scaled-up ratio-1 image
+// does not have.
+void TestSliceView::crispAtTheDevicePixelRatio()
+{
+    show(QStringLiteral("v6e-4x4-3"), ColorMode::WorkerId);
+    const QSize logical(900, 650);
+    const QImage low = renderOf(*view(), logical);
+    QImage high(logical * 2, QImage::Format_ARGB32_Premultiplied);
+    high.setDevicePixelRatio(2);
+    {
+        QPainter painter(&high);
+        view()->render(painter, logical);
+    }
+    // The same picture: averaged back to ratio 1, it is within a few levels of the ratio-1 render.
+    const QImage down = high.scaled(logical, Qt::IgnoreAspectRatio, Qt::SmoothTransformation).convertToFormat(low.format());
+    qint64 far = 0;
+    for (int y = 0; y < logical.height(); ++y)
+        for (int x = 0; x < logical.width(); ++x)
+            far += !similar(down.pixelColor(x, y), low.pixelColor(x, y), 48);
+    QVERIFY2(far < logical.width() * logical.height() / 100, qPrintable(QStringLiteral("%1 pixels differ").arg(far)));
+    // Drawn, not scaled: against the ratio-1 render scaled up (either way), many pixels differ.
+    const QImage highPlain = high.convertToFormat(low.format());
+    for (Qt::TransformationMode mode : {Qt::FastTransformation, Qt::SmoothTransformation}) {
+        const QImage up = low.scaled(logical * 2, Qt::IgnoreAspectRatio, mode);
+        qint64 differ = 0;
+        for (int y = 0; y < up.height(); ++y)
+            for (int x = 0; x < up.width(); ++x)
+                differ += !similar(up.pixelColor(x, y), highPlain.pixelColor(x, y), 16);
+        QVERIFY2(differ > 20000, qPrintable(QStringLiteral("%1 pixels differ from the scaled-up image").arg(differ)));
     }
 }
 
