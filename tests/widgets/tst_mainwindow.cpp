@@ -568,6 +568,22 @@ private Q_SLOTS:
         QVERIFY(minimum.width() >= 300 && minimum.height() >= 200); // a usable size, not a token one
         saveGrab(window, QStringLiteral("every-dock-1024x700"));
 
+        // Closing docks one by one (what each dock's close button does) never resizes or moves the
+        // window, and the central view only gains room: nothing outside the closed dock's place
+        // shifts under the pointer.
+        const QRect frame = window.geometry();
+        for (QDockWidget *dock : docks) {
+            const QSize before = window.workspace()->size();
+            dock->close();
+            QTest::qWait(20);
+            QCOMPARE(window.geometry(), frame);
+            const QSize after = window.workspace()->size();
+            QVERIFY2(after.width() >= before.width() && after.height() >= before.height(),
+                     qPrintable(QStringLiteral("closing %1: central %2x%3 -> %4x%5").arg(dock->objectName()).arg(before.width()).arg(before.height()).arg(after.width()).arg(after.height())));
+        }
+        for (QDockWidget *dock : docks)
+            dock->show();
+
         auto *reset = window.findChild<QAction *>(QStringLiteral("resetLayoutAction"));
         QVERIFY(reset);
         reset->trigger();
