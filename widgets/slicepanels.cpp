@@ -318,12 +318,9 @@ void panel(QPainter &painter, const SliceScene &scene, PanelImage &cache, const 
                                + scene.font.key().toUtf8() + ' ' + QByteArray::number(scene.dataVersion) + ' '
                                + QByteArray::number(deviceRatio(painter));
     if (fullKey != cache.key) {
-        const qreal dpr = deviceRatio(painter);
         cache.key = fullKey;
         cache.at = rect.topLeft();
-        cache.image = QImage(int(std::ceil(rect.width() * dpr)), int(std::ceil(rect.height() * dpr)), QImage::Format_ARGB32_Premultiplied);
-        cache.image.setDevicePixelRatio(dpr);
-        cache.image.fill(Qt::transparent);
+        cache.image = transparentImage(rect.size(), deviceRatio(painter));
         QPainter p(&cache.image);
         p.translate(-rect.topLeft());
         draw(p);

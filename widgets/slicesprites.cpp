@@ -278,9 +278,7 @@ const Sprite &SliceSprites::chipWithStubs(int paletteIndex, quint16 stubs)
         }
     };
     each([&](const Sprite &part, bool) { bounds |= QRect(-part.anchor, logicalSize(part.image)); });
-    s.image = QImage(int(std::ceil(bounds.width() * m_dpr)), int(std::ceil(bounds.height() * m_dpr)), QImage::Format_ARGB32_Premultiplied);
-    s.image.setDevicePixelRatio(m_dpr);
-    s.image.fill(Qt::transparent);
+    s.image = transparentImage(bounds.size(), m_dpr);
     s.anchor = -bounds.topLeft();
     QPainter painter(&s.image);
     painter.translate(s.anchor);

@@ -48,6 +48,15 @@ inline QSize logicalSize(const QImage &image)
     return QSize(int(std::ceil(size.width() - 1e-6)), int(std::ceil(size.height() - 1e-6)));
 }
 
+// A transparent image covering `logical` device-independent pixels at `dpr` device pixels each.
+inline QImage transparentImage(QSize logical, qreal dpr)
+{
+    QImage image(int(std::ceil(logical.width() * dpr)), int(std::ceil(logical.height() * dpr)), QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(dpr);
+    image.fill(Qt::transparent);
+    return image;
+}
+
 // Paints `paint` (in coordinates centred on the anchor, device-independent pixels) into a sprite
 // covering `bounds`, at `dpr` device pixels per pixel: on a HiDPI screen sprites are drawn at the
 // screen's resolution, never scaled up from a low-resolution image.
@@ -55,11 +64,8 @@ template<typename Paint>
 Sprite renderSprite(qreal dpr, const QRectF &bounds, Paint &&paint)
 {
     const QRect r = bounds.adjusted(-2, -2, 2, 2).toAlignedRect();
-    const QSize size = r.size().expandedTo(QSize(1, 1));
     Sprite s;
-    s.image = QImage(int(std::ceil(size.width() * dpr)), int(std::ceil(size.height() * dpr)), QImage::Format_ARGB32_Premultiplied);
-    s.image.setDevicePixelRatio(dpr);
-    s.image.fill(Qt::transparent);
+    s.image = transparentImage(r.size().expandedTo(QSize(1, 1)), dpr);
     s.anchor = -r.topLeft();
     QPainter p(&s.image);
     p.setRenderHint(QPainter::Antialiasing);

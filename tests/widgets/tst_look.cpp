@@ -82,34 +82,32 @@ QList<QColor> groupPalette()
     return colours;
 }
 
+// `fields` of both themes, named "light ready", "dark ready", ...
+QList<std::pair<QString, QColor>> ofBothThemes(std::initializer_list<std::pair<const char *, QColor Theme::*>> fields)
+{
+    QList<std::pair<QString, QColor>> out;
+    for (const Theme &t : {Theme::light(), Theme::dark()})
+        for (const auto &[name, field] : fields)
+            out.append({(t.isDark ? QStringLiteral("dark ") : QStringLiteral("light ")) + QLatin1String(name), t.*field});
+    return out;
+}
+
 // Every colour a chip or a state wears that a palette colour must never be mistaken for.
 QList<std::pair<QString, QColor>> statusColours()
 {
-    QList<std::pair<QString, QColor>> out;
-    for (const Theme &t : {Theme::light(), Theme::dark()}) {
-        const QString n = t.isDark ? QStringLiteral("dark ") : QStringLiteral("light ");
-        out.append({n + QStringLiteral("ready"), t.ready});
-        out.append({n + QStringLiteral("reserved"), t.reserved});
-        out.append({n + QStringLiteral("degraded"), t.degraded});
-        out.append({n + QStringLiteral("provisioning"), t.provisioning});
-        out.append({n + QStringLiteral("missing"), t.missing});
-        out.append({n + QStringLiteral("alive"), t.alive});
-        out.append({n + QStringLiteral("dead"), t.dead});
-        out.append({n + QStringLiteral("pending"), t.pending});
-    }
-    return out;
+    return ofBothThemes({{"ready", &Theme::ready},
+                         {"reserved", &Theme::reserved},
+                         {"degraded", &Theme::degraded},
+                         {"provisioning", &Theme::provisioning},
+                         {"missing", &Theme::missing},
+                         {"alive", &Theme::alive},
+                         {"dead", &Theme::dead},
+                         {"pending", &Theme::pending}});
 }
 
 QList<std::pair<QString, QColor>> chipGreys()
 {
-    QList<std::pair<QString, QColor>> out;
-    for (const Theme &t : {Theme::light(), Theme::dark()}) {
-        const QString n = t.isDark ? QStringLiteral("dark ") : QStringLiteral("light ");
-        out.append({n + QStringLiteral("free chip"), t.freeChip});
-        out.append({n + QStringLiteral("absent chip"), t.absentChip});
-        out.append({n + QStringLiteral("unknown chip"), t.unknownChip});
-    }
-    return out;
+    return ofBothThemes({{"free chip", &Theme::freeChip}, {"absent chip", &Theme::absentChip}, {"unknown chip", &Theme::unknownChip}});
 }
 
 // The smallest distance between two colours of `colours` in `vision`, as "i-j: d" when it is
