@@ -170,10 +170,8 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
                     QString why;
                     if (h.rayNode >= 0 && h.rayNode < snap.rayNodes.size())
                         why = snap.rayNodes[h.rayNode].stateMessage.simplified();
-                    if (why.isEmpty() && h.pod >= 0 && h.pod < snap.pods.size()) {
-                        const Pod &pod = snap.pods[h.pod];
-                        why = (pod.message.isEmpty() ? pod.reason : pod.message).simplified();
-                    }
+                    if (why.isEmpty() && h.pod >= 0 && h.pod < snap.pods.size())
+                        why = snap.pods[h.pod].statusText().simplified(); // as the details' "Pod says"
                     if (!why.isEmpty() && !e.note.contains(why))
                         e.note += QStringLiteral(": ") + why;
                     break;

@@ -49,6 +49,12 @@ QString toText(PlacementGroup::Kind kind)
     Q_UNREACHABLE();
 }
 
+QString Pod::statusText() const
+{
+    return reason.isEmpty() ? message : message.isEmpty() ? reason
+                                                          : reason + QStringLiteral(": ") + message;
+}
+
 QString Pod::lifecycleText() const
 {
     QStringList parts;

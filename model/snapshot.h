@@ -124,6 +124,9 @@ struct Pod {
     }
     // "Failed: Evicted: The node was low on resource: memory." / "being deleted"
     QString lifecycleText() const;
+    // What the pod's status says, without its phase: "Evicted: The node was low on resource:
+    // memory.", either part alone, or empty.
+    QString statusText() const;
     friend bool operator==(const Pod &, const Pod &) = default;
 };
 

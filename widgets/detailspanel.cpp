@@ -229,9 +229,8 @@ QString DetailsPanel::html(const ClusterSnapshot &snap, const QString &sliceName
         out += row(tr("Pod"), esc(p ? p->qualifiedName() : tr("none")));
         if (p)
             out += row(tr("Pod phase"), esc(p->phase + (p->terminating ? tr(" (terminating)") : QString())));
-        if (p && (!p->reason.isEmpty() || !p->message.isEmpty()))
-            out += row(tr("Pod says"), esc(p->reason.isEmpty() ? p->message : p->message.isEmpty() ? p->reason
-                                                                                                   : p->reason + QStringLiteral(": ") + p->message));
+        if (p && !p->statusText().isEmpty())
+            out += row(tr("Pod says"), esc(p->statusText()));
         if (p && !p->megascale.isEmpty())
             out += row(tr("Multislice"), esc(p->megascale.join(QStringLiteral(", "))));
         if (n && !n->subslices.isEmpty())

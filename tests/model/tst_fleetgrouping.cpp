@@ -134,7 +134,7 @@ private Q_SLOTS:
     }
 
     // A failure's reason is on the tile (issue 17): the Ray node's death message, else the pod's
-    // message or reason; never the reason of another host than the one the note names.
+    // status (reason: message), as the details show it; never the reason of another host than the one the note names.
     void degradedNoteSaysWhy()
     {
         ClusterSnapshot snap = fleetfixture::fleet();
