@@ -52,12 +52,12 @@ DetailsPanel::DetailsPanel(QWidget *parent)
     m_copy = makeButton(IconKind::Copy, tr("Copy"), QStringLiteral("detailsCopy"));
     m_copy->setPopupMode(QToolButton::InstantPopup);
     m_copy->setMenu(new QMenu(m_copy));
-    m_ray = makeButton(IconKind::OpenExternal, tr("Ray"), QStringLiteral("detailsRayDashboard"));
+    m_ray = makeButton(IconKind::RayDashboard, tr("Ray"), QStringLiteral("detailsRayDashboard"));
     connect(m_ray, &QToolButton::clicked, this, [this] {
         if (const QUrl url = m_ray->property("url").toUrl(); url.isValid())
             Q_EMIT openRequested(url);
     });
-    m_console = makeButton(IconKind::OpenExternal, tr("Console"), QStringLiteral("detailsCloudConsole"));
+    m_console = makeButton(IconKind::CloudConsole, tr("Console"), QStringLiteral("detailsCloudConsole"));
     m_console->setPopupMode(QToolButton::InstantPopup);
     m_console->setMenu(new QMenu(m_console));
     auto *actions = new QHBoxLayout;

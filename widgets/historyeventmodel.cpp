@@ -313,7 +313,7 @@ const QList<HistoryEvent> &HistoryEventModel::eventsOf(int entry) const
     return m_cache.first().second;
 }
 
-HistoryEvent HistoryEventModel::event(int row) const
+HistoryEvent HistoryEventModel::eventAt(int row) const
 {
     if (row < 0 || row >= rowCount())
         return {};
@@ -408,7 +408,7 @@ QVariant HistoryEventModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= rowCount())
         return {};
-    const HistoryEvent e = event(index.row());
+    const HistoryEvent e = eventAt(index.row());
     switch (role) {
     case Qt::DisplayRole:
         switch (Column(index.column())) {

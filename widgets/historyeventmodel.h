@@ -72,7 +72,7 @@ public:
     QString filterText() const { return m_filter; }
     bool isScanning() const { return m_scanNext >= 0; } // a filter scan is still running
 
-    HistoryEvent event(int row) const;
+    HistoryEvent eventAt(int row) const;
     // The first row (newest first) of the newest entry at or before `serial`, or -1.
     int firstRowAtOrBefore(qint64 serial) const;
 

@@ -165,6 +165,28 @@ Shape shapeOf(IconKind kind)
         p.moveTo(19.5, 4.5);
         p.lineTo(11.5, 12.5);
         break;
+    case IconKind::RayDashboard: // a gauge: an arc, its ticks and a needle
+        p.moveTo(3.5, 17);
+        p.arcTo(QRectF(3.5, 5, 17, 17), 180, -180);
+        p.lineTo(20.5, 17);
+        p.moveTo(12, 13.5);
+        p.lineTo(16.5, 9);
+        p.moveTo(6.5, 13.5);
+        p.lineTo(7.6, 13.5);
+        p.moveTo(12, 8);
+        p.lineTo(12, 9.1);
+        s.fill.addEllipse(QPointF(12, 13.5), 1.6, 1.6);
+        break;
+    case IconKind::CloudConsole: // a cloud
+        p.moveTo(7, 18.5);
+        p.cubicTo(4.5, 18.5, 3, 16.8, 3, 14.8);
+        p.cubicTo(3, 12.8, 4.6, 11.2, 6.6, 11.2);
+        p.cubicTo(7, 8, 9.4, 5.5, 12.5, 5.5);
+        p.cubicTo(15.6, 5.5, 18, 8, 18.2, 11);
+        p.cubicTo(20, 11.3, 21, 12.9, 21, 14.7);
+        p.cubicTo(21, 16.8, 19.5, 18.5, 17.2, 18.5);
+        p.closeSubpath();
+        break;
     case IconKind::Open: // a folder
         p.moveTo(3.5, 18.5);
         p.lineTo(3.5, 6);

@@ -35,6 +35,8 @@ enum class IconKind
     Search,
     Copy,
     OpenExternal,
+    RayDashboard, // the Ray dashboard's page of a node
+    CloudConsole, // the cloud provider's console page of a VM
     Open,
     Save,
     Export,

@@ -257,7 +257,7 @@ bool Timeline::stepToChange(int direction)
 
 void Timeline::activateEventRow(int row)
 {
-    const HistoryEvent event = m_model->event(row);
+    const HistoryEvent event = m_model->eventAt(row);
     if (!m_history || event.serial < 0)
         return;
     const int index = m_history->indexOfSerial(event.serial);

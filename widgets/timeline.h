@@ -90,7 +90,7 @@ public:
     TimelineTrack *track() const { return m_track; }
     QTreeView *eventList() const { return m_list; }
     HistoryEventModel *eventModel() const { return m_model; }
-    QLineEdit *eventFilter() const { return m_filter; }
+    QLineEdit *filterEdit() const { return m_filter; }
     QToolButton *liveButton() const { return m_liveButton; }
     QString positionText() const; // the label next to the Live button
     // Short: the views above it matter more; the list scrolls and the track's lanes shrink.

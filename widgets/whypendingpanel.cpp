@@ -61,7 +61,8 @@ void WhyPendingPanel::refresh()
         return;
     }
     const PlacementGroup &group = m_snapshot->placementGroups[g];
-    m_text->setPlainText(tr("Placement group %1 (%2) is PENDING.\n").arg(group.name.isEmpty() ? tr("(unnamed)") : group.name, group.id)
+    // Named as everywhere else (an unnamed group by its kind, job and short id), with its whole id.
+    m_text->setPlainText(tr("Placement group %1 is PENDING (id %2).\n").arg(m_snapshot->groupLabel(group), group.id)
                          + explainPendingGroup(*m_snapshot, group).toText());
 }
 

@@ -105,7 +105,7 @@ QList<HistoryEvent> modelEvents(const HistoryEventModel &model)
 {
     QList<HistoryEvent> rows;
     for (int r = 0; r < model.rowCount(); ++r)
-        rows << model.event(r);
+        rows << model.eventAt(r);
     return rows;
 }
 
@@ -116,7 +116,7 @@ void compareRows(const HistoryEventModel &model, const QList<HistoryEvent> &expe
     for (int r = 0; r < model.rowCount(); ++r) {
         const HistoryEvent &e = expected[r];
         QVERIFY2(e.serial >= 0, qPrintable(QStringLiteral("expected row %1 is not an event").arg(r)));
-        QCOMPARE(model.event(r), e);
+        QCOMPARE(model.eventAt(r), e);
         QCOMPARE(model.data(model.index(r, HistoryEventModel::Time)).toString(), e.time.toUTC().toString(QStringLiteral("HH:mm:ss")));
         QCOMPARE(model.data(model.index(r, HistoryEventModel::Kind)).toString(), toText(e.kind));
         QCOMPARE(model.data(model.index(r, HistoryEventModel::Text)).toString(), e.text);
@@ -261,7 +261,7 @@ private Q_SLOTS:
         compareSummaries(model, history, eventsOnArrival);
         // Nothing of an evicted entry is left: no row names a serial older than the oldest kept.
         for (int r = 0; r < model.rowCount(); ++r)
-            QVERIFY(model.event(r).serial >= history.serial(0));
+            QVERIFY(model.eventAt(r).serial >= history.serial(0));
     }
 
     void filterScan()
@@ -352,7 +352,7 @@ private Q_SLOTS:
         QCOMPARE(range.second, rowsBefore - 1);
         QVERIFY(range.first > 0);
         for (int r = 0; r < model.rowCount(); ++r)
-            QVERIFY(model.event(r).serial >= history.serial(0));
+            QVERIFY(model.eventAt(r).serial >= history.serial(0));
         QCOMPARE(model.rowCount(), range.first);
     }
 

@@ -29,6 +29,8 @@ constexpr IconKind kAll[] = {
     IconKind::Search,
     IconKind::Copy,
     IconKind::OpenExternal,
+    IconKind::RayDashboard,
+    IconKind::CloudConsole,
     IconKind::Open,
     IconKind::Save,
     IconKind::Export,

@@ -115,7 +115,7 @@ Fed feedWindow(const QList<Capture> &captures, bool show)
 int rowOf(const HistoryEventModel *model, const std::function<bool(const HistoryEvent &)> &wanted)
 {
     for (int r = 0; r < model->rowCount(); ++r)
-        if (wanted(model->event(r)))
+        if (wanted(model->eventAt(r)))
             return r;
     return -1;
 }
@@ -233,10 +233,10 @@ private Q_SLOTS:
             total += int(w.history()->events(i).size());
         QCOMPARE(model->rowCount(), total);
         for (int r = 0; r < model->rowCount(); ++r) {
-            QVERIFY(model->event(r).serial <= previous);
-            previous = model->event(r).serial;
+            QVERIFY(model->eventAt(r).serial <= previous);
+            previous = model->eventAt(r).serial;
         }
-        QCOMPARE(model->event(0), w.history()->events(w.history()->size() - 1).value(0, model->event(0)));
+        QCOMPARE(model->eventAt(0), w.history()->events(w.history()->size() - 1).value(0, model->eventAt(0)));
         // A new source is another cluster: its past starts empty.
         w.setSource(std::make_unique<PushSource>());
         QCOMPARE(w.history()->size(), 0);
@@ -341,7 +341,7 @@ private Q_SLOTS:
             return e.kind == HistoryEventKind::SliceStatusChanged && e.to == QLatin1String("degraded");
         });
         QVERIFY2(degradedRow >= 0, "the demo's story degrades a slice");
-        const HistoryEvent degraded = model->event(degradedRow);
+        const HistoryEvent degraded = model->eventAt(degradedRow);
         click(degradedRow);
         QVERIFY(!t->isLive());
         QCOMPARE(t->positionSerial(), degraded.serial);
@@ -353,7 +353,7 @@ private Q_SLOTS:
         // A host that died: its slice and the host itself.
         const int diedRow = rowOf(model, [](const HistoryEvent &e) { return e.kind == HistoryEventKind::HostDied; });
         QVERIFY(diedRow >= 0);
-        const HistoryEvent died = model->event(diedRow);
+        const HistoryEvent died = model->eventAt(diedRow);
         click(diedRow);
         QCOMPARE(w.workspace()->currentSlice(), died.selectSlice);
         QVERIFY2(died.subject.endsWith(QStringLiteral("worker %1").arg(w.workspace()->sliceView()->selectedHost())), qPrintable(died.subject));
@@ -367,7 +367,7 @@ private Q_SLOTS:
             return std::any_of(s->placementGroups.begin(), s->placementGroups.end(), [&](const PlacementGroup &g) { return g.id == e.selectPlacementGroup; });
         });
         QVERIFY2(pgRow >= 0, "the demo's story adds a placement group");
-        const HistoryEvent pg = model->event(pgRow);
+        const HistoryEvent pg = model->eventAt(pgRow);
         click(pgRow);
         QCOMPARE(t->positionSerial(), pg.serial);
         QCOMPARE(w.workspace()->page(), Workspace::Page::Tables);
@@ -394,11 +394,11 @@ private Q_SLOTS:
         Fed f = feedWindow(demoStory(), false);
         const HistoryEventModel *model = f.window->timeline()->eventModel();
         const int all = model->rowCount();
-        f.window->timeline()->eventFilter()->setText(QStringLiteral("v6e-4x4-2"));
+        f.window->timeline()->filterEdit()->setText(QStringLiteral("v6e-4x4-2"));
         QTRY_VERIFY(!model->isScanning());
         QVERIFY(model->rowCount() > 0 && model->rowCount() < all);
         for (int r = 0; r < model->rowCount(); ++r) {
-            const HistoryEvent e = model->event(r);
+            const HistoryEvent e = model->eventAt(r);
             QVERIFY2(e.text.contains(QLatin1String("v6e-4x4-2")) || e.subject.contains(QLatin1String("v6e-4x4-2")), qPrintable(e.text));
         }
         // Captures arriving while filtered: their matches go on top.
@@ -407,7 +407,7 @@ private Q_SLOTS:
         later.advance(6 * 60 * 1000);
         f.source->push(later.capture());
         QVERIFY(model->rowCount() >= before);
-        f.window->timeline()->eventFilter()->clear();
+        f.window->timeline()->filterEdit()->clear();
         QVERIFY(model->rowCount() >= all);
     }
 
