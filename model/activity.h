@@ -151,6 +151,26 @@ struct IdleChip {
 // null when the capture holds no activity body). Called by buildSnapshot() after the join.
 void joinActivity(ClusterSnapshot &snapshot, const Capture &capture);
 
+// The parse of a capture's new activity bodies, started beside the caller (on the join's second
+// thread, model/activityparse_p.h) while the caller builds the allocation they are joined to:
+// buildSnapshot() makes one first, and joinActivity() then finds the bodies parsed. It parses
+// only bodies no earlier capture carried, and only those the join reads whatever the allocation
+// is: the node summary and the window answers, and the current answers when there is no summary.
+// Where Qt has no threads (the browser) it parses in wait(). The result is the same either way.
+class ActivityPrefetch
+{
+public:
+    explicit ActivityPrefetch(const Capture &capture);
+    ~ActivityPrefetch(); // waits
+    ActivityPrefetch(const ActivityPrefetch &) = delete;
+    ActivityPrefetch &operator=(const ActivityPrefetch &) = delete;
+    void wait(); // rethrows what the parse threw
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state; // null: nothing to parse
+};
+
 // The Prometheus queries SliceScope asks (and the only ones it interprets in a capture). Each asks
 // for the labels the join reads and nothing else (max by ...): one series per chip and metric,
 // about a quarter of the bytes of the same series with every label Ray's exporter adds (it is the

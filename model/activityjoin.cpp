@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -90,6 +91,7 @@ public:
         // beside it, on a second thread (model/activityparse_p.h, SideTask): the parse of the
         // window answers (read whatever the summary says), the snapshot's node index and shape.
         std::shared_ptr<const ParsedSummary> summary;
+        std::optional<SideTask> shapeBeside;
         if (!m_c.rayNodeSummary.isEmpty() && !hasCachedSummary(m_c.rayNodeSummary)) {
             std::vector<const Capture::PrometheusAnswer *> windows;
             for (const Capture::PrometheusAnswer &a : m_c.prometheus)
@@ -98,11 +100,15 @@ public:
                 for (const Capture::PrometheusAnswer *a : windows)
                     cachedAnswer(*a, true, true);
                 indexSnapshot();
+                m_shape = shapeOf(m_s);
             });
             releaseBeside(std::move(m_letGo)); // after the side work, while this thread joins
             summary = cachedSummary(m_c.rayNodeSummary);
             beside.wait();
         } else {
+            // The bodies are parsed (an earlier capture's, or ActivityPrefetch's): the join is all
+            // that is left, and the shape (the memo's key, wanted at the end) is hashed beside it.
+            shapeBeside.emplace([this] { m_shape = shapeOf(m_s); });
             releaseBeside(std::move(m_letGo));
             indexSnapshot();
             if (!m_c.rayNodeSummary.isEmpty()) summary = cachedSummary(m_c.rayNodeSummary);
@@ -131,6 +137,7 @@ public:
         if (!m_c.rayNodeSummaryError.isEmpty()) m_problems << m_c.rayNodeSummaryError;
         if (!m_c.prometheusError.isEmpty()) m_problems << m_c.prometheusError;
         explainUnknownHosts();
+        if (shapeBeside) shapeBeside->wait(); // before the snapshot is written to
         ActivityTable &t = m_builder.table();
         t.sources = m_sources;
         t.problems = m_problems;
@@ -219,7 +226,6 @@ private:
                 if (const int n = h.rayNode; n >= 0) m_byNode.insert(m_s.rayNodes[n].id.toLower(), HostRef{si, hi});
             }
         }
-        m_shape = shapeOf(m_s);
     }
 
     void readNodeSummary(const std::shared_ptr<const ParsedSummary> &parsed)
@@ -613,6 +619,51 @@ JoinMemo &joinMemo()
 }
 
 } // namespace
+
+struct ActivityPrefetch::State {
+    std::optional<SideTask> task;
+};
+
+ActivityPrefetch::ActivityPrefetch(const Capture &capture)
+{
+    if (!capture.hasActivity()) return;
+    // What run() will ask the parse cache for whatever the snapshot is (copies share the buffers,
+    // so the cache knows them for the capture's).
+    QByteArray summary;
+    if (!capture.rayNodeSummary.isEmpty() && !hasCachedSummary(capture.rayNodeSummary)) summary = capture.rayNodeSummary;
+    struct Wanted {
+        Capture::PrometheusAnswer answer;
+        bool rayNames = true, window = false;
+    };
+    std::vector<Wanted> answers;
+    for (const Capture::PrometheusAnswer &a : capture.prometheus) {
+        Wanted w{a};
+        if (promql::windowOfQuery(a.query) > 0) {
+            w.window = true;
+        } else if (!capture.rayNodeSummary.isEmpty()) {
+            continue; // read only where the summary leaves chips unknown: that needs the snapshot
+        } else if (a.query == QLatin1String(promql::kDevicePlugin) || a.query == QLatin1String(promql::kDevicePluginAllLabels)) {
+            w.rayNames = false;
+        } else if (a.query != QLatin1String(promql::kRayTpu) && a.query != QLatin1String(promql::kRayTpuAllLabels)) {
+            continue;
+        }
+        if (!hasCachedAnswer(a, w.rayNames, w.window)) answers.push_back(std::move(w));
+    }
+    if (summary.isEmpty() && answers.empty()) return;
+    m_state = std::make_unique<State>();
+    m_state->task.emplace([summary, answers = std::move(answers)] {
+        if (!summary.isEmpty()) cachedSummary(summary);
+        for (const Wanted &w : answers)
+            cachedAnswer(w.answer, w.rayNames, w.window);
+    });
+}
+
+ActivityPrefetch::~ActivityPrefetch() = default; // SideTask's destructor waits
+
+void ActivityPrefetch::wait()
+{
+    if (m_state && m_state->task) m_state->task->wait();
+}
 
 void joinActivity(ClusterSnapshot &snapshot, const Capture &capture)
 {

@@ -421,9 +421,11 @@ void TestActivity::summaryCoveringEveryChipLeavesPrometheusUnread()
 
 void TestActivity::newSummaryAndWindowsParsedTogether()
 {
-    // A new node summary is parsed while a second thread parses the window answers (where Qt has
-    // threads); with the summary's parse kept, the same answers are parsed one after the other.
-    // Both ways give the same table, errors included: a window answer cut short, one sound.
+    // buildSnapshot() parses new activity bodies beside the allocation's read (ActivityPrefetch);
+    // joinActivity() called alone parses a new node summary while a second thread parses the window
+    // answers (where Qt has threads); with the summary's parse kept, the same answers are parsed
+    // one after the other. All three give the same table, errors included: a window answer cut
+    // short, one sound.
     const QList<FakeNode> nodes = twoSlices();
     QHash<QString, QList<FakeChip>> chips;
     for (const FakeNode &n : nodes)
@@ -445,6 +447,19 @@ void TestActivity::newSummaryAndWindowsParsedTogether()
     QVERIFY(together->activity && inTurn->activity);
     QCOMPARE(*together->activity, *inTurn->activity);
     QCOMPARE(together->warnings, inTurn->warnings);
+    Capture allocation = c;
+    allocation.rayNodeSummary.clear();
+    allocation.prometheus.clear();
+    ClusterSnapshot alone = *buildSnapshot(allocation);
+    QVERIFY(!alone.activity);
+    Capture fresh = c;
+    fresh.rayNodeSummary = QByteArray(c.rayNodeSummary.constData(), c.rayNodeSummary.size());
+    for (Capture::PrometheusAnswer &a : fresh.prometheus)
+        a.body = QByteArray(a.body.constData(), a.body.size());
+    joinActivity(alone, fresh);
+    QVERIFY(alone.activity);
+    QCOMPARE(*alone.activity, *together->activity);
+    QCOMPARE(alone.warnings, together->warnings);
     QCOMPARE(together->activity->reportingChips(), 32);
     const ChipActivity *a = chipAt(*together, QStringLiteral("tpu-1"), 2, 3);
     QCOMPARE(a->dutyCycle, 33.0f);
