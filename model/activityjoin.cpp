@@ -61,6 +61,16 @@ size_t shapeOf(const ClusterSnapshot &s)
     return h;
 }
 
+// A Ray node id as the join keys it, lower case. Ray writes them in lower-case hex: such an id is
+// shared as it is. QString::toLower() finds that too, but through Unicode's case tables: 0.85 ms
+// for 10k ids here, against 0.33 ms.
+QString lowerId(const QString &id)
+{
+    for (const QChar ch : id)
+        if (ch.unicode() >= 0x80 || (ch >= u'A' && ch <= u'Z')) return id.toLower();
+    return id;
+}
+
 class Joiner
 {
 public:
@@ -172,7 +182,7 @@ private:
             m_byIpBuilt = true;
             for (const RayNode &n : m_s.rayNodes) {
                 if (!n.alive || n.ip.isEmpty()) continue;
-                const auto [it, inserted] = m_byIp.try_emplace(n.ip.toStdString(), IpEntry{hostOfNode(n.id.toLower()), false});
+                const auto [it, inserted] = m_byIp.try_emplace(n.ip.toStdString(), IpEntry{hostOfNode(lowerId(n.id)), false});
                 if (!inserted) it->second.ambiguous = true;
             }
         }
@@ -214,7 +224,7 @@ private:
     // call it on the second thread).
     void indexSnapshot()
     {
-        // The ids are the snapshot's own strings (toLower() shares one that is lower case already).
+        // The ids are the snapshot's own strings (lowerId() shares one that is lower case already).
         m_byNode.reserve(m_s.rayNodes.size());
         m_sliceFirstHost.reserve(size_t(m_s.slices.size()));
         for (int si = 0; si < m_s.slices.size(); ++si) {
@@ -223,7 +233,7 @@ private:
             for (int hi = 0; hi < slice.hosts.size(); ++hi) {
                 const Host &h = slice.hosts[hi];
                 m_hostTakes.push_back(h.state == HostState::Alive && !h.chips.isEmpty());
-                if (const int n = h.rayNode; n >= 0) m_byNode.insert(m_s.rayNodes[n].id.toLower(), HostRef{si, hi});
+                if (const int n = h.rayNode; n >= 0) m_byNode.insert(lowerId(m_s.rayNodes[n].id), HostRef{si, hi});
             }
         }
     }

@@ -131,6 +131,7 @@ class TestActivity : public QObject
 private Q_SLOTS:
     void noActivityBodiesNoTable();
     void nodeSummaryLandsOnTheRightChip();
+    void nodeIdsJoinWhateverTheirCase();
     void missingRuntimeMetricsAreUnknownNotIdle();
     void hostWithoutMetricsSaysWhy();
     void staleSummaryIsNotTaken();
@@ -196,6 +197,33 @@ void TestActivity::nodeSummaryLandsOnTheRightChip()
     QCOMPARE(s->activity->fleet.chips, 32);
     QCOMPARE(s->activity->fleet.withDutyCycle, 32);
     QCOMPARE(s->activity->fleet.hbmUsedFraction(), 0.5);
+}
+
+void TestActivity::nodeIdsJoinWhateverTheirCase()
+{
+    // Ray writes node ids in lower-case hex, but a body may spell them in capitals: the state
+    // API's list does for one slice's hosts here, the node summary for the other's.
+    const QList<FakeNode> nodes = twoSlices();
+    QList<FakeNode> listed = nodes, summarised = nodes;
+    QHash<QString, QList<FakeChip>> chips;
+    for (int i = 0; i < nodes.size(); ++i) {
+        chips.insert(nodes[i].id, fourChips(10 * (i + 1)));
+        if (nodes[i].slice == QLatin1String("tpu-0")) listed[i].id = nodes[i].id.toUpper();
+        else summarised[i].id = nodes[i].id.toUpper();
+    }
+    QHash<QString, QList<FakeChip>> summarisedChips;
+    for (int i = 0; i < nodes.size(); ++i)
+        summarisedChips.insert(summarised[i].id, chips.value(nodes[i].id));
+    Capture c;
+    c.capturedAt = kAt;
+    c.rayNodes = nodesBody(listed);
+    c.rayNodeSummary = summaryBody(summarised, summarisedChips, kAt.toSecsSinceEpoch());
+    const SnapshotPtr s = buildSnapshot(c);
+    QVERIFY(s->activity);
+    QCOMPARE(s->activity->reportingChips(), 32);
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-0"), 1, 2)->dutyCycle, 20.0f + 2); // node 1
+    QCOMPARE(chipAt(*s, QStringLiteral("tpu-1"), 3, 0)->dutyCycle, 80.0f); // node 7
+    QVERIFY2(s->activity->problems.isEmpty(), qPrintable(s->activity->problems.join(u'|')));
 }
 
 void TestActivity::missingRuntimeMetricsAreUnknownNotIdle()
