@@ -193,7 +193,7 @@ private Q_SLOTS:
     void rebuildsAfterEviction();
     void eventsOfAScriptedSequence();
     void eventsInOneStepAreOrdered();
-    void eventFilter();
+    void filteringEvents();
     void pointsForTheCharts();
     void oldestPendingAge();
     void indexesAndSerials();
@@ -552,7 +552,7 @@ void tst_History::eventsInOneStepAreOrdered()
     QCOMPARE(history.events(1), events);
 }
 
-void tst_History::eventFilter()
+void tst_History::filteringEvents()
 {
     SnapshotHistory history;
     World world;
