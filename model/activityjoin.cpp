@@ -631,7 +631,11 @@ JoinMemo &joinMemo()
 } // namespace
 
 struct ActivityPrefetch::State {
-    std::optional<SideTask> task;
+    explicit State(std::function<void()> work)
+        : task(std::move(work))
+    {
+    }
+    SideTask task;
 };
 
 ActivityPrefetch::ActivityPrefetch(const Capture &capture)
@@ -660,8 +664,7 @@ ActivityPrefetch::ActivityPrefetch(const Capture &capture)
         if (!hasCachedAnswer(a, w.rayNames, w.window)) answers.push_back(std::move(w));
     }
     if (summary.isEmpty() && answers.empty()) return;
-    m_state = std::make_unique<State>();
-    m_state->task.emplace([summary, answers = std::move(answers)] {
+    m_state = std::make_unique<State>([summary, answers = std::move(answers)] {
         if (!summary.isEmpty()) cachedSummary(summary);
         for (const Wanted &w : answers)
             cachedAnswer(w.answer, w.rayNames, w.window);
@@ -672,7 +675,7 @@ ActivityPrefetch::~ActivityPrefetch() = default; // SideTask's destructor waits
 
 void ActivityPrefetch::wait()
 {
-    if (m_state && m_state->task) m_state->task->wait();
+    if (m_state) m_state->task.wait();
 }
 
 void joinActivity(ClusterSnapshot &snapshot, const Capture &capture)

@@ -19,8 +19,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <memory>
-#include <vector>
 
 namespace slicescope {
 
@@ -333,29 +331,11 @@ std::shared_ptr<const KubeParsed> readKubeOnce(const Capture &capture)
     return memo.read(capture);
 }
 
-// The parses of a capture's new activity bodies, started before its allocation is read (they
-// need nothing of it) and waited for before the first join (ActivityPrefetch, model/activity.h).
-class Prefetches
-{
-public:
-    void start(const Capture &activity)
-    {
-        if (activity.hasActivity()) m_all.push_back(std::make_unique<ActivityPrefetch>(activity));
-    }
-    void wait()
-    {
-        for (const auto &p : m_all)
-            p->wait();
-    }
-
-private:
-    std::vector<std::unique_ptr<ActivityPrefetch>> m_all;
-};
-
 // One scope: `rayPart`'s Ray bodies, the Kubernetes items `filter` keeps, the activity of
-// `activity` (null: none), whose parses `prefetches` may have started.
+// `activity` (null: none), whose new bodies `prefetch` may be parsing (started before the
+// allocation is read, which they need nothing of; waited for before the join).
 std::shared_ptr<ClusterSnapshot> buildScope(const Capture &rayPart, const QString &context, const QDateTime &at, const KubeParsed &kube,
-                                            const ScopeFilter &filter, const Capture *activity, const QString &kubeError, Prefetches &prefetches)
+                                            const ScopeFilter &filter, const Capture *activity, const QString &kubeError, ActivityPrefetch &prefetch)
 {
     auto snap = std::make_shared<ClusterSnapshot>();
     ClusterSnapshot &s = *snap;
@@ -411,7 +391,7 @@ std::shared_ptr<ClusterSnapshot> buildScope(const Capture &rayPart, const QStrin
     joinSnapshot(s, rayNodesRead, kube.podsRead, podReplicaKeys);
     stampIdentity(s, rayPart, kubeError);
     if (activity) {
-        prefetches.wait();
+        prefetch.wait();
         joinActivity(s, *activity);
     }
     return snap;
@@ -424,13 +404,12 @@ SnapshotPtr buildContext(const Capture &capture)
     // With one Ray view, its node summary (and the answers, read where the context is one scope,
     // as it most often is then) parsed ahead. Not with several: the parse cache keeps the newest
     // summary only, so each would push out the one before it.
-    Prefetches prefetches;
+    Capture ahead;
     if (capture.rayClusters.size() == 1 && capture.rayNodeSummary.isEmpty()) {
-        Capture ahead;
         ahead.rayNodeSummary = capture.rayClusters.front().rayNodeSummary;
         ahead.prometheus = capture.prometheus;
-        prefetches.start(ahead);
     }
+    ActivityPrefetch prefetch(ahead); // nothing to parse without activity bodies
     const std::shared_ptr<const KubeParsed> kubeRead = readKubeOnce(capture);
     const KubeParsed &kube = *kubeRead;
     const QString context = capture.kubeContext;
@@ -455,7 +434,7 @@ SnapshotPtr buildContext(const Capture &capture)
             activity.prometheusError = capture.prometheusError;
         }
         const QString cluster = view.rayCluster;
-        scopes << buildScope(view, context, capture.capturedAt, kube, [cluster](const QString &c) { return c == cluster; }, activity.hasActivity() ? &activity : nullptr, capture.kubeError, prefetches);
+        scopes << buildScope(view, context, capture.capturedAt, kube, [cluster](const QString &c) { return c == cluster; }, activity.hasActivity() ? &activity : nullptr, capture.kubeError, prefetch);
     }
     if (scopes.isEmpty() || restHasPods || restHasClusters || capture.hasRay()) {
         Capture rest = capture;
@@ -465,7 +444,7 @@ SnapshotPtr buildContext(const Capture &capture)
             rest.prometheusUrl.clear();
             rest.prometheusError.clear();
         }
-        scopes << buildScope(rest, context, capture.capturedAt, kube, [viewed](const QString &c) { return !viewed.contains(c); }, rest.hasActivity() ? &rest : nullptr, capture.kubeError, prefetches);
+        scopes << buildScope(rest, context, capture.capturedAt, kube, [viewed](const QString &c) { return !viewed.contains(c); }, rest.hasActivity() ? &rest : nullptr, capture.kubeError, prefetch);
     }
     SnapshotPtr merged = mergeSnapshots(scopes, capture.capturedAt);
     if (!oneScope && !capture.prometheus.isEmpty() && merged->activity) {
@@ -605,10 +584,9 @@ SnapshotPtr buildSnapshot(const Capture &capture)
         return mergeSnapshots(contexts, capture.capturedAt);
     }
     if (!capture.rayClusters.isEmpty()) return buildContext(capture);
-    Prefetches prefetches; // the activity bodies parsed beside the allocation's read
-    prefetches.start(capture);
+    ActivityPrefetch prefetch(capture); // its new activity bodies parsed beside the allocation's read
     const KubeParsed kube = readKube(capture);
-    return buildScope(capture, capture.kubeContext, capture.capturedAt, kube, {}, &capture, capture.kubeError, prefetches);
+    return buildScope(capture, capture.kubeContext, capture.capturedAt, kube, {}, &capture, capture.kubeError, prefetch);
 }
 
 } // namespace slicescope
