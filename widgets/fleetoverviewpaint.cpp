@@ -638,6 +638,20 @@ void FleetOverview::Private::drawHostStrip(QPainter &p, const Slice &s, const QR
     }
 }
 
+QString FleetOverview::fittedShape(const QString &shapeText, const QFontMetrics &metrics, int width)
+{
+    // The host count goes second because the host strip below shows it; the tooltip and the
+    // details keep both.
+    QString shape = shapeText;
+    for (const QString &cutAt : {QStringLiteral(" \u00d7 "), kDot}) {
+        if (metrics.horizontalAdvance(shape) <= width)
+            return shape;
+        if (const qsizetype cut = shape.lastIndexOf(cutAt); cut > 0)
+            shape.truncate(cut);
+    }
+    return metrics.horizontalAdvance(shape) <= width ? shape : metrics.elidedText(shape, Qt::ElideRight, width);
+}
+
 void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
 {
     const Metrics &m = metrics;
@@ -693,7 +707,7 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
     p.setFont(m.small);
     p.setPen(theme.mutedText);
     p.drawText(QRect(in.left(), y, shapeWidth, m.lineSmall), Qt::AlignLeft | Qt::AlignVCenter,
-               smallFm.elidedText(e.shapeText, Qt::ElideRight, shapeWidth));
+               fittedShape(e.shapeText, smallFm, shapeWidth));
     y += m.lineSmall;
     // Line 3: chips reserved; line 4: hosts by state.
     drawOccupancy(p, e, QRect(in.left(), y, in.width(), m.lineSmall));
