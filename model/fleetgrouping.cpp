@@ -105,8 +105,13 @@ FleetGrouping groupFleet(const ClusterSnapshot &snap, FleetOrder nesting)
         const QString topo = fleetTopologyText(s);
         const int hostCount = s.layout.isValid() ? s.layout.hostCount() : s.hostCount();
         e.shapeText = topo + kDot + (hostCount == 1 ? QStringLiteral("1 host") : QStringLiteral("%1 hosts").arg(hostCount));
-        if (s.chipsPerHost > 0)
+        // Short of room, the chips per host go first, then the host count (the tile's host strip
+        // shows it); the tooltip and the details keep both.
+        if (s.chipsPerHost > 0) {
+            e.shorterShapes << e.shapeText;
             e.shapeText += QStringLiteral(" \u00d7 %1 chips").arg(s.chipsPerHost);
+        }
+        e.shorterShapes << topo;
 
         // Who holds the slice: placement groups in the order their chips come, then the head.
         QList<int> pgs;

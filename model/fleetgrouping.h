@@ -24,6 +24,7 @@ struct FleetEntry {
     QString tileName;   // the slice's name as its tile shows it: without the context and RayCluster its
                         // section and group header already name ("tpu-0" for "gke_us:team-a/llm/tpu-0")
     QString shapeText;  // "4x4 · 4 hosts × 4 chips"
+    QStringList shorterShapes; // what a narrow tile shows instead, longest first: "4x4 · 4 hosts", "4x4"
     QString note;       // the tile's last line
     QString noteSuffix; // kept when the note elides: " (+3 more)"
     QString holders;    // "llm-train (16 chips)", for the tooltip

@@ -29,10 +29,11 @@ declare -A is_target=()
 while IFS= read -r t; do is_target[$t]=1; done < <(cmake --build build/fuzz --target help | sed -n 's/^\([A-Za-z0-9_.+-]*\): .*/\1/p')
 build_targets=(slicescope)
 for t in "${tests[@]}" slicescope_clidocs; do
-  if [[ -n ${is_target[$t]:-} ]]; then build_targets+=("$t"); fi
-done
-for t in "${tests[@]}"; do
-  [[ -n ${is_target[$t]:-} || $t == tst_clidocs ]] || echo "asan-tiers: test $t has no target of its name; it is built only if another target builds it" >&2
+  if [[ -n ${is_target[$t]:-} ]]; then
+    build_targets+=("$t")
+  elif [[ $t != tst_clidocs ]]; then
+    echo "asan-tiers: $t has no target of its name; it is built only if another target builds it" >&2
+  fi
 done
 cmake --build build/fuzz -j2 --target "${build_targets[@]}"
 built=$(date +%s)

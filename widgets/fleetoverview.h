@@ -65,10 +65,9 @@ public:
     static constexpr qint64 kSparklineSpanMs = 15 * 60 * 1000;
     static QHash<QString, QList<QPointF>> recentActivity(const SnapshotHistory &history, int last, int maxEntries = kSparklineEntries,
                                                          qint64 maxSpanMs = kSparklineSpanMs);
-    // A tile's shape line ("4x4 · 4 hosts × 4 chips") as it fits `width`: short of room it loses
-    // whole parts, the chips per host first, then the host count ("4x4 · 4 hosts", "4x4"); only a
-    // topology too wide for the tile ends in "…".
-    static QString fittedShape(const QString &shapeText, const QFontMetrics &metrics, int width);
+    // A tile's shape line as it fits `width`: the first of `shapes` (longest first: FleetEntry's
+    // shapeText, then its shorterShapes) that fits, whole; only when none does, the last one ending in "…".
+    static QString fittedShape(const QStringList &shapes, const QFontMetrics &metrics, int width);
     // The sparkline on a slice's tile as painted, in widget coordinates: one polyline per run of
     // known values (a lone value is a one-point polygon, drawn as a dot); empty when none is drawn.
     QList<QPolygonF> sparkline(const QString &sliceName) const;

@@ -638,18 +638,13 @@ void FleetOverview::Private::drawHostStrip(QPainter &p, const Slice &s, const QR
     }
 }
 
-QString FleetOverview::fittedShape(const QString &shapeText, const QFontMetrics &metrics, int width)
+QString FleetOverview::fittedShape(const QStringList &shapes, const QFontMetrics &metrics, int width)
 {
-    // The host count goes second because the host strip below shows it; the tooltip and the
-    // details keep both.
-    QString shape = shapeText;
-    for (const QString &cutAt : {QStringLiteral(" \u00d7 "), kDot}) {
+    // Measured, not elidedText() alone: that elides a text given exactly its own advance.
+    for (const QString &shape : shapes)
         if (metrics.horizontalAdvance(shape) <= width)
             return shape;
-        if (const qsizetype cut = shape.lastIndexOf(cutAt); cut > 0)
-            shape.truncate(cut);
-    }
-    return metrics.horizontalAdvance(shape) <= width ? shape : metrics.elidedText(shape, Qt::ElideRight, width);
+    return shapes.isEmpty() ? QString() : metrics.elidedText(shapes.last(), Qt::ElideRight, width);
 }
 
 void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
@@ -707,7 +702,7 @@ void FleetOverview::Private::drawTile(QPainter &p, const Layout::Tile &t) const
     p.setFont(m.small);
     p.setPen(theme.mutedText);
     p.drawText(QRect(in.left(), y, shapeWidth, m.lineSmall), Qt::AlignLeft | Qt::AlignVCenter,
-               fittedShape(e.shapeText, smallFm, shapeWidth));
+               fittedShape(QStringList{e.shapeText} + e.shorterShapes, smallFm, shapeWidth));
     y += m.lineSmall;
     // Line 3: chips reserved; line 4: hosts by state.
     drawOccupancy(p, e, QRect(in.left(), y, in.width(), m.lineSmall));

@@ -127,6 +127,10 @@ private Q_SLOTS:
         QCOMPARE(e.status, status);
         QCOMPARE(int(e.use), use);
         QCOMPARE(e.shapeText, shape);
+        // What a narrow tile shows instead: the shape without its chips per host, then the topology.
+        const QString hostsOnly = shape.section(QStringLiteral(" \u00d7 "), 0, 0), topology = shape.section(QStringLiteral(" \u00b7 "), 0, 0);
+        const QStringList shorter = hostsOnly == shape ? QStringList{topology} : QStringList{hostsOnly, topology};
+        QCOMPARE(e.shorterShapes, shorter);
         QCOMPARE(e.note, note);
         QCOMPARE(e.noteSuffix, noteSuffix);
         QCOMPARE(e.holders, holders);

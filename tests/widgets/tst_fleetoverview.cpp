@@ -651,22 +651,23 @@ private Q_SLOTS:
         QVERIFY(!overview.toolTipAt(overview.tileRect(name).center()).contains(s("sparkline")));
     }
 
-    // A narrow tile's shape line drops whole parts, chips per host first, then the host count,
-    // and ends in "…" only when the topology alone does not fit.
+    // A narrow tile's shape line drops whole parts, chips per host first, then the host count
+    // (FleetEntry::shorterShapes), and ends in "…" only when the topology alone does not fit.
     void shapeLineLosesWholeParts()
     {
         const QFontMetrics fm(QApplication::font());
         const QString full = s("4x4x4 \u00b7 16 hosts \u00d7 4 chips"), hosts = s("4x4x4 \u00b7 16 hosts"), topology = s("4x4x4");
+        const QStringList shapes{full, hosts, topology};
         const int wide = fm.horizontalAdvance(full);
-        QCOMPARE(FleetOverview::fittedShape(full, fm, wide), full);
-        QCOMPARE(FleetOverview::fittedShape(full, fm, wide - 1), hosts);
-        QCOMPARE(FleetOverview::fittedShape(full, fm, fm.horizontalAdvance(hosts)), hosts);
-        QCOMPARE(FleetOverview::fittedShape(full, fm, fm.horizontalAdvance(hosts) - 1), topology);
-        QCOMPARE(FleetOverview::fittedShape(full, fm, fm.horizontalAdvance(topology)), topology);
-        const QString cut = FleetOverview::fittedShape(full, fm, fm.horizontalAdvance(topology) - 1);
+        QCOMPARE(FleetOverview::fittedShape(shapes, fm, wide), full);
+        QCOMPARE(FleetOverview::fittedShape(shapes, fm, wide - 1), hosts);
+        QCOMPARE(FleetOverview::fittedShape(shapes, fm, fm.horizontalAdvance(hosts)), hosts);
+        QCOMPARE(FleetOverview::fittedShape(shapes, fm, fm.horizontalAdvance(hosts) - 1), topology);
+        QCOMPARE(FleetOverview::fittedShape(shapes, fm, fm.horizontalAdvance(topology)), topology);
+        const QString cut = FleetOverview::fittedShape(shapes, fm, fm.horizontalAdvance(topology) - 1);
         QVERIFY2(cut.endsWith(QChar(0x2026)) && fm.horizontalAdvance(cut) < fm.horizontalAdvance(topology), qPrintable(cut));
         // Without chips per host (unknown), the host count is the first to go.
-        QCOMPARE(FleetOverview::fittedShape(hosts, fm, fm.horizontalAdvance(hosts) - 1), topology);
+        QCOMPARE(FleetOverview::fittedShape({hosts, topology}, fm, fm.horizontalAdvance(hosts) - 1), topology);
     }
 
     // What Workspace feeds the tiles: each slice's mean over the entries up to the shown one (at
