@@ -15,7 +15,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QHostAddress>
-#include <QLoggingCategory>
 #include <QTextStream>
 
 namespace slicescope::cli {
@@ -109,9 +108,6 @@ int serve(const QStringList &arguments)
         options.token = RelayServer::newToken();
     }
 
-    // Qt 6.4 warns on every refused WebSocket upgrade ("WebSocket received but no slots
-    // connected..."); the relay logs each refusal itself, with the reason.
-    QLoggingCategory::setFilterRules(QStringLiteral("qt.httpserver.warning=false"));
     QString error;
     std::unique_ptr<Source> source = makeSource(spec, &error);
     if (!source)

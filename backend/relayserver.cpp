@@ -10,22 +10,19 @@
 #include "scaleplan.h"
 #include "source.h"
 
-#include <QAbstractHttpServer>
+#include "relayhttp.h"
+#include "relaywebsocket.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QHttpServerRequest>
-#include <QHttpServerResponder>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QTextStream>
 #include <QTimer>
 #include <QUrlQuery>
-#include <QWebSocket>
 
 namespace slicescope {
 
@@ -72,42 +69,6 @@ QString hostForUrl(const QHostAddress &address)
 
 } // namespace
 
-// QAbstractHttpServer with our one handler. Qt 6.4 asks handleRequest() about a WebSocket upgrade
-// too: true lets its internal QWebSocketServer answer the handshake (newWebSocketConnection),
-// false calls missingHandler() and drops the connection. So a browser from another origin or a
-// rebinding name never gets a WebSocket (403 before the handshake); a wrong token does get one,
-// closed at once with 1008 and the reason, which a page can read and show (a failed handshake
-// reaches JavaScript only as "error").
-class RelayHttpFront : public QAbstractHttpServer
-{
-public:
-    explicit RelayHttpFront(RelayServer *server)
-        : QAbstractHttpServer(server)
-        , m_server(server)
-    { }
-    static QHttpServerResponder responder(const QHttpServerRequest &request, QTcpSocket *socket) { return makeResponder(request, socket); }
-
-protected:
-    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
-    {
-        m_answered = nullptr;
-        if (m_server->handleHttp(request, socket))
-            return true;
-        m_answered = socket; // refused upgrade, already answered
-        return false;
-    }
-    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override
-    {
-        if (socket != m_answered)
-            makeResponder(request, socket).write(QHttpServerResponder::StatusCode::NotFound);
-        m_answered = nullptr;
-    }
-
-private:
-    RelayServer *m_server;
-    QTcpSocket *m_answered = nullptr;
-};
-
 RelayServer::RelayServer(Source *source, ClusterActions *actions, QString actionsUnavailable, RelayServerOptions options, QObject *parent)
     : QObject(parent)
     , m_source(source)
@@ -145,7 +106,7 @@ RelayServer::~RelayServer()
 {
     for (Client &c : m_clients) {
         c.socket->disconnect(this);
-        c.socket->close(QWebSocketProtocol::CloseCodeGoingAway, tr("the relay stops"));
+        c.socket->close(ws::kCloseGoingAway, tr("the relay stops"));
     }
 }
 
@@ -175,19 +136,23 @@ QString RelayServer::start()
             .arg(m_options.address.toString());
     if (!m_options.webRoot.isEmpty() && !QFileInfo(m_options.webRoot).isDir())
         return tr("--web-root %1 is not a directory").arg(m_options.webRoot);
-    m_http = new RelayHttpFront(this);
-    m_tcp = new QTcpServer(this);
-    if (!m_tcp->listen(m_options.address, m_options.port))
-        return tr("cannot listen on %1:%2: %3").arg(m_options.address.toString()).arg(m_options.port).arg(m_tcp->errorString());
-    m_http->bind(m_tcp);
-    connect(m_http, &QAbstractHttpServer::newWebSocketConnection, this, &RelayServer::acceptWebSockets);
+    // Up to http::kMaxConnections HTTP connections and kMaxClients WebSockets need more descriptors
+    // than the usual soft limit of 1,024; the hard limit is the real bound.
+    if (const QString why = raiseOpenFileLimit(); !why.isEmpty())
+        log(why);
+    m_http = new RelayHttpFront([this](const http::RequestHead &head, const QHostAddress &peer) { return route(head, peer); },
+                                relay::kMaxClientMessageBytes, this);
+    if (const QString why = m_http->listen(m_options.address, m_options.port); !why.isEmpty())
+        return why;
+    connect(m_http, &RelayHttpFront::webSocket, this, &RelayServer::admit);
+    connect(m_http, &RelayHttpFront::logLine, this, &RelayServer::log);
     QTimer::singleShot(0, m_source, &Source::start);
     return {};
 }
 
 quint16 RelayServer::port() const
 {
-    return m_tcp ? m_tcp->serverPort() : 0;
+    return m_http ? m_http->port() : 0;
 }
 
 QUrl RelayServer::openUrl() const
@@ -226,12 +191,17 @@ QString RelayServer::checkHost(const QByteArray &host) const
     return tr("Host \"%1\" is not this relay's address").arg(given.left(100));
 }
 
-QString RelayServer::checkOrigin(const QByteArray &origin, const QByteArray &host) const
+QString RelayServer::checkOrigin(const QByteArray &origin, const QByteArray &host, const QByteArray &forwardedProto) const
 {
     if (origin.isEmpty())
         return {}; // not a browser (RelaySource on the desktop, curl): the token is what counts
+    // The relay speaks plain HTTP, so its pages' origin is http://HOST. Behind a proxy that ends TLS
+    // (an ingress, with --allow-remote) the page is https://HOST and the proxy says so; a browser page
+    // cannot set that header on a WebSocket or a simple request, so it names the proxy's scheme.
+    const bool tlsProxy = m_options.allowRemote && forwardedProto.trimmed().compare("https", Qt::CaseInsensitive) == 0;
+    const QString scheme = tlsProxy ? QStringLiteral("https") : QStringLiteral("http");
     const QUrl url(QString::fromLatin1(origin));
-    if (url.isValid() && url.authority().compare(QString::fromLatin1(host), Qt::CaseInsensitive) == 0)
+    if (url.isValid() && url.scheme() == scheme && url.path().isEmpty() && url.authority().compare(QString::fromLatin1(host), Qt::CaseInsensitive) == 0)
         return {};
     return tr("Origin \"%1\" is not this relay's page").arg(QString::fromLatin1(origin).left(100));
 }
@@ -271,25 +241,6 @@ QByteArray RelayServer::cookieValue(const QByteArray &cookieHeader, const QByteA
 
 namespace {
 
-using Headers = QList<QPair<QByteArray, QByteArray>>;
-
-// Answers the request; true (it was answered), for handleHttp()'s returns.
-bool respond(QHttpServerResponder &&responder, QHttpServerResponder::StatusCode status, const QByteArray &type, const QByteArray &body,
-             bool head, const Headers &extra = {})
-{
-    responder.writeStatusLine(status);
-    responder.writeHeader("Content-Type", type);
-    responder.writeHeader("Content-Length", QByteArray::number(body.size()));
-    responder.writeHeader("X-Content-Type-Options", "nosniff");
-    responder.writeHeader("Referrer-Policy", "no-referrer"); // the token in the URL goes nowhere else
-    responder.writeHeader("Cache-Control", "no-store");
-    responder.writeHeader("X-Frame-Options", "DENY");
-    for (const auto &h : extra)
-        responder.writeHeader(h.first, h.second);
-    responder.writeBody(head ? QByteArray() : body);
-    return true;
-}
-
 QByteArray textBody(const QString &text)
 {
     return text.toUtf8() + '\n';
@@ -323,68 +274,118 @@ bool acceptsEncoding(const QByteArray &header, const QByteArray &coding)
 
 } // namespace
 
-bool RelayServer::handleHttp(const QHttpServerRequest &request, QTcpSocket *socket)
+RelayHttpFront::Reply RelayServer::route(const http::RequestHead &request, const QHostAddress &peer)
 {
-    using Status = QHttpServerResponder::StatusCode;
-    QHttpServerResponder responder = RelayHttpFront::responder(request, socket);
-    const bool head = request.method() == QHttpServerRequest::Method::Head;
-    const QString path = request.url().path(QUrl::FullyDecoded);
-    const QString peer = request.remoteAddress().toString();
-    auto refuse = [&](Status status, const QString &why) {
-        log(tr("refused %1 %2 from %3: %4").arg(head ? QStringLiteral("HEAD") : QStringLiteral("GET"), path.left(200), peer, why));
-        return respond(std::move(responder), status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why), head);
+    const bool head = request.method == "HEAD";
+    // The target in origin form ("/path?query"); the absolute form is for proxies, which the relay is not.
+    const QUrl url = request.target.startsWith('/') ? QUrl::fromEncoded(request.target) : QUrl();
+    const QString path = url.path(QUrl::FullyDecoded);
+    auto answer = [&](int status, const QByteArray &type, const QByteArray &body, const Headers &extra = {}) {
+        RelayHttpFront::Reply r = RelayHttpFront::textReply(status, type, body);
+        r.headers += extra;
+        r.headOnly = head;
+        return r;
     };
-    const bool upgrade = request.value("Upgrade").compare("websocket", Qt::CaseInsensitive) == 0;
-    const QByteArray host = request.value("Host");
-    QString why = checkPeer(request.remoteAddress());
+    auto refuse = [&](int status, const QString &why) {
+        log(tr("refused %1 %2 from %3: %4")
+                .arg(QString::fromLatin1(request.method.left(16)), sanitizeForMessage(path, 200), peer.toString(), why));
+        RelayHttpFront::Reply r = answer(status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why));
+        r.close = status != 404; // a refused peer gets no second request on this connection
+        return r;
+    };
+    if (!url.isValid() || url.isEmpty())
+        return refuse(400, tr("the request target is not a path"));
+    const bool upgrade = request.lists("upgrade", "websocket");
+    const QByteArray host = request.value("host");
+    QString why = checkPeer(peer);
     if (why.isEmpty())
         why = checkHost(host);
     if (why.isEmpty())
-        why = checkOrigin(request.value("Origin"), host);
-    if (!why.isEmpty() && upgrade) {
-        refuse(Status::Forbidden, why);
-        return false; // no handshake
-    }
+        why = checkOrigin(request.value("origin"), host, request.value("x-forwarded-proto"));
     if (!why.isEmpty())
-        return refuse(Status::Forbidden, why);
+        return refuse(403, why); // an upgrade too: no handshake
+    const TokenIn token = validToken(url, request.value("cookie"));
     if (upgrade)
-        return true; // the handshake; admit() checks the token and the path
+        return upgradeReply(request, token != TokenIn::None);
 
-    const TokenIn token = validToken(request.url(), request.value("Cookie"));
     const bool byQuery = token == TokenIn::Query;
     if (token == TokenIn::None)
-        return refuse(Status::Forbidden, tr("a valid access token is required: open the URL `slicescope serve` printed"));
-    if (request.method() != QHttpServerRequest::Method::Get && !head)
-        return refuse(Status::MethodNotAllowed, tr("only GET and HEAD"));
+        return refuse(403, tr("a valid access token is required: open the URL `slicescope serve` printed"));
+    auto authenticated = [](RelayHttpFront::Reply r) {
+        r.authenticated = true;
+        return r;
+    };
+    if (request.method != "GET" && !head)
+        return authenticated(refuse(405, tr("only GET and HEAD")));
     Headers extra;
     if (byQuery) // later requests (the .js, the .wasm, the WebSocket) carry it as a cookie
         extra.append({"Set-Cookie", QByteArray(relay::kTokenCookie.latin1()) + '=' + m_options.token + "; Path=/; HttpOnly; SameSite=Strict"});
     if (path == relay::kPath)
-        return respond(std::move(responder), Status::UpgradeRequired, "text/plain; charset=utf-8", textBody(tr("the relay speaks WebSocket here")), head, extra);
+        return authenticated(answer(426, "text/plain; charset=utf-8", textBody(tr("the relay speaks WebSocket here")), extra));
+    return authenticated(staticFile(url, request, head, extra));
+}
 
+RelayHttpFront::Reply RelayServer::upgradeReply(const http::RequestHead &request, bool authenticated)
+{
+    auto refuse = [&](int status, const QString &why, const Headers &extra = {}) {
+        log(tr("refused a WebSocket handshake: %1").arg(why));
+        RelayHttpFront::Reply r = RelayHttpFront::textReply(status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why));
+        r.headers += extra;
+        r.close = true;
+        r.authenticated = authenticated;
+        return r;
+    };
+    if (request.method != "GET" || request.version != "HTTP/1.1" || !request.lists("connection", "upgrade"))
+        return refuse(400, tr("a WebSocket handshake is a GET over HTTP/1.1 with Connection: Upgrade"));
+    if (request.value("sec-websocket-version") != "13")
+        return refuse(426, tr("only WebSocket version 13"), {{"Sec-WebSocket-Version", "13"}});
+    const QByteArray key = request.value("sec-websocket-key");
+    if (!ws::validClientKey(key))
+        return refuse(400, tr("the Sec-WebSocket-Key is not 16 bytes in base64"));
+    // The token and the path are checked once the socket is open (admit()): a close frame with the
+    // reason reaches a page, a failed handshake reaches JavaScript only as "error".
+    RelayHttpFront::Reply r;
+    r.status = 101;
+    r.upgrade = true;
+    r.authenticated = authenticated;
+    r.headers = {{"Upgrade", "websocket"}, {"Connection", "Upgrade"}, {"Sec-WebSocket-Accept", ws::acceptKey(key)}};
+    return r;
+}
+
+RelayHttpFront::Reply RelayServer::staticFile(const QUrl &url, const http::RequestHead &request, bool head, Headers extra)
+{
+    const QString path = url.path(QUrl::FullyDecoded);
+    auto answer = [&](int status, const QByteArray &type, const QByteArray &body) {
+        RelayHttpFront::Reply r = RelayHttpFront::textReply(status, type, body);
+        r.headers += extra;
+        r.headOnly = head;
+        return r;
+    };
+    auto notFound = [&](int status = 404) {
+        return answer(status, "text/plain; charset=utf-8", textBody(status == 403 ? tr("no such path") : tr("not found")));
+    };
     // The static bundle. No listing, no dot segments or dotfiles, nothing outside the web root.
-    const QString raw = request.url().path(QUrl::FullyEncoded);
+    const QString raw = url.path(QUrl::FullyEncoded);
     const QStringList segments = path.split(u'/', Qt::SkipEmptyParts);
     for (const QString &s : segments)
         if (s.startsWith(u'.') || s.contains(u'\\') || s.contains(QChar(0)))
-            return refuse(Status::Forbidden, tr("no such path"));
+            return notFound(403);
     if (raw.contains(QLatin1String("/..")) || raw.contains(QLatin1String("%2e"), Qt::CaseInsensitive))
-        return refuse(Status::Forbidden, tr("no such path"));
+        return notFound(403);
     if (m_options.webRoot.isEmpty()) {
         if (path == QLatin1String("/") || path == QLatin1String("/index.html"))
-            return respond(std::move(responder), Status::Ok, "text/html; charset=utf-8",
-                           QByteArrayLiteral("<!doctype html><meta charset=utf-8><title>SliceScope relay</title>"
-                                             "<p>This SliceScope relay serves no web bundle: start it with <code>--web-root DIR</code> "
-                                             "(the output of <code>installer/web/build.sh</code>). The relay itself is at <code>/relay</code>.</p>\n"),
-                           head, extra);
-        return respond(std::move(responder), Status::NotFound, "text/plain; charset=utf-8", textBody(tr("not found")), head, extra);
+            return answer(200, "text/html; charset=utf-8",
+                          QByteArrayLiteral("<!doctype html><meta charset=utf-8><title>SliceScope relay</title>"
+                                            "<p>This SliceScope relay serves no web bundle: start it with <code>--web-root DIR</code> "
+                                            "(the output of <code>installer/web/build.sh</code>). The relay itself is at <code>/relay</code>.</p>\n"));
+        return notFound();
     }
     const QString root = QFileInfo(m_options.webRoot).canonicalFilePath();
     const QString wanted = segments.isEmpty() ? QStringLiteral("index.html") : segments.join(u'/');
     const QFileInfo file(root + u'/' + wanted);
     const QString real = file.canonicalFilePath();
     if (real.isEmpty() || !real.startsWith(root + u'/') || !file.isFile())
-        return respond(std::move(responder), Status::NotFound, "text/plain; charset=utf-8", textBody(tr("not found")), head, extra);
+        return notFound();
     // A precompressed copy beside the file (NAME.br, NAME.gz: the web package has both, issue 18) is
     // sent as it is, with Content-Encoding, to a client that takes that coding; the file itself to
     // any other. Brotli first: the smaller of the two for the .wasm.
@@ -395,72 +396,60 @@ bool RelayServer::handleHttp(const QHttpServerRequest &request, QTcpSocket *sock
         const QString copyReal = copy.canonicalFilePath();
         if (copyReal.isEmpty() || !copyReal.startsWith(root + u'/') || !copy.isFile()) continue;
         compressedBeside = true;
-        if (send == real && acceptsEncoding(request.value("Accept-Encoding"), coding)) {
+        if (send == real && acceptsEncoding(request.value("accept-encoding"), coding)) {
             send = copyReal;
             extra.append({QByteArray("Content-Encoding"), coding});
         }
     }
     if (compressedBeside) extra.append({QByteArray("Vary"), QByteArray("Accept-Encoding")});
-    // isFile() above already passes over FIFOs and devices; the helper checks the descriptor too.
-    QByteArray bytes;
-    if (!readBoundedFile(send, kMaxStaticFileBytes, QString(), bytes).isEmpty())
-        return respond(std::move(responder), Status::InternalServerError, "text/plain; charset=utf-8", textBody(tr("cannot read this file")), head, extra);
-    respond(std::move(responder), Status::Ok, mimeType(real), bytes, head, extra);
-    return true;
+    // isFile() above already passes over FIFOs and devices; the helper checks the descriptor too. The
+    // file is sent in pieces (RelayHttpFront), never read whole.
+    std::unique_ptr<QFile> opened;
+    if (!openBoundedFile(send, kMaxStaticFileBytes, QString(), opened).isEmpty() || !opened)
+        return answer(500, "text/plain; charset=utf-8", textBody(tr("cannot read this file")));
+    RelayHttpFront::Reply r = answer(200, mimeType(real), {});
+    r.fileBytes = opened->size();
+    r.file = std::move(opened);
+    return r;
 }
 
 // ---- WebSocket -------------------------------------------------------------------------------
 
-void RelayServer::acceptWebSockets()
+void RelayServer::admit(RelayWebSocket *socket)
 {
-    while (m_http->hasPendingWebSocketConnections()) {
-        QWebSocket *socket = m_http->nextPendingWebSocketConnection().release();
-        socket->setParent(this);
-        admit(socket);
-    }
-}
-
-void RelayServer::admit(QWebSocket *socket)
-{
-    const QNetworkRequest request = socket->request();
-    const QByteArray host = request.rawHeader("Host");
-    const QByteArray origin = socket->origin().toLatin1();
+    socket->setParent(this);
+    const http::RequestHead &request = socket->request();
+    const QUrl url = QUrl::fromEncoded(request.target);
     QString why, reason;
-    if (why = checkPeer(socket->peerAddress()); !why.isEmpty())
-        reason = QStringLiteral("not a loopback client");
-    else if (why = checkHost(host); !why.isEmpty())
-        reason = QStringLiteral("Host not allowed");
-    else if (why = checkOrigin(origin, host); !why.isEmpty())
-        reason = QStringLiteral("Origin not allowed");
-    else if (validToken(socket->requestUrl(), request.rawHeader("Cookie")) == TokenIn::None)
+    // Peer, Host and Origin were checked before the handshake (route()); the token and the path here,
+    // so the page can read why in the close frame.
+    if (validToken(url, request.value("cookie")) == TokenIn::None)
         why = reason = QStringLiteral("wrong token");
-    else if (socket->requestUrl().path() != relay::kPath)
+    else if (url.path() != relay::kPath)
         why = reason = QStringLiteral("unknown path");
     else if (m_clients.size() >= kMaxClients)
         why = reason = QStringLiteral("%1 clients are connected already; close one").arg(kMaxClients);
     if (!reason.isEmpty()) {
         log(tr("refused a WebSocket from %1: %2").arg(socket->peerAddress().toString(), why));
-        connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);
-        socket->close(QWebSocketProtocol::CloseCodePolicyViolated, reason);
-        QTimer::singleShot(5000, socket, &QObject::deleteLater); // a peer that never answers the close
+        connect(socket, &RelayWebSocket::disconnected, socket, &QObject::deleteLater);
+        socket->close(relay::kClosePolicy, reason);
+        QTimer::singleShot(http::kCloseGraceMs + 1000, socket, &QObject::deleteLater); // a peer that never answers the close
         return;
     }
-    socket->setMaxAllowedIncomingMessageSize(quint64(relay::kMaxClientMessageBytes));
-    socket->setMaxAllowedIncomingFrameSize(quint64(relay::kMaxClientMessageBytes));
     Client c;
     c.socket = socket;
     c.id = m_nextClientId++;
     m_clients.append(c);
     log(tr("client %1 connected from %2 (%3 connected)").arg(c.id).arg(socket->peerAddress().toString()).arg(m_clients.size()));
-    connect(socket, &QWebSocket::textMessageReceived, this, [this, socket](const QString &text) { onClientMessage(socket, text); });
-    connect(socket, &QWebSocket::binaryMessageReceived, this, [this, socket] {
+    connect(socket, &RelayWebSocket::textMessageReceived, this, [this, socket](const QString &text) { onClientMessage(socket, text); });
+    connect(socket, &RelayWebSocket::binaryMessageReceived, this, [this, socket] {
         send(socket, {{QStringLiteral("type"), relay::type::Error}, {QStringLiteral("message"), tr("the relay takes text messages only")}});
     });
-    connect(socket, &QWebSocket::bytesWritten, this, [this, socket] {
+    connect(socket, &RelayWebSocket::bytesWritten, this, [this, socket] {
         if (Client *c = client(socket); c && c->capturePending && socket->bytesToWrite() == 0)
             sendCaptureTo(*c);
     });
-    connect(socket, &QWebSocket::disconnected, this, [this, socket] {
+    connect(socket, &RelayWebSocket::disconnected, this, [this, socket] {
         for (qsizetype i = 0; i < m_clients.size(); ++i)
             if (m_clients[i].socket == socket) {
                 log(tr("client %1 left (%2 connected)").arg(m_clients[i].id).arg(m_clients.size() - 1));
@@ -480,7 +469,7 @@ void RelayServer::admit(QWebSocket *socket)
         send(socket, {{QStringLiteral("type"), relay::type::SourceFailed}, {QStringLiteral("message"), m_sourceFailure}});
 }
 
-RelayServer::Client *RelayServer::client(QWebSocket *socket)
+RelayServer::Client *RelayServer::client(RelayWebSocket *socket)
 {
     for (Client &c : m_clients)
         if (c.socket == socket)
@@ -488,7 +477,7 @@ RelayServer::Client *RelayServer::client(QWebSocket *socket)
     return nullptr;
 }
 
-void RelayServer::send(QWebSocket *socket, const QJsonObject &message)
+void RelayServer::send(RelayWebSocket *socket, const QJsonObject &message)
 {
     if (socket)
         socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
@@ -563,7 +552,7 @@ QJsonObject RelayServer::actionsState()
     return state;
 }
 
-void RelayServer::sendActionsState(QWebSocket *only)
+void RelayServer::sendActionsState(RelayWebSocket *only)
 {
     if (m_clients.isEmpty())
         return;
@@ -587,13 +576,13 @@ void RelayServer::reply(const QString &actionId, const QJsonObject &message)
     send(it->socket, out);
 }
 
-void RelayServer::refuseAction(QWebSocket *socket, const QString &clientId, const QString &why)
+void RelayServer::refuseAction(RelayWebSocket *socket, const QString &clientId, const QString &why)
 {
     log(tr("refused an action: %1").arg(why));
     send(socket, {{QStringLiteral("type"), relay::type::Finished}, {QStringLiteral("id"), clientId}, {QStringLiteral("ok"), false}, {QStringLiteral("message"), why}});
 }
 
-void RelayServer::onClientMessage(QWebSocket *socket, const QString &text)
+void RelayServer::onClientMessage(RelayWebSocket *socket, const QString &text)
 {
     const relay::Message m = relay::parseMessage(text.toUtf8());
     if (!m.error.isEmpty() || m.type == relay::type::Capture) {
@@ -644,7 +633,7 @@ void RelayServer::onClientMessage(QWebSocket *socket, const QString &text)
     }
 }
 
-void RelayServer::startScale(QWebSocket *socket, const QString &internalId, const QJsonObject &message)
+void RelayServer::startScale(RelayWebSocket *socket, const QString &internalId, const QJsonObject &message)
 {
     const QString clientId = message.value(QLatin1String("id")).toString();
     // "ns/cluster/group", and (an added member) the context it is in: in a fleet the same name can

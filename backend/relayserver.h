@@ -26,16 +26,13 @@
 #include <deque>
 #include <functional>
 
-class QTcpServer;
-class QTcpSocket;
-class QWebSocket;
-class QHttpServerRequest;
+#include "relayhttp.h"
 
 namespace slicescope {
 
 class ClusterActions;
 class Source;
-class RelayHttpFront;
+class RelayWebSocket;
 
 struct RelayServerOptions {
     QHostAddress address = QHostAddress::LocalHost;
@@ -69,21 +66,21 @@ public:
     void setLogger(std::function<void(const QString &)> logger) { m_log = std::move(logger); }
 
 private:
-    friend class RelayHttpFront;
+    friend class RelayWebSocket;
     struct Client {
-        QWebSocket *socket = nullptr;
+        RelayWebSocket *socket = nullptr;
         int id = 0;
         bool capturePending = false;
     };
     struct Action {
-        QWebSocket *socket = nullptr;
+        RelayWebSocket *socket = nullptr;
         QString clientId;        // the id the client chose
     };
 
     // Access checks shared by HTTP and the WebSocket. Return an error (for the log) or empty.
     QString checkPeer(const QHostAddress &peer) const;
     QString checkHost(const QByteArray &host) const;
-    QString checkOrigin(const QByteArray &origin, const QByteArray &host) const;
+    QString checkOrigin(const QByteArray &origin, const QByteArray &host, const QByteArray &forwardedProto) const;
     bool tokenMatches(const QByteArray &candidate) const;
     // Where a request carries the right token: its URL's ?token= or its cookie; None when neither.
     enum class TokenIn
@@ -95,21 +92,23 @@ private:
     TokenIn validToken(const QUrl &url, const QByteArray &cookieHeader) const;
     static QByteArray cookieValue(const QByteArray &cookieHeader, const QByteArray &name);
 
-    // False only for a WebSocket upgrade refused before its handshake (answered already).
-    bool handleHttp(const QHttpServerRequest &request, QTcpSocket *socket);
-    void acceptWebSockets();
-    void admit(QWebSocket *socket);
+    using Headers = QList<QPair<QByteArray, QByteArray>>;
+    // What a request head is answered with (RelayHttpFront asks, once the head is whole).
+    RelayHttpFront::Reply route(const http::RequestHead &request, const QHostAddress &peer);
+    RelayHttpFront::Reply upgradeReply(const http::RequestHead &request, bool authenticated);
+    RelayHttpFront::Reply staticFile(const QUrl &url, const http::RequestHead &request, bool head, Headers extra);
+    void admit(RelayWebSocket *socket);
     void onCapture(const Capture &capture);
     void onSourceFailed(const QString &message);
-    void onClientMessage(QWebSocket *socket, const QString &text);
+    void onClientMessage(RelayWebSocket *socket, const QString &text);
     void sendCaptureTo(Client &client);
-    void sendActionsState(QWebSocket *only = nullptr);
+    void sendActionsState(RelayWebSocket *only = nullptr);
     QJsonObject actionsState();
-    void send(QWebSocket *socket, const QJsonObject &message);
+    void send(RelayWebSocket *socket, const QJsonObject &message);
     void reply(const QString &actionId, const QJsonObject &message);
-    void refuseAction(QWebSocket *socket, const QString &clientId, const QString &why);
-    void startScale(QWebSocket *socket, const QString &internalId, const QJsonObject &message);
-    Client *client(QWebSocket *socket);
+    void refuseAction(RelayWebSocket *socket, const QString &clientId, const QString &why);
+    void startScale(RelayWebSocket *socket, const QString &internalId, const QJsonObject &message);
+    Client *client(RelayWebSocket *socket);
     void log(const QString &line) const;
 
     Source *m_source;
@@ -117,7 +116,6 @@ private:
     QString m_actionsUnavailable;
     RelayServerOptions m_options;
     RelayHttpFront *m_http = nullptr;
-    QTcpServer *m_tcp = nullptr;
     QList<Client> m_clients;
     int m_nextClientId = 1;
     qint64 m_nextAction = 1;

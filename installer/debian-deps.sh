@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-websockets-dev qt6-svg-dev qt6-httpserver-dev
+  qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-websockets-dev qt6-svg-dev
   libyaml-cpp-dev libsimdjson-dev libjemalloc-dev
   fonts-dejavu-core xvfb
   procps  # ps, for the integration harness (tests/integration/ray-harness.sh)

@@ -18,6 +18,8 @@ int runAlertsBenchmark(int argc, char **argv, int first, const std::function<int
 // `slicescope-bench activity [options]` (activitybench.cpp): chip activity's join next to the ingest.
 int runActivityBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 // fleetbench.cpp: many contexts through scripted servers (issue 16); the child that plays them.
+// `slicescope-bench relay` (relaybench.cpp): the relay under issue 30's load, in its own process.
+int runRelayBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 int runFleetBenchmark(int argc, char **argv, int first, const std::function<int(const std::string &)> &usageError);
 int runFleetServe(int contexts, int nodes, int churn);
 

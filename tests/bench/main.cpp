@@ -363,6 +363,7 @@ constexpr const char *kUsage =
     "                             [--without-pods] [--json]\n"
     "       slicescope-bench activity [--nodes N] [--placement-groups N] [--runs R] [--seed S] [--json]\n"
     "       slicescope-bench fleet [--contexts N] [--nodes N] [--churn N] [--seconds S] [--json]\n"
+    "       slicescope-bench relay [--seconds S] [--idle N] [--binary PATH] [--json]\n"
     "\n"
     "  ingest   time buildSnapshot() against a raw simdjson walk of the same generated bodies\n"
     "  poll     the cost of one poll: bytes received and buildSnapshot() time, for the demo cluster's\n"
@@ -391,7 +392,10 @@ constexpr const char *kUsage =
     "           over --seconds (default 20); every `ray status` changes (as a real Ray's does) and --churn\n"
     "           contexts (default 2) change their Ray lists every 2 s; targets 2 s, 400 MB, 20 % of a core\n"
     "  alerts   AlertEngine::observe() per snapshot of that cluster with every chip's activity\n"
-    "           (--steps N, default 1800: an hour of 2 s snapshots; --nodes, --placement-groups, --json)\n";
+    "           (--steps N, default 1800: an hour of 2 s snapshots; --nodes, --placement-groups, --json)\n"
+    "  relay    `slicescope serve --demo` (its own process) for --seconds (default 60) under --idle N\n"
+    "           idle connections (default 1000), a slow-header client and a 100 GiB body, while a good\n"
+    "           client with the token asks every 5 s: the relay's peak RSS and the served ratio\n";
 
 int usageError(const std::string &message)
 {
@@ -991,6 +995,8 @@ int main(int argc, char **argv)
         return bench::runAlertsBenchmark(argc, argv, 2, usageError);
     if (command == "activity")
         return bench::runActivityBenchmark(argc, argv, 2, usageError);
+    if (command == "relay")
+        return bench::runRelayBenchmark(argc, argv, 2, usageError);
     if (command == "fleet") {
         // The first frame is the overview painted (offscreen, as the window would paint it).
         pinRenderingEnvironment(true);

@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 
 namespace slicescope::testing {
@@ -21,6 +22,7 @@ struct RelayProcess {
     quint16 port = 0;
     QByteArray err;     // everything it wrote on stderr so far
     QString binary = QStringLiteral(SLICESCOPE_BINARY); // another copy of it, to test where it looks beside itself
+    std::function<void()> childSetup; // run in the child before exec (e.g. a lower limit of open files)
 
     // Starts `slicescope serve ARGS --listen 127.0.0.1:0` and waits for its URL line.
     bool start(const QStringList &args, int timeoutMs = 20000)
@@ -30,6 +32,8 @@ struct RelayProcess {
             env.remove(QLatin1String(name));
         process = std::make_unique<QProcess>();
         process->setProcessEnvironment(env);
+        if (childSetup)
+            process->setChildProcessModifier(childSetup);
         process->start(binary,
                        QStringList{QStringLiteral("serve")} + args + QStringList{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
         static const QRegularExpression line(QStringLiteral(R"( at (http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]{43}))\s*$)"),

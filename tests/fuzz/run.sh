@@ -19,7 +19,7 @@ seconds=${1:-60}
 case "$seconds" in '' | *[!0-9]*) echo "run.sh: SECONDS_PER_TARGET must be a whole number, not \"$seconds\"" >&2; exit 2 ;; esac
 
 build="$root/build/fuzz"
-all_targets="fuzz_capture fuzz_recording fuzz_relay fuzz_kubewatch fuzz_kubeconfig fuzz_parsers fuzz_logtail fuzz_render"
+all_targets="fuzz_capture fuzz_recording fuzz_relay fuzz_httphead fuzz_kubewatch fuzz_kubeconfig fuzz_parsers fuzz_logtail fuzz_render"
 targets=${SLICESCOPE_FUZZ_TARGETS:-$all_targets}
 
 if ! command -v clang++ > /dev/null; then
