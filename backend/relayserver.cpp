@@ -35,6 +35,9 @@ constexpr qint64 kMaxStaticFileBytes = qint64(256) << 20;
 // Browsers connected at once. Each holds a capture in its send buffer; a page stuck reconnecting
 // in a loop (or many tabs) must not hold the relay's memory hostage.
 constexpr qsizetype kMaxClients = 32;
+// WebSockets refused after their handshake (a wrong token, a full relay) still closing. Past this, a
+// handshake without the token is refused before it (403), so a flood of them holds no sockets.
+constexpr int kMaxRefusedClosing = 32;
 
 QByteArray mimeType(const QString &path)
 {
@@ -305,6 +308,8 @@ RelayHttpFront::Reply RelayServer::route(const http::RequestHead &request, const
     if (!why.isEmpty())
         return refuse(403, why); // an upgrade too: no handshake
     const TokenIn token = validToken(url, request.value("cookie"));
+    if (upgrade && token == TokenIn::None && m_refusedClosing >= kMaxRefusedClosing)
+        return refuse(403, tr("wrong token (%1 refused WebSockets are still closing)").arg(m_refusedClosing));
     if (upgrade)
         return upgradeReply(request, token != TokenIn::None);
 
@@ -432,6 +437,8 @@ void RelayServer::admit(RelayWebSocket *socket)
     if (!reason.isEmpty()) {
         log(tr("refused a WebSocket from %1: %2").arg(socket->peerAddress().toString(), why));
         connect(socket, &RelayWebSocket::disconnected, socket, &QObject::deleteLater);
+        ++m_refusedClosing;
+        connect(socket, &QObject::destroyed, this, [this] { --m_refusedClosing; });
         socket->close(relay::kClosePolicy, reason);
         QTimer::singleShot(http::kCloseGraceMs + 1000, socket, &QObject::deleteLater); // a peer that never answers the close
         return;

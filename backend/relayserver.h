@@ -118,6 +118,7 @@ private:
     RelayHttpFront *m_http = nullptr;
     QList<Client> m_clients;
     int m_nextClientId = 1;
+    int m_refusedClosing = 0; // WebSockets refused after their handshake, not yet gone
     qint64 m_nextAction = 1;
     QHash<QString, Action> m_actionsInFlight; // by internal id
     QByteArray m_captureMessage; // the latest capture, as sent

@@ -366,6 +366,50 @@ private Q_SLOTS:
         QCOMPARE(s->state(), QAbstractSocket::UnconnectedState);
     }
 
+    // A flood of WebSocket handshakes with a wrong token: the first ones get the handshake and a 1008
+    // close a page can read; once 32 such are still closing, the rest are refused before the handshake,
+    // so the flood holds no sockets. One with the token is still admitted.
+    void aFloodOfWrongTokensHoldsNoSockets()
+    {
+        auto upgrade = [&](const QByteArray &token) {
+            auto s = connectTo(m_relay.port);
+            if (s)
+                s->write("GET /relay HTTP/1.1\r\nHost: " + host(m_relay.port)
+                         + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: slicescope_token="
+                         + token + "\r\n\r\n");
+            return s;
+        };
+        auto statusAfter = [](QTcpSocket &s) {
+            QByteArray got;
+            for (int i = 0; i < 50 && !got.contains("\r\n\r\n"); ++i) {
+                s.waitForReadyRead(100);
+                got += s.readAll();
+            }
+            return statusOf(got);
+        };
+        std::vector<std::unique_ptr<QTcpSocket>> flood;
+        int handshakes = 0, refused = 0;
+        for (int i = 0; i < 40; ++i) {
+            flood.push_back(upgrade("wrong-token-wrong-token"));
+            QVERIFY(flood.back());
+            const int status = statusAfter(*flood.back());
+            handshakes += status == 101;
+            refused += status == 403;
+        }
+        QCOMPARE(handshakes, 32);
+        QCOMPARE(refused, 8);
+        auto good = upgrade(m_relay.token);
+        QVERIFY(good);
+        QByteArray hello;
+        for (int i = 0; i < 50 && !hello.contains("\"type\":\"hello\""); ++i) {
+            good->waitForReadyRead(100);
+            hello += good->readAll();
+        }
+        QCOMPARE(statusOf(hello), 101);
+        QVERIFY(hello.contains("\"type\":\"hello\""));
+    }
+
     void cleanupTestCase()
     {
         m_relay.stop();
