@@ -408,6 +408,10 @@ private Q_SLOTS:
         QCOMPARE(errors.isEmpty(), says.isEmpty());
         if (says.isEmpty()) {
             QVERIFY2(json.err.isEmpty(), json.err.constData());
+            // inspect --json stays what inspectJson() gives when nothing failed: no sourceErrors key.
+            const Run inspect = runAgainstFakes(QStringList{QStringLiteral("inspect"), QStringLiteral("--json")} + source);
+            QCOMPARE(inspect.exitCode, 0);
+            QVERIFY(!inspect.json().contains(QLatin1String("sourceErrors")));
             return;
         }
         for (const QJsonValue &e : errors) {
