@@ -114,6 +114,32 @@ void printLine(const QString &message)
     QTextStream(stderr) << "slicescope: " << sanitizeForMessage(message, kMaxStderrLineChars) << Qt::endl;
 }
 
+QString forTerminal(const QString &line)
+{
+    return sanitizeForMessage(line, kMaxStdoutLineChars);
+}
+
+QList<ActivityTable::SourceError> sourceErrors(const SourceSpec &spec, const ClusterSnapshot &snapshot)
+{
+    if ((spec.kind != SourceSpec::Kind::Live && spec.kind != SourceSpec::Kind::Relay) || !snapshot.activity)
+        return {};
+    return snapshot.activity->sourceErrors;
+}
+
+QJsonArray sourceErrorsJson(const QList<ActivityTable::SourceError> &errors)
+{
+    QJsonArray out;
+    for (const ActivityTable::SourceError &e : errors)
+        out.append(QJsonObject{{QStringLiteral("source"), e.source}, {QStringLiteral("message"), e.message}});
+    return out;
+}
+
+void reportSourceErrors(const QList<ActivityTable::SourceError> &errors)
+{
+    for (const ActivityTable::SourceError &e : errors)
+        printLine(e.message);
+}
+
 int fail(ExitCode code, const QString &message)
 {
     printLine(message);

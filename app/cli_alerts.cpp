@@ -4,6 +4,10 @@
 // recording (--capture F.slicescope.jsonl) is replayed capture by capture through the engine and
 // the alerts at its end are reported, or with --step N those at its capture N (as `inspect
 // --capture F --step N` lists them). Exit 0 when none fires at or above --fail-on, 3 when any does.
+// A live source that failed in part (issue 30: --prometheus down, refusing, redirecting, answering
+// too much or garbage) is never "no alerts": exit 1 with the reason on stderr and in --json
+// `sourceErrors`, unless an alert at or above --fail-on fired from what did arrive (exit 3, the
+// reason still said).
 
 #include "cli_p.h"
 
@@ -49,8 +53,8 @@ QJsonObject thresholdsJson(const AlertThresholds &t)
 
 // Feeds the SOURCE's snapshots to the engine: the captures of a capture file in order (with
 // --step, those up to capture N), else the one snapshot. Returns the count in *observed, or an
-// exit code.
-int observeSource(const SourceSpec &spec, const QString *stepText, AlertEngine &engine, int *observed)
+// exit code. A live snapshot's failed sources go to *failed.
+int observeSource(const SourceSpec &spec, const QString *stepText, AlertEngine &engine, int *observed, QList<ActivityTable::SourceError> *failed)
 {
     int step = -1;
     if (stepText)
@@ -60,6 +64,7 @@ int observeSource(const SourceSpec &spec, const QString *stepText, AlertEngine &
         SnapshotPtr snap;
         if (const int code = loadSnapshot(spec, snap); code >= 0)
             return code;
+        *failed = sourceErrors(spec, *snap);
         engine.observe(*snap);
         *observed = 1;
         return -1;
@@ -115,15 +120,20 @@ int alerts(const QStringList &arguments)
     spec.prometheusWindowSeconds = int(std::clamp<qint64>(thresholds.idleAfterMs / 1000, 0, 7 * 24 * 3600));
     AlertEngine engine(thresholds);
     int observed = 0;
+    QList<ActivityTable::SourceError> failed;
     const bool stepped = parser.isSet(QStringLiteral("step"));
     const QString stepText = parser.value(QStringLiteral("step"));
-    if (const int code = observeSource(spec, stepped ? &stepText : nullptr, engine, &observed); code >= 0)
+    if (const int code = observeSource(spec, stepped ? &stepText : nullptr, engine, &observed, &failed); code >= 0)
         return code;
+    reportSourceErrors(failed);
     const QList<Alert> &active = engine.alerts();
     const bool fired = std::any_of(active.cbegin(), active.cend(), [failOn](const Alert &a) { return a.severity >= failOn; });
     int idleChips = 0;
     for (const QList<IdleChip> &chips : engine.idleChips())
         idleChips += int(chips.size());
+    // What fired from the data that did arrive wins (3); else a failed source fails the check (1).
+    const int exitCode = fired ? AlertsFired : failed.isEmpty() ? Success
+                                                                : Failed;
 
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonObject byKind;
@@ -144,18 +154,24 @@ int alerts(const QStringList &arguments)
             {QStringLiteral("snapshots"), observed},
             {QStringLiteral("evaluatedAt"), at.isValid() ? QJsonValue(at.toString(Qt::ISODate)) : QJsonValue()},
             {QStringLiteral("thresholds"), thresholdsJson(thresholds)},
+            {QStringLiteral("sourceErrors"), sourceErrorsJson(failed)},
         });
-        return fired ? AlertsFired : Success;
+        return exitCode;
     }
     QTextStream out(stdout);
     if (active.isEmpty())
-        out << QStringLiteral("no alerts (%1 snapshot%2)\n").arg(observed).arg(observed == 1 ? QString() : QStringLiteral("s"));
+        out << QStringLiteral("no alerts%1 (%2 snapshot%3)%4\n")
+                   .arg(failed.isEmpty() ? QString() : QStringLiteral(" from the data that arrived"))
+                   .arg(observed)
+                   .arg(observed == 1 ? QString() : QStringLiteral("s"))
+                   .arg(failed.isEmpty() ? QString() : QStringLiteral("; %1 source(s) failed (said on stderr)").arg(failed.size()));
     for (const Alert &a : active)
-        out << QStringLiteral("%1  %2  since %3  %4\n")
-                   .arg(toText(a.severity).toUpper(), -8)
-                   .arg(toText(a.kind), -25)
-                   .arg(a.since.isValid() ? a.since.toString(Qt::ISODate) : QStringLiteral("?"), a.text);
-    return fired ? AlertsFired : Success;
+        out << forTerminal(QStringLiteral("%1  %2  since %3  %4")
+                               .arg(toText(a.severity).toUpper(), -8)
+                               .arg(toText(a.kind), -25)
+                               .arg(a.since.isValid() ? a.since.toString(Qt::ISODate) : QStringLiteral("?"), a.text))
+            << '\n';
+    return exitCode;
 }
 
 } // namespace slicescope::cli

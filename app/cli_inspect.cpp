@@ -2,7 +2,9 @@
 // `slicescope inspect`: the snapshot a SOURCE gives, as a table or JSON (inspectJson()), or with
 // --step one capture of a recording as the window's history rebuilds it. A recording's `alerts`
 // are those of an AlertEngine fed its captures in order up to the one shown, as the window's
-// engine saw them (and as `slicescope alerts --capture REC [--step N]` reports them).
+// engine saw them (and as `slicescope alerts --capture REC [--step N]` reports them). A live
+// source that failed in part (issue 30: --prometheus down, ...) prints what did arrive and exits 1,
+// the reason on stderr and in --json `sourceErrors`. Text output passes through forTerminal().
 
 #include "cli_p.h"
 
@@ -117,9 +119,17 @@ int inspect(const QStringList &arguments)
         engine.observe(*snap);
         alerts = engine.alerts();
     }
+    const QList<ActivityTable::SourceError> failed = sourceErrors(spec, *snap);
+    reportSourceErrors(failed);
+    const int exitCode = failed.isEmpty() ? Success : Failed;
     if (parser.isSet(QStringLiteral("json"))) {
-        printJson(inspectJson(*snap, alerts));
-        return Success;
+        QJsonObject doc = inspectJson(*snap, alerts);
+        // Only when one failed: a whole answer stays byte for byte what inspectJson() gives (the
+        // live and file tiers compare the two).
+        if (!failed.isEmpty())
+            doc.insert(QStringLiteral("sourceErrors"), sourceErrorsJson(failed));
+        printJson(doc);
+        return exitCode;
     }
     QTextStream out(stdout);
     out << QStringLiteral("%1 slices, %2 placement groups, %3 worker groups\n")
@@ -127,18 +137,19 @@ int inspect(const QStringList &arguments)
                .arg(snap->placementGroups.size())
                .arg(snap->workerGroups.size());
     for (const Slice &s : snap->slices)
-        out << QStringLiteral("  %1  %2 %3  %4 hosts  %5  %6/%7 chips reserved%8\n")
-                   .arg(s.name, -24)
-                   .arg(s.generation ? s.generation->name : QStringLiteral("?"))
-                   .arg(s.topology.toString(), -7)
-                   .arg(s.hostCount(), 2)
-                   .arg(toText(s.status()), -12)
-                   .arg(s.reservedChips)
-                   .arg(s.chips())
-                   .arg(s.problems.isEmpty() ? QString() : QStringLiteral("  (") + s.problems.join(QStringLiteral(", ")) + u')');
+        out << forTerminal(QStringLiteral("  %1  %2 %3  %4 hosts  %5  %6/%7 chips reserved%8")
+                               .arg(s.name, -24)
+                               .arg(s.generation ? s.generation->name : QStringLiteral("?"))
+                               .arg(s.topology.toString(), -7)
+                               .arg(s.hostCount(), 2)
+                               .arg(toText(s.status()), -12)
+                               .arg(s.reservedChips)
+                               .arg(s.chips())
+                               .arg(s.problems.isEmpty() ? QString() : QStringLiteral("  (") + s.problems.join(QStringLiteral(", ")) + u')'))
+            << '\n';
     for (const QString &w : snap->warnings)
-        out << "warning: " << w << '\n';
-    return Success;
+        out << forTerminal(QStringLiteral("warning: ") + w) << '\n';
+    return exitCode;
 }
 
 } // namespace slicescope::cli

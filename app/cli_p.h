@@ -8,6 +8,7 @@
 #include "thresholdtext.h" // parseDurationMs(), shared with the window
 
 #include <QCommandLineOption>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -27,11 +28,26 @@ namespace slicescope::cli {
 inline constexpr qsizetype kMaxStderrLineChars = 2000;
 // Prints "slicescope: <message>" on stderr, as one line however the message came out.
 void printLine(const QString &message);
+// The bound on one line of a verb's text output (stdout); longer lines end in "...".
+inline constexpr qsizetype kMaxStdoutLineChars = 16384;
+// One line of a verb's text output as it may reach a terminal: every control character a server
+// or a file put in it (an escape sequence in a slice name, a label, an error string) made visible
+// the way stderr's lines show them (sanitizeForMessage(), boundedfile.h: ESC is "\x1b"), and cut
+// to kMaxStdoutLineChars. No newline is added. JSON output needs none of this: JSON escapes them.
+QString forTerminal(const QString &line);
 // Prints "slicescope: <message>" on stderr and returns `code`.
 int fail(ExitCode code, const QString &message);
 // What a changing verb is about to do, said before it does it.
 void notice(const QString &message);
 void printJson(const QJsonObject &object);
+// The sources of a live snapshot that gave nothing usable (issue 30: Prometheus down, refusing,
+// redirecting, answering too much or garbage; ActivityTable::sourceErrors). Empty for a demo or a
+// capture file (what a file recorded stays in its activity problems: the file itself answered).
+QList<ActivityTable::SourceError> sourceErrors(const SourceSpec &spec, const ClusterSnapshot &snapshot);
+// `sourceErrors` in --json: [{"source": "prometheus", "message": "..."}].
+QJsonArray sourceErrorsJson(const QList<ActivityTable::SourceError> &errors);
+// Each on stderr, one line each.
+void reportSourceErrors(const QList<ActivityTable::SourceError> &errors);
 // Parses verb options plus the shared SOURCE options. Returns -1 to continue, or an exit code.
 int parse(QCommandLineParser &parser, const QStringList &arguments, const QString &verb, SourceSpec &spec, int positionals = 0);
 // Loads and builds the snapshot, failing loudly on a body that could not be read. -1 to continue.

@@ -172,10 +172,11 @@ int submitSlicePg(const QStringList &arguments)
         printJson(result);
         return Success;
     }
-    QTextStream(stdout) << QStringLiteral("%1 %2 %3 on %4 (job %5)\n")
-                               .arg(result.value(QLatin1String("placementGroupId")).toString(), name,
-                                    result.value(QLatin1String("state")).toString(),
-                                    result.value(QLatin1String("slices")).toVariant().toStringList().join(QStringLiteral(", ")), submissionId);
+    QTextStream(stdout) << forTerminal(QStringLiteral("%1 %2 %3 on %4 (job %5)")
+                                           .arg(result.value(QLatin1String("placementGroupId")).toString(), name,
+                                                result.value(QLatin1String("state")).toString(),
+                                                result.value(QLatin1String("slices")).toVariant().toStringList().join(QStringLiteral(", ")), submissionId))
+                        << '\n';
     return Success;
 }
 
@@ -299,7 +300,7 @@ int releasePg(const QStringList &arguments)
         printJson(report);
         return Success;
     }
-    QTextStream(stdout) << QStringLiteral("%1 %2\n").arg(group.id, report.value(QLatin1String("state")).toString());
+    QTextStream(stdout) << forTerminal(QStringLiteral("%1 %2").arg(group.id, report.value(QLatin1String("state")).toString())) << '\n';
     return Success;
 }
 

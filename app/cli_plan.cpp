@@ -82,15 +82,16 @@ int plan(const QStringList &arguments)
     }
     QTextStream out(stdout);
     const QString shape = QStringLiteral("%1 %2 x%3").arg(result.generation->name, result.topology.toString()).arg(result.numSlices);
+    // Slice names and reasons quote what Ray and Kubernetes said: forTerminal() on every line.
     if (result.feasible)
-        out << "fits: " << shape << " would take " << result.wouldTake.join(QStringLiteral(", ")) << '\n';
+        out << forTerminal(QStringLiteral("fits: ") + shape + QStringLiteral(" would take ") + result.wouldTake.join(QStringLiteral(", "))) << '\n';
     else
-        out << "does not fit: " << shape << '\n';
-    out << "  " << describeBundles(result) << '\n';
+        out << forTerminal(QStringLiteral("does not fit: ") + shape) << '\n';
+    out << forTerminal(QStringLiteral("  ") + describeBundles(result)) << '\n';
     for (const QString &r : result.reasons)
-        out << "  " << r << '\n';
+        out << forTerminal(QStringLiteral("  ") + r) << '\n';
     for (const QString &n : result.notes)
-        out << "  note: " << n << '\n';
+        out << forTerminal(QStringLiteral("  note: ") + n) << '\n';
     return Success;
 }
 

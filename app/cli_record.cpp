@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `slicescope record`: a SOURCE's captures, one per interval for a duration, written as a JSON
-// Lines recording the window reads back (File > Open) and `inspect --step` scrubs.
+// Lines recording the window reads back (File > Open) and `inspect --step` scrubs. A recording
+// with holes would look like a quiet cluster: it stops at the first failure of a source (Ray, the
+// Kubernetes API, or --prometheus down, refusing, redirecting, answering too much or garbage:
+// issue 30), keeps what it wrote, exits 1 and says why on stderr and in --json `sourceErrors`.
 
 #include "cli_p.h"
 
@@ -90,6 +93,19 @@ int record(const QStringList &arguments)
 
     RecordingWriter writer(output);
     QString failure;
+    QList<ActivityTable::SourceError> failedSources;
+    // With --prometheus, each capture's answers are read as the join reads them: one that failed
+    // (the round's error, or an answer that says nothing usable) ends the recording after it.
+    auto prometheusFailed = [&](const Capture &capture) {
+        if (spec.prometheusUrl.isEmpty())
+            return false;
+        failedSources = sourceErrors(spec, *buildSnapshot(capture));
+        QStringList messages;
+        for (const ActivityTable::SourceError &e : std::as_const(failedSources))
+            messages << e.message;
+        failure = messages.join(QStringLiteral("; "));
+        return !failedSources.isEmpty();
+    };
     QElapsedTimer clock;
     clock.start();
     switch (spec.kind) {
@@ -157,7 +173,9 @@ int record(const QStringList &arguments)
                 Capture c = *newest;
                 c.capturedAt = QDateTime::currentDateTimeUtc();
                 failure = writer.write(c);
-                if (!failure.isEmpty() || writer.count() >= wanted)
+                if (failure.isEmpty() && prometheusFailed(c))
+                    QCoreApplication::exit(1);
+                else if (!failure.isEmpty() || writer.count() >= wanted)
                     QCoreApplication::exit(failure.isEmpty() ? 0 : 1);
             };
             QObject::connect(&tick, &QTimer::timeout, &tick, writeNewest);
@@ -171,6 +189,7 @@ int record(const QStringList &arguments)
             });
             QObject::connect(source.get(), &Source::failed, source.get(), [&](const QString &message) {
                 failure = message;
+                failedSources = {{QStringLiteral("kubernetes"), message}};
                 QCoreApplication::exit(1);
             });
             runLoop([&] { source->start(); });
@@ -193,12 +212,15 @@ int record(const QStringList &arguments)
         source.setPrometheus(std::move(prometheus));
         QObject::connect(&source, &Source::captureReceived, &source, [&](const Capture &capture) {
             failure = writer.write(capture);
-            if (!failure.isEmpty() || writer.count() >= wanted)
+            if (failure.isEmpty() && prometheusFailed(capture))
+                QCoreApplication::exit(1);
+            else if (!failure.isEmpty() || writer.count() >= wanted)
                 QCoreApplication::exit(failure.isEmpty() ? 0 : 1);
         });
         // A recording with holes would look like a quiet cluster: stop at the first failure.
         QObject::connect(&source, &Source::failed, &source, [&](const QString &message) {
             failure = message;
+            failedSources = {{QStringLiteral("ray"), message}};
             QCoreApplication::exit(1);
         });
         runLoop([&] { source.start(); });
@@ -213,9 +235,13 @@ int record(const QStringList &arguments)
         {QStringLiteral("intervalMs"), intervalMs},
         {QStringLiteral("seconds"), double(clock.elapsed()) / 1000.0},
         {QStringLiteral("complete"), failure.isEmpty()},
+        {QStringLiteral("sourceErrors"), sourceErrorsJson(failedSources)},
     };
     if (!failure.isEmpty()) {
-        // The lines written so far stay: each is a complete capture.
+        // The lines written so far stay: each is a complete capture. A source's failure is in
+        // --json too (the summary, "complete": false), as alerts and inspect give theirs.
+        if (parser.isSet(QStringLiteral("json")) && !failedSources.isEmpty())
+            printJson(summary);
         return fail(Failed, QStringLiteral("%1 (kept the %2 capture(s) recorded so far in %3)").arg(failure).arg(writer.count()).arg(output));
     }
     if (parser.isSet(QStringLiteral("json")))

@@ -168,7 +168,7 @@ int scale(const QStringList &arguments)
     if (outcome.result != ScaleOutcome::Result::Applied)
         return fail(Failed, outcome.message);
     if (!json)
-        QTextStream(stdout) << outcome.message << Qt::endl;
+        QTextStream(stdout) << forTerminal(outcome.message) << Qt::endl;
     else
         notice(outcome.message);
     return Success;

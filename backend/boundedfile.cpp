@@ -163,9 +163,13 @@ QString sanitizeForMessage(const QString &text, qsizetype maxChars)
             piece = QStringLiteral("\\r");
         else if (c == u'\t')
             piece = QStringLiteral("\\t");
-        else if (c.unicode() < 0x20 || c.unicode() == 0x7f || (c.unicode() >= 0x80 && c.unicode() < 0xa0)
-                 || c.unicode() == 0x2028 || c.unicode() == 0x2029)
+        else if (c.unicode() < 0x20 || c.unicode() == 0x7f || (c.unicode() >= 0x80 && c.unicode() < 0xa0))
             piece = QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else if (c.unicode() == 0x2028 || c.unicode() == 0x2029 || (c.unicode() >= 0x202a && c.unicode() <= 0x202e)
+                 || (c.unicode() >= 0x2066 && c.unicode() <= 0x2069))
+            // Separators end a line; the bidirectional overrides and isolates reorder what follows
+            // them on the screen, so a message could show other text than it holds.
+            piece = QStringLiteral("\\u%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
         else if (c.isHighSurrogate() && i + 1 < text.size() && text.at(i + 1).isLowSurrogate())
             piece = text.mid(i, 2);
         else

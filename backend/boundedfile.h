@@ -42,8 +42,11 @@ QString openBoundedFile(const QString &path, qint64 maxBytes, const QString &wha
 QString describeByteCount(qint64 bytes);
 
 // Text from outside (a server's answer, a file's value, a name the user typed) made fit for the
-// one-line stderr rule: control characters (newlines included) escaped as \n, \t, \xHH, and cut
-// to `maxChars` with an ellipsis ("..."). Never splits a surrogate pair.
+// one-line stderr rule and for a terminal: control characters (C0 with newlines, DEL, C1, the
+// line and paragraph separators, the bidirectional overrides and isolates) shown as \n, \r, \t or
+// \xHH / \uHHHH (ESC is "\x1b"), and cut to `maxChars` with an ellipsis ("..."). Never splits a
+// surrogate pair. The one sanitiser: stderr lines (cli printLine()) and the verbs' text output
+// (cli forTerminal()) both pass through it (docs/bounds.md).
 inline constexpr qsizetype kMaxEchoedChars = 240;
 QString sanitizeForMessage(const QString &text, qsizetype maxChars = kMaxEchoedChars);
 

@@ -8,6 +8,9 @@
 // every capture it emits (attachTo), so recordings and files carry them through the one data path.
 // A failed round keeps the answers before it (their samples age, and the join drops them once
 // stale) and says why in Capture::prometheusError; it never touches the allocation view.
+// Bounds (docs/bounds.md): the answers of one round together at most maxRoundBytes() (counted on
+// every read, so a chunked answer that never ends is stopped at the bound, not when it ends); a
+// redirect is a failure naming its Location, never followed, never an empty success.
 
 #include "capture.h"
 
@@ -44,6 +47,8 @@ public:
     // The window of the max_over_time query (default 600 s: the default idle-after); 0 skips it.
     void setWindowSeconds(int seconds) { m_windowSeconds = seconds; }
     void setDeadline(std::chrono::milliseconds overall) { m_deadline = overall; }
+    // The bound on one round's answers together (default 128 MiB).
+    static qint64 maxRoundBytes();
 
     QString displayUrl() const; // no user info, no trailing slash
     void start();               // a round at once, then one per interval
@@ -59,8 +64,10 @@ Q_SIGNALS:
 
 private:
     void startRound();
+    void onReadyRead(QNetworkReply *reply, quint64 round, int index);
     void onFinished(QNetworkReply *reply, quint64 round, int index);
-    QString describeFailure(QNetworkReply *reply, int status) const;
+    void abortOthers(quint64 round);
+    QString describeFailure(QNetworkReply *reply, int status, const QByteArray &body) const;
     QUrl queryUrl(const QString &query) const;
 
     QUrl m_url;
@@ -75,6 +82,7 @@ private:
     quint64 m_round = 0;
     int m_rounds = 0;
     int m_pending = 0;
+    qint64 m_roundBytes = 0; // body bytes this round has read, all queries together
     QList<Capture::PrometheusAnswer> m_inFlight;
     QString m_roundError;
     QList<QPointer<QNetworkReply>> m_replies;

@@ -126,6 +126,8 @@ qint64 ActivityTable::bytes() const
         n += 32 + t.size() * 2;
     for (const QString &t : problems)
         n += 32 + t.size() * 2;
+    for (const SourceError &e : sourceErrors)
+        n += 64 + (e.source.size() + e.message.size()) * 2;
     return n;
 }
 

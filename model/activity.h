@@ -101,6 +101,15 @@ public:
     // 11 of 12 nodes report TPU metrics", "prometheus: 3 series name no known Ray node".
     QStringList sources;
     QStringList problems;
+    // The sources asked that gave nothing usable (issue 30): Prometheus down, refusing, redirecting,
+    // answering too much, not JSON or an error status. Each is in `problems` too; the headless verbs
+    // fail on these (exit 1, `sourceErrors`), never on the other problems.
+    struct SourceError {
+        QString source;  // "prometheus"
+        QString message; // the whole reason, with the URL or the query's name
+        friend bool operator==(const SourceError &, const SourceError &) = default;
+    };
+    QList<SourceError> sourceErrors;
     QDateTime newestSampleAt;
 
     // Per slice (by name), per placement group (by id: the chips its bundles hold) and per worker

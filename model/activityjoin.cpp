@@ -145,12 +145,16 @@ public:
         }
         applyDevicePlugin();
         if (!m_c.rayNodeSummaryError.isEmpty()) m_problems << m_c.rayNodeSummaryError;
-        if (!m_c.prometheusError.isEmpty()) m_problems << m_c.prometheusError;
+        if (!m_c.prometheusError.isEmpty()) {
+            m_problems << m_c.prometheusError;
+            m_sourceErrors.append({QStringLiteral("prometheus"), m_c.prometheusError});
+        }
         explainUnknownHosts();
         if (shapeBeside) shapeBeside->wait(); // before the snapshot is written to
         ActivityTable &t = m_builder.table();
         t.sources = m_sources;
         t.problems = m_problems;
+        t.sourceErrors = m_sourceErrors;
         m_out.activity = m_builder.finish();
         for (const QString &p : std::as_const(m_problems))
             m_out.warnings << QStringLiteral("activity: %1").arg(p);
@@ -325,18 +329,22 @@ private:
         const QString what = window     ? QStringLiteral("Prometheus (%1 s window)").arg(window)
                              : rayNames ? QStringLiteral("Prometheus ray_tpu_*")
                                         : QStringLiteral("Prometheus device-plugin series");
+        if (answer.body.isEmpty()) { // what a redirect or a lost answer leaves: nothing was said
+            answerFailed(QStringLiteral("%1: the answer is empty").arg(what));
+            return;
+        }
         const std::shared_ptr<const ParsedAnswer> parsed = cachedAnswer(answer, rayNames, window > 0);
         for (const QString &e : parsed->errors)
-            m_problems << QStringLiteral("%1: %2").arg(what, e);
+            answerFailed(QStringLiteral("%1: %2").arg(what, e));
         if (!parsed->ok) return;
         if (parsed->status != QLatin1String("success")) {
-            m_problems << QStringLiteral("%1: the server answered %2%3")
-                              .arg(what, parsed->status.isEmpty() ? QStringLiteral("without a status") : parsed->status,
-                                   parsed->error.isEmpty() ? QString() : QStringLiteral(" (%1: %2)").arg(parsed->errorType, parsed->error.left(200)));
+            answerFailed(QStringLiteral("%1: the server answered %2%3")
+                             .arg(what, parsed->status.isEmpty() ? QStringLiteral("without a status") : parsed->status,
+                                  parsed->error.isEmpty() ? QString() : QStringLiteral(" (%1: %2)").arg(parsed->errorType, parsed->error.left(200))));
             return;
         }
         if (parsed->resultType != QLatin1String("vector")) {
-            m_problems << QStringLiteral("%1: expected an instant vector, got \"%2\"").arg(what, parsed->resultType.left(40));
+            answerFailed(QStringLiteral("%1: expected an instant vector, got \"%2\"").arg(what, parsed->resultType.left(40)));
             return;
         }
         AnswerCounts n;
@@ -560,6 +568,16 @@ private:
     std::vector<Resolution> m_byInstanceValue, m_byIpValue; // per label value of the answer being joined
     std::string m_key; // scratch for "ns/pod"
     QStringList m_sources, m_problems;
+    QList<ActivityTable::SourceError> m_sourceErrors;
+    // An answer Prometheus gave that says nothing usable: a problem, and the source's failure.
+    void answerFailed(const QString &problem)
+    {
+        m_problems << problem;
+        // "Prometheus ray_tpu_*: ..." as "Prometheus http://host:9090: ray_tpu_*: ...": the URL first, as the poller's own errors say it.
+        static const QString kPrefix = QStringLiteral("Prometheus ");
+        const QString message = m_c.prometheusUrl.isEmpty() || !problem.startsWith(kPrefix) ? problem : kPrefix + m_c.prometheusUrl + QStringLiteral(": ") + problem.mid(kPrefix.size());
+        m_sourceErrors.append({QStringLiteral("prometheus"), message});
+    }
 };
 
 } // namespace

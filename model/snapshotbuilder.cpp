@@ -16,6 +16,7 @@
 
 #include <QMutex>
 #include <QMutexLocker>
+#include <QSet>
 
 #include <algorithm>
 #include <functional>
@@ -79,6 +80,12 @@ bool readRay(const Capture &capture, ClusterSnapshot &s)
         QList<RayNode> nodes;
         QStringList warnings;
         int index = -1;
+        // A node id names one node: a list that repeats one (a state API answer seen with the same
+        // node 50 times) would count its host again, and the extra hosts would look like the TPU
+        // webhook's fallback names. The first entry of an id is kept; the repeats are counted.
+        QSet<QString> seenIds;
+        int repeated = 0;
+        QString firstRepeated;
         rayNodesRead = parseBody(capture.rayNodes, "ray.nodes", s.errors, warnings, [&](od::value root) {
             return readStateList(root, "ray.nodes", warnings, [&](od::object obj) {
                 ++index;
@@ -93,12 +100,22 @@ bool readRay(const Capture &capture, ClusterSnapshot &s)
                                     .arg(who, typeProblems.isEmpty() ? QStringLiteral("no node_id") : typeProblems.join(QStringLiteral("; ")));
                     return;
                 }
+                const qsizetype before = seenIds.size();
+                seenIds.insert(n.id);
+                if (seenIds.size() == before) {
+                    if (repeated++ == 0) firstRepeated = n.id.left(64);
+                    return;
+                }
                 if (!typeProblems.isEmpty()) warnings << QStringLiteral("ray.nodes: %1: %2: ignored").arg(who, typeProblems.join(QStringLiteral("; ")));
                 if (!n.unrecognised.isEmpty())
                     warnings << QStringLiteral("ray.nodes: %1: %2: the value is not taken and its slice is unrecognised").arg(who, n.unrecognised);
                 nodes.append(std::move(n));
             });
         });
+        if (repeated > 0)
+            warnings << QStringLiteral("ray.nodes: %1 entr%2 repeat a node id listed before (the first: %3); each node is counted once")
+                            .arg(repeated)
+                            .arg(repeated == 1 ? QStringLiteral("y") : QStringLiteral("ies"), firstRepeated);
         // Every Ray poll fetches the node list beside the others: an empty node list body with
         // the rest present is a body lost on the way (an empty 200), not a cluster without nodes.
         if (capture.rayNodes.isEmpty()

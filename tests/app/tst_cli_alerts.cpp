@@ -6,6 +6,7 @@
 // engine fed captures 0..N, compared with that replay done here.
 
 #include "../common/clirun.h"
+#include "../common/fakedashboard.h"
 #include "../model/capturefixture.h"
 #include "alerts.h"
 #include "capturecodec.h"
@@ -29,6 +30,33 @@ using Run = testing::CliRun;
 Run runSlicescope(const QStringList &args)
 {
     return testing::runCli(args, {}, {}, 60000);
+}
+
+// While this test's fake servers answer (they live in this process).
+Run runAgainstFakes(const QStringList &args)
+{
+    return testing::runCliAsync(QStringLiteral(SLICESCOPE_BINARY), args, {}, 30000);
+}
+
+// How a Prometheus fails, for the rows of the tests of issue 30 (items 9 and 10).
+testing::HttpResponse prometheusFault(const QString &fault)
+{
+    if (fault == QLatin1String("401"))
+        return {401, "Unauthorized"};
+    if (fault == QLatin1String("302")) {
+        testing::HttpResponse r{302, {}};
+        r.reason = "Found";
+        r.headers.append({QByteArrayLiteral("Location"), QByteArrayLiteral("https://sso.example/oauth2/start")});
+        return r;
+    }
+    if (fault == QLatin1String("garbage"))
+        return {200, "<!doctype html><html><body>Sign in</body></html>"};
+    if (fault == QLatin1String("too much")) {
+        testing::HttpResponse r{200, "{"};
+        r.lazyBytes = qint64(300) << 20;
+        return r;
+    }
+    return {200, R"({"status":"success","data":{"resultType":"vector","result":[]}})"}; // "answers"
 }
 
 // tpu-a (v6e 4x4, four hosts) held whole by the detached group "train-a"; tpu-b free. Ray's node
@@ -335,6 +363,129 @@ private Q_SLOTS:
         const Run demo = runSlicescope({QStringLiteral("alerts"), QStringLiteral("--demo"), QStringLiteral("--step"), QStringLiteral("0")});
         QCOMPARE(demo.exitCode, 2);
         QVERIFY2(demo.lastErrLine().contains(QLatin1String("--step goes with --capture")), demo.err.constData());
+    }
+
+    // Issue 30, item 9: a --prometheus that is down, refuses, redirects, answers too much or answers
+    // garbage. Before: exit 0, "no alerts", nothing on stderr or in --json: a cron job's check
+    // passed seeing nothing. After: exit 1, the reason on stderr and in `sourceErrors`. A
+    // Prometheus that answers (the control row) fails nothing.
+    void aFailedPrometheusFailsTheCheck_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("down") << QStringLiteral("down") << 1 << QStringLiteral("connection refused: is Prometheus running there?");
+        QTest::newRow("401") << QStringLiteral("401") << 1 << QStringLiteral("HTTP 401: the server wants a token and none was given");
+        QTest::newRow("302") << QStringLiteral("302") << 1 << QStringLiteral("HTTP 302 Found: redirects are refused (to https://sso.example/oauth2/start)");
+        QTest::newRow("too much") << QStringLiteral("too much") << 1 << QStringLiteral("the answer is larger than 128 MiB");
+        QTest::newRow("garbage") << QStringLiteral("garbage") << 1 << QStringLiteral("not JSON (looks like an HTML page)");
+        QTest::newRow("answers") << QStringLiteral("answers") << 0 << QString();
+    }
+    void aFailedPrometheusFailsTheCheck()
+    {
+        QFETCH(QString, fault);
+        QFETCH(int, exitCode);
+        QFETCH(QString, says);
+        const Capture world = worldAt(kStart, 1.0);
+        testing::FakeHttpServer ray, prometheus;
+        ray.script = [&](const testing::HttpRequest &r) {
+            return testing::dashboardFor(world, r);
+        };
+        prometheus.script = [&](const testing::HttpRequest &) {
+            return prometheusFault(fault);
+        };
+        if (fault == QLatin1String("down"))
+            prometheus.goAway();
+        const QStringList source{QStringLiteral("--ray"), ray.url().toString(), QStringLiteral("--prometheus"), prometheus.url().toString()};
+
+        const Run json = runAgainstFakes(QStringList{QStringLiteral("alerts")} + source + QStringList{QStringLiteral("--json"), QStringLiteral("--fail-on"), QStringLiteral("warning"), QStringLiteral("--metrics-missing-after"), QStringLiteral("5m")});
+        qInfo("%s: exit %d: %s", qPrintable(fault), json.exitCode, json.err.trimmed().constData());
+        QCOMPARE(json.exitCode, exitCode);
+        const QJsonObject doc = json.json();
+        QCOMPARE(doc.value(QLatin1String("fired")).toBool(), false);
+        QVERIFY2(doc.value(QLatin1String("sourceErrors")).isArray(), json.out.constData());
+        const QJsonArray errors = doc.value(QLatin1String("sourceErrors")).toArray();
+        QCOMPARE(errors.isEmpty(), says.isEmpty());
+        if (says.isEmpty()) {
+            QVERIFY2(json.err.isEmpty(), json.err.constData());
+            // inspect --json stays what inspectJson() gives when nothing failed: no sourceErrors key.
+            const Run inspect = runAgainstFakes(QStringList{QStringLiteral("inspect"), QStringLiteral("--json")} + source);
+            QCOMPARE(inspect.exitCode, 0);
+            QVERIFY(!inspect.json().contains(QLatin1String("sourceErrors")));
+            return;
+        }
+        for (const QJsonValue &e : errors) {
+            QCOMPARE(e.toObject().value(QLatin1String("source")).toString(), QStringLiteral("prometheus"));
+            QVERIFY2(e.toObject().value(QLatin1String("message")).toString().contains(prometheus.url().toString()), json.out.constData());
+        }
+        QVERIFY2(errors.first().toObject().value(QLatin1String("message")).toString().contains(says), json.out.constData());
+        const QString err = QString::fromUtf8(json.err);
+        QVERIFY2(err.startsWith(QStringLiteral("slicescope: Prometheus %1").arg(prometheus.url().toString())) && err.contains(says), qPrintable(err));
+
+        // The text form says it too, and does not say a plain "no alerts".
+        const Run text = runAgainstFakes(QStringList{QStringLiteral("alerts")} + source + QStringList{QStringLiteral("--fail-on"), QStringLiteral("warning"), QStringLiteral("--metrics-missing-after"), QStringLiteral("5m")});
+        QCOMPARE(text.exitCode, 1);
+        QVERIFY2(QString::fromUtf8(text.err).contains(says), text.err.constData());
+        QVERIFY2(QString::fromUtf8(text.out).startsWith(QLatin1String("no alerts from the data that arrived (1 snapshot); 1 source(s) failed")), text.out.constData());
+    }
+
+    // An alert at or above --fail-on that fired from the data that did arrive wins: exit 3, and
+    // the failed source is still said, on stderr and in --json.
+    void aFiredAlertWinsOverAFailedSource()
+    {
+        const Capture world = worldAt(kStart, 60.0, 2); // worker 2 of a reserved slice is dead
+        testing::FakeHttpServer ray, prometheus;
+        ray.script = [&](const testing::HttpRequest &r) {
+            return testing::dashboardFor(world, r);
+        };
+        prometheus.script = [](const testing::HttpRequest &) {
+            return prometheusFault(QStringLiteral("302"));
+        };
+        const Run r = runAgainstFakes({QStringLiteral("alerts"), QStringLiteral("--ray"), ray.url().toString(), QStringLiteral("--prometheus"), prometheus.url().toString(),
+                                       QStringLiteral("--json"), QStringLiteral("--fail-on"), QStringLiteral("critical")});
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.json().value(QLatin1String("fired")).toBool(), true);
+        QCOMPARE(alertsOfKind(r.json(), QStringLiteral("slice-degraded")).size(), 1);
+        QCOMPARE(r.json().value(QLatin1String("sourceErrors")).toArray().size(), 1);
+        QVERIFY2(QString::fromUtf8(r.err).contains(QLatin1String("redirects are refused")), r.err.constData());
+    }
+
+    // inspect and record hold the same way: what arrived is printed (inspect) or kept (record),
+    // and the verb exits 1 with the reason on stderr and in --json `sourceErrors`.
+    void inspectAndRecordFailWithTheSource()
+    {
+        const Capture world = worldAt(kStart, 1.0);
+        testing::FakeHttpServer ray, prometheus;
+        ray.script = [&](const testing::HttpRequest &r) {
+            return testing::dashboardFor(world, r);
+        };
+        prometheus.script = [](const testing::HttpRequest &) {
+            return prometheusFault(QStringLiteral("garbage"));
+        };
+        const QStringList source{QStringLiteral("--ray"), ray.url().toString(), QStringLiteral("--prometheus"), prometheus.url().toString()};
+
+        const Run inspect = runAgainstFakes(QStringList{QStringLiteral("inspect"), QStringLiteral("--json")} + source);
+        QCOMPARE(inspect.exitCode, 1);
+        QCOMPARE(inspect.json().value(QLatin1String("slices")).toArray().size(), 2); // what arrived
+        const QJsonArray inspectErrors = inspect.json().value(QLatin1String("sourceErrors")).toArray();
+        QCOMPARE(inspectErrors.size(), 1); // the round: its answers were sign-in pages
+        QVERIFY2(inspectErrors.first().toObject().value(QLatin1String("message")).toString().contains(QLatin1String("not JSON")), inspect.out.constData());
+        QVERIFY2(QString::fromUtf8(inspect.err).contains(QLatin1String("not JSON (looks like an HTML page)")), inspect.err.constData());
+
+        const QString out = m_dir.filePath(QStringLiteral("prom-failed.slicescope.jsonl"));
+        const Run record = runAgainstFakes(QStringList{QStringLiteral("record"), QStringLiteral("--json"), QStringLiteral("--interval"), QStringLiteral("500ms"),
+                                                       QStringLiteral("--duration"), QStringLiteral("5s"), QStringLiteral("-o"), out}
+                                           + source);
+        QCOMPARE(record.exitCode, 1);
+        QVERIFY2(QString::fromUtf8(record.err).contains(QLatin1String("not JSON (looks like an HTML page)"))
+                     && QString::fromUtf8(record.err).contains(QLatin1String("kept the 1 capture(s) recorded so far")),
+                 record.err.constData());
+        QCOMPARE(record.json().value(QLatin1String("complete")).toBool(true), false);
+        QCOMPARE(record.json().value(QLatin1String("captures")).toInt(), 1);
+        QCOMPARE(record.json().value(QLatin1String("sourceErrors")).toArray().size(), 1);
+        const CaptureReadResult kept = readCaptureFile(out);
+        QVERIFY2(kept.ok(), qPrintable(kept.error));
+        QCOMPARE(kept.captures.size(), 1); // the capture that says what Prometheus answered
     }
 
     void captureWithoutActivity()

@@ -5,7 +5,9 @@
 // Each ends in time, with exit 1 and one stderr line naming what failed.
 
 #include "../common/clirun.h"
+#include "../common/fakedashboard.h"
 #include "../common/fakehttpserver.h"
+#include "../model/capturefixture.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -237,6 +239,54 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(says), qPrintable(r.err.left(400)));
         QVERIFY2(!r.err.contains(QLatin1String("HTTP 200 OK (the server said")), qPrintable(r.err));
         QVERIFY2(r.err.size() < 600, qPrintable(QString::number(r.err.size())));
+    }
+
+    // Issue 30, item 12: escape sequences in what servers say (a slice name holding an OSC title
+    // sequence, a Prometheus label value and error string holding CSI sequences) reach stdout in
+    // inspect, plan and alerts text output. Before: raw, ESC and BEL bytes and all. After: shown
+    // by the one sanitiser (\x1b, \x07), so no control byte reaches the terminal.
+    void serverTextReachesTheTerminalEscaped()
+    {
+        const QString evilA = QStringLiteral("tpu-\x1b]0;owned\x07"
+                                             "a");
+        const QString evilB = QStringLiteral("tpu-\x1b[31mb");
+        testfixture::CaptureBuilder b;
+        b.addHeadNode(QStringLiteral("head0"), QStringLiteral("10.0.0.1"));
+        b.addSlice({evilA, QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), {}, 4, 4, {2}, {}, {}, {}}); // worker 2 dead
+        b.addSlice({evilB, QStringLiteral("TPU-V6E"), QStringLiteral("v6e-16"), QStringLiteral("4x4"), {}, 4, 4, {}, {}, {}, {}});
+        const Capture world = b.capture(false);
+        testing::FakeHttpServer ray, prometheus;
+        ray.script = [&](const Request &r) {
+            return testing::dashboardFor(world, r);
+        };
+        prometheus.script = [](const Request &r) -> Response {
+            if (r.path.contains("offset")) // the window query: an error string with a CSI sequence
+                return {400, R"({"status":"error","errorType":"bad_data","error":"\u001b[2Jwiped\u0007"})"};
+            return {200, R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"ray_tpu_duty_cycle","instance":"\u001b]8;;x\u0007evil:8080","TpuIndex":"0"},"value":[1764439200,"5"]}]}})"};
+        };
+        const QStringList source{QStringLiteral("--ray"), ray.url().toString(), QStringLiteral("--prometheus"), prometheus.url().toString()};
+        const QList<QStringList> verbs{
+            QStringList{QStringLiteral("inspect")} + source,
+            QStringList{QStringLiteral("plan"), QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e")} + source,
+            QStringList{QStringLiteral("alerts")} + source,
+        };
+        for (const QStringList &args : verbs) {
+            const testing::CliRun r = testing::runCliAsync(QStringLiteral(SLICESCOPE_BINARY), args, {}, 30000);
+            const QString out = QString::fromUtf8(r.out);
+            qInfo("%s: exit %d, %lld bytes out", qPrintable(args.first()), r.exitCode, qint64(r.out.size()));
+            QVERIFY2(r.exitCode >= 0 && !r.out.isEmpty(), r.err.constData());
+            for (const QByteArray &control : {QByteArray("\x1b"), QByteArray("\x07"), QByteArray("\xc2\x9b")}) // ESC, BEL, CSI (C1)
+                QVERIFY2(!r.out.contains(control) && !r.err.contains(control), qPrintable(args.first() + QStringLiteral(": ") + QString::fromUtf8(r.out.toPercentEncoding(" \n"))));
+            if (args.first() == QLatin1String("inspect")) {
+                QVERIFY2(out.contains(QLatin1String("tpu-\\x1b]0;owned\\x07a")) && out.contains(QLatin1String("tpu-\\x1b[31mb")), qPrintable(out));
+                QVERIFY2(out.contains(QLatin1String("\\x1b[2Jwiped\\x07")), qPrintable(out));          // the error string
+                QVERIFY2(out.contains(QLatin1String("\\x1b]8;;x\\x07evil:8080")), qPrintable(out)); // the label value
+            } else if (args.first() == QLatin1String("plan")) {
+                QVERIFY2(out.contains(QLatin1String("would take tpu-\\x1b[31mb")), qPrintable(out));
+            } else {
+                QVERIFY2(out.contains(QLatin1String("tpu-\\x1b]0;owned\\x07a")), qPrintable(out));
+            }
+        }
     }
 
     // Before: a credential plugin stopped for printing too much was destroyed still running when

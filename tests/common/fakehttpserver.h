@@ -51,6 +51,9 @@ struct HttpResponse {
     // (the fake never holds them); `lazyNoLength` omits Content-Length (ends by closing).
     qint64 lazyBytes = 0;
     bool lazyNoLength = false;
+    // With lazyBytes: `Transfer-Encoding: chunked`, the filler in 64 KiB chunks (what Prometheus
+    // sends for a large answer), then the last chunk; no Content-Length.
+    bool lazyChunked = false;
     // A WebSocket upgrade: the 101 handshake, then these text messages (one frame each), then a
     // close frame with `wsCloseCode` (0: the connection stays open, silent). `wsHugeFrame` > 0:
     // after the messages, one text frame that says it is this long, its payload streamed lazily.
@@ -112,21 +115,28 @@ public:
     }
 
 private:
-    // Writes `bytes` of filler as the socket drains (at most 1 MiB queued), then closes (or not).
-    void streamLazily(QTcpSocket *socket, qint64 bytes, bool closeAfter)
+    // Writes `bytes` of filler as the socket drains (at most 1 MiB queued), then closes (or not);
+    // `chunked`: each piece framed as an HTTP/1.1 chunk, and the last chunk at the end.
+    void streamLazily(QTcpSocket *socket, qint64 bytes, bool closeAfter, bool chunked = false)
     {
         auto remaining = std::make_shared<qint64>(bytes);
-        auto pump = [this, socket, remaining, closeAfter, bytes] {
+        auto pump = [this, socket, remaining, closeAfter, bytes, chunked] {
             static const QByteArray filler(64 * 1024, 'x');
             while (*remaining > 0 && socket->state() == QAbstractSocket::ConnectedState && socket->bytesToWrite() < (1 << 20)) {
                 const qint64 n = std::min<qint64>(*remaining, filler.size());
+                if (chunked)
+                    socket->write(QByteArray::number(n, 16) + "\r\n");
                 socket->write(filler.constData(), n);
+                if (chunked)
+                    socket->write("\r\n");
                 *remaining -= n;
                 lazyBytesWritten += n;
             }
             lazyBytesMostInOne = std::max(lazyBytesMostInOne, bytes - std::max<qint64>(*remaining, 0));
             if (*remaining == 0 && closeAfter) {
                 *remaining = -1;
+                if (chunked)
+                    socket->write("0\r\n\r\n");
                 socket->disconnectFromHost();
             }
         };
@@ -227,12 +237,18 @@ private:
             return;
         }
         const qint64 sentLength = answer.contentLength >= 0 ? answer.contentLength : answer.body.size() + answer.lazyBytes;
-        if (!answer.lazyNoLength)
+        if (answer.lazyChunked)
+            out += "Transfer-Encoding: chunked";
+        else if (!answer.lazyNoLength)
             out += "Content-Length: " + QByteArray::number(sentLength);
         out += "\r\n\r\n";
         if (answer.lazyBytes > 0) {
-            socket->write(out + answer.body);
-            streamLazily(socket, answer.lazyBytes, true);
+            if (answer.lazyChunked && !answer.body.isEmpty())
+                out += QByteArray::number(answer.body.size(), 16) + "\r\n" + answer.body + "\r\n";
+            else
+                out += answer.body;
+            socket->write(out);
+            streamLazily(socket, answer.lazyBytes, true, answer.lazyChunked);
             return;
         }
         if (answer.trickleMs > 0) {

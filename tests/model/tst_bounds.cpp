@@ -175,6 +175,7 @@ private Q_SLOTS:
     void manyLabelsAreCut();
     void longListsAreCut();
     void hugeEnvelopeStaysBounded();
+    void repeatedNodeIdsCountOnce();
 };
 
 void TestBounds::limitsMatchTheGenerationTable()
@@ -713,3 +714,44 @@ void TestBounds::hugeEnvelopeStaysBounded()
 
 QTEST_GUILESS_MAIN(TestBounds)
 #include "tst_bounds.moc"
+
+// Issue 30, item 13: a state API answer that lists each node 50 times (seen: 144 chips became
+// 1,824, the extra hosts blamed on the TPU webhook's fallback names). Nine v6e 4x4 slices of four
+// hosts each are 9 x 16 = 144 chips, whatever the repeats; one warning counts them: 36 nodes
+// listed 50 times are 36 x 49 = 1764 repeated entries.
+void TestBounds::repeatedNodeIdsCountOnce()
+{
+    QList<NodeSpec> nodes;
+    for (int slice = 0; slice < 9; ++slice)
+        for (int w = 0; w < 4; ++w) {
+            NodeSpec n;
+            n.index = slice * 4 + w;
+            n.slice = QStringLiteral("s%1").arg(slice);
+            n.workerId = '"' + QByteArray::number(w) + '"';
+            nodes << n;
+        }
+    QList<NodeSpec> repeated;
+    for (int copy = 0; copy < 50; ++copy)
+        repeated += nodes;
+    const SnapshotPtr snap = buildSnapshot(rayCapture(nodesBody(repeated)));
+    QVERIFY2(snap->errors.isEmpty(), qPrintable(snap->errors.join(u'|')));
+    QCOMPARE(snap->rayNodes.size(), 36);
+    QCOMPARE(snap->slices.size(), 9);
+    int chips = 0, hosts = 0;
+    for (const Slice &s : snap->slices) {
+        QCOMPARE(s.hostCount(), 4);
+        QVERIFY2(s.problems.isEmpty(), qPrintable(s.name + u':' + s.problems.join(u'|')));
+        hosts += s.hostCount();
+        chips += s.chips();
+    }
+    QCOMPARE(hosts, 36);
+    QCOMPARE(chips, 144);
+    QStringList about;
+    for (const QString &w : snap->warnings)
+        if (w.contains(QLatin1String("repeat"))) about << w;
+    QCOMPARE(about.size(), 1);
+    QVERIFY2(about.first().contains(QStringLiteral("ray.nodes: 1764 entries repeat a node id listed before (the first: %1)").arg(nodeIdFor(0))),
+             qPrintable(about.first()));
+    QVERIFY2(!snap->warnings.join(u'|').contains(QLatin1String("fallback")), qPrintable(snap->warnings.join(u'|')));
+    checkBounded(*snap);
+}
