@@ -127,7 +127,8 @@ private Q_SLOTS:
         QTest::newRow("no colon") << QByteArray("GET / HTTP/1.1\r\nHost\r\n\r\n");
         QTest::newRow("space before colon") << QByteArray("GET / HTTP/1.1\r\nHost : x\r\n\r\n");
         QTest::newRow("obs-fold") << QByteArray("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n");
-        QTest::newRow("NUL in value") << QByteArray("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 29);
+        static constexpr char withNul[] = "GET / HTTP/1.1\r\nX: a\0b\r\n\r\n";
+        QTest::newRow("NUL in value") << QByteArray(withNul, sizeof withNul - 1);
         QTest::newRow("escape in value") << QByteArray("GET / HTTP/1.1\r\nX: \x1b]0;t\x07\r\n\r\n");
     }
     void malformedHeads()
