@@ -79,6 +79,9 @@ public:
 
     // A request for a long-lived stream (a watch): prepared like every other, handed back open.
     // The handler gets the reply (owned by the caller) or an error when no credential was found.
+    // Qt holds at most kStreamReadBufferBytes of it unread (without a read buffer it reads a
+    // stream as fast as the server writes, whatever the reader keeps up with).
+    static constexpr qint64 kStreamReadBufferBytes = qint64(1) << 20;
     using StreamHandler = std::function<void(const QString &error, QNetworkReply *reply)>;
     void openStream(const QString &path, StreamHandler handler);
 
@@ -156,6 +159,12 @@ public:
     int watchCount() const { return m_watches; }
     QString describe() const; // "pods in ns tpu-team"
 
+    // One watch event (one line of the stream) may be at most this long (docs/bounds.md). The
+    // stream is read in pieces of at most kStreamChunkBytes, and a line is checked before it
+    // grows: a longer one is refused when it passes the bound, never read whole.
+    static constexpr qint64 kMaxEventBytes = qint64(64) << 20;
+    static constexpr qint64 kStreamChunkBytes = qint64(1) << 20;
+
     // Server-side watch length (timeoutSeconds, default 300 s) and the silence after which a
     // stream is taken as cut even though the socket says nothing (default 90 s: the server sends
     // a bookmark about every minute).
@@ -183,6 +192,9 @@ private:
     void onStreamData();
     void onStreamFinished();
     void handleEvent(const char *data, size_t size);
+    // Splits bytes of the stream into lines (events), at most kMaxEventBytes each. False when the
+    // stream ended meanwhile (an event or an oversized line ended it).
+    bool consumeStream(const char *data, qsizetype size);
     void retryLater(bool relist);
     void relist();
     void dropStream(); // aborts the current stream, if any, and forgets it

@@ -15,6 +15,8 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace slicescope {
@@ -24,8 +26,6 @@ using kube::statusMessage;
 namespace {
 
 namespace od = simdjson::ondemand;
-
-constexpr qint64 kMaxEventBytes = qint64(64) << 20;
 
 struct ObjectMeta {
     QString ns, name, resourceVersion;
@@ -293,25 +293,60 @@ void KubeWatch::onStreamData()
     if (status != 200)
         return; // the error body is read when the reply finishes
     m_idle.start(m_idleLimit);
-    m_buffer += m_stream->readAll();
+    // In pieces: what Qt holds is bounded by the stream's read buffer, what we hold by the event
+    // bound; readAll() would copy everything that arrived at once (hundreds of MB) first.
+    QByteArray chunk;
+    while (m_stream && m_stream->bytesAvailable() > 0) {
+        chunk.resize(qsizetype(std::min(m_stream->bytesAvailable(), kStreamChunkBytes)));
+        const qint64 n = m_stream->read(chunk.data(), chunk.size());
+        if (n <= 0 || !consumeStream(chunk.constData(), qsizetype(n)))
+            return;
+    }
+}
+
+bool KubeWatch::consumeStream(const char *data, qsizetype size)
+{
+    const quint64 generation = m_generation;
     qsizetype start = 0;
-    for (;;) {
-        const qsizetype end = m_buffer.indexOf('\n', start);
-        if (end < 0)
-            break;
-        if (end > start)
-            handleEvent(m_buffer.constData() + start, size_t(end - start));
-        if (!m_stream)
-            return; // the event ended the stream (410)
+    while (start < size) {
+        const void *newline = std::memchr(data + start, '\n', size_t(size - start));
+        const qsizetype end = newline ? qsizetype(static_cast<const char *>(newline) - data) : size;
+        const qsizetype piece = end - start;
+        // The line so far plus this piece, checked before a byte of it is kept.
+        if (qint64(m_buffer.size()) + piece > kMaxEventBytes) {
+            const qint64 seen = qint64(m_buffer.size()) + piece;
+            m_buffer.clear();
+            qCDebug(lcKube).noquote() << QStringLiteral("%1: an event is over %2 MiB (%3 bytes%4); dropping the stream and relisting")
+                                             .arg(describe())
+                                             .arg(kMaxEventBytes >> 20)
+                                             .arg(seen)
+                                             .arg(newline ? QString() : QStringLiteral(" and no line end yet"));
+            Q_EMIT failed(QStringLiteral("the watch of %1 sent an event larger than %2 MiB (%3 bytes%4); not read, relisting")
+                              .arg(describe())
+                              .arg(kMaxEventBytes >> 20)
+                              .arg(seen)
+                              .arg(newline ? QString() : QStringLiteral(" without a line end")),
+                          0);
+            relist();
+            return false;
+        }
+        if (!newline) {
+            m_buffer.append(data + start, piece);
+            return true;
+        }
+        if (m_buffer.isEmpty()) {
+            if (piece > 0)
+                handleEvent(data + start, size_t(piece));
+        } else {
+            m_buffer.append(data + start, piece);
+            const QByteArray line = std::exchange(m_buffer, QByteArray());
+            handleEvent(line.constData(), size_t(line.size()));
+        }
+        if (generation != m_generation || !m_running)
+            return false; // the event ended the stream (410, an error, a line that is not JSON)
         start = end + 1;
     }
-    m_buffer.remove(0, start);
-    if (m_buffer.size() > kMaxEventBytes) {
-        qCDebug(lcKube).noquote() << QStringLiteral("%1: an event is over %2 MB; dropping the stream and relisting").arg(describe()).arg(kMaxEventBytes >> 20);
-        Q_EMIT failed(QStringLiteral("the watch of %1 sent an event larger than %2 MB").arg(describe()).arg(kMaxEventBytes >> 20), 0);
-        m_buffer.clear();
-        relist();
-    }
+    return true;
 }
 
 void KubeWatch::handleEvent(const char *data, size_t size)
@@ -390,8 +425,17 @@ void KubeWatch::onStreamFinished()
         // The last event may itself end the watch (an ERROR: retry later; 410 or not JSON:
         // relist); both move m_generation on, and then no new watch starts here.
         const quint64 generation = m_generation;
-        if (!m_buffer.isEmpty())
-            handleEvent(m_buffer.constData(), size_t(m_buffer.size()));
+        QByteArray chunk;
+        while (generation == m_generation && reply->isOpen() && reply->bytesAvailable() > 0) {
+            chunk.resize(qsizetype(std::min(reply->bytesAvailable(), kStreamChunkBytes)));
+            const qint64 n = reply->read(chunk.data(), chunk.size());
+            if (n <= 0 || !consumeStream(chunk.constData(), qsizetype(n)))
+                break;
+        }
+        if (generation == m_generation && !m_buffer.isEmpty()) {
+            const QByteArray line = std::exchange(m_buffer, QByteArray());
+            handleEvent(line.constData(), size_t(line.size()));
+        }
         m_buffer.clear();
         if (m_running && !m_stream && generation == m_generation) {
             qCDebug(lcKube).noquote() << QStringLiteral("%1: the server ended the watch after %2 events; resuming at once").arg(describe()).arg(m_streamEvents);

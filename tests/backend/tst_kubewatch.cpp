@@ -7,12 +7,22 @@
 #include "../common/fakehttpserver.h"
 #include "kubeclient.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
+#include <QThread>
 #include <QUrlQuery>
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
 
 using namespace slicescope;
 using namespace slicescope::testing;
@@ -61,6 +71,110 @@ QString failureMessages(const QSignalSpy &failed)
         messages << f.at(0).toString();
     return messages.join(u'\n');
 }
+
+// A field of /proc/self/status in bytes (VmRSS, VmHWM), or -1.
+qint64 procStatusBytes(const char *field)
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n'))
+        if (line.startsWith(field))
+            return line.mid(qsizetype(qstrlen(field)) + 1).trimmed().split(' ').value(0).toLongLong() * 1024;
+    return -1;
+}
+
+// Sets the peak (VmHWM) back to the current RSS (Linux 4.0+); false when it cannot.
+bool resetPeakMemory()
+{
+    QFile clear(QStringLiteral("/proc/self/clear_refs"));
+    return clear.open(QIODevice::WriteOnly) && clear.write("5") == 1;
+}
+
+// An API server that floods the first watch with one event of `eventBytes` filler, from a thread
+// of its own with blocking writes: it writes as fast as the client's side takes bytes, however
+// busy the test's event loop is (FakeHttpServer writes from that loop, so a reader that stops
+// reading would stop it too). LISTs get one pod; later watches stay open and silent.
+class FloodServer
+{
+public:
+    FloodServer(qint64 eventBytes, bool lineEnd)
+        : m_eventBytes(eventBytes)
+        , m_lineEnd(lineEnd)
+    {
+        std::promise<quint16> port;
+        std::future<quint16> ready = port.get_future();
+        m_thread = std::thread([this, &port] { run(port); });
+        m_port = ready.get();
+    }
+    ~FloodServer()
+    {
+        m_stop = true;
+        m_thread.join();
+    }
+    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_port)); }
+    std::atomic<qint64> written{0}; // filler bytes handed to the socket
+    std::atomic<bool> floodDone{false};
+    std::atomic<int> lists{0}, watches{0};
+
+private:
+    void run(std::promise<quint16> &port)
+    {
+        QTcpServer server;
+        server.listen(QHostAddress::LocalHost, 0);
+        port.set_value(server.serverPort());
+        std::vector<std::unique_ptr<QTcpSocket>> open; // watches kept open
+        const QByteArray headers = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+        while (!m_stop) {
+            if (!server.waitForNewConnection(50))
+                continue;
+            std::unique_ptr<QTcpSocket> socket(server.nextPendingConnection());
+            QByteArray head;
+            while (!head.contains("\r\n\r\n") && socket->waitForReadyRead(2000))
+                head += socket->readAll();
+            if (!head.split(' ').value(1).contains("watch=1")) {
+                ++lists;
+                const QByteArray body = list({pod("a", "1")}, "1");
+                socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                              + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                socket->waitForBytesWritten(2000);
+                socket->disconnectFromHost();
+                continue;
+            }
+            socket->write(headers);
+            if (++watches == 1)
+                flood(*socket);
+            open.push_back(std::move(socket));
+        }
+    }
+    void flood(QTcpSocket &socket)
+    {
+        socket.write(R"({"type":"ADDED","object":{"metadata":{"name":"huge","namespace":"t","resourceVersion":"2"},"x":")");
+        static const QByteArray filler(64 * 1024, 'x');
+        qint64 left = m_eventBytes;
+        while (left > 0 && !m_stop && socket.state() == QAbstractSocket::ConnectedState) {
+            if (socket.bytesToWrite() > (qint64(1) << 20)) {
+                socket.waitForBytesWritten(20);
+                continue;
+            }
+            const qint64 n = std::min<qint64>(left, filler.size());
+            socket.write(filler.constData(), n);
+            left -= n;
+            written += n;
+        }
+        if (left == 0 && m_lineEnd)
+            socket.write("\"}}\n");
+        while (socket.bytesToWrite() > 0 && !m_stop && socket.state() == QAbstractSocket::ConnectedState)
+            socket.waitForBytesWritten(20);
+        floodDone = true;
+    }
+
+    qint64 m_eventBytes;
+    bool m_lineEnd;
+    quint16 m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
 
 } // namespace
 
@@ -258,6 +372,75 @@ private Q_SLOTS:
         // One watch after the error, not two (the end of the stream and the ERROR each starting one).
         QTest::qWait(300);
         QCOMPARE(watches, 4);
+        watch.stop();
+    }
+
+    // Issue 30 item 6: one event may be at most KubeWatch::kMaxEventBytes (64 MiB), checked on every
+    // read: an 80-200 MB event whose line end came in the same read was kept (and then written into
+    // every capture), and one that never ended was read as far as Qt buffered it. Now the reply's
+    // read buffer holds Qt back, the stream is read in pieces, a line is checked before it grows,
+    // and the peak stays under the bound plus a few MiB. The test's event loop is held while the
+    // server floods, as a busy window's would be: everything Qt reads meanwhile arrives at once.
+    void oversizedEventsAreRefusedWithinTheBound_data()
+    {
+        QTest::addColumn<qint64>("eventBytes");
+        QTest::addColumn<bool>("lineEnd");
+        QTest::newRow("100 MB event, its line end in the same read") << qint64(100) * 1000 * 1000 << true;
+        QTest::newRow("an event that never ends (200 MB)") << qint64(200) * 1000 * 1000 << false;
+    }
+    void oversizedEventsAreRefusedWithinTheBound()
+    {
+        QFETCH(qint64, eventBytes);
+        QFETCH(bool, lineEnd);
+        QCOMPARE(KubeWatch::kMaxEventBytes, qint64(64) << 20); // the documented bound (docs/bounds.md)
+        QVERIFY(KubeClient::kStreamReadBufferBytes > 0 && KubeClient::kStreamReadBufferBytes <= (qint64(4) << 20));
+        FloodServer server(eventBytes, lineEnd);
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/namespaces/t/pods"), {}, "PodList");
+        watch.setRetryDelay(std::chrono::milliseconds(20));
+        QSignalSpy failed(&watch, &KubeWatch::failed);
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(watch.isSynced() && server.watches.load() >= 1, 5000);
+        const bool peakReset = resetPeakMemory();
+        const qint64 rssBefore = procStatusBytes("VmRSS:");
+
+        // The event loop is busy while the server writes: until it wrote everything or stopped
+        // for want of a reader (the read buffer is full), 5 s at most.
+        QElapsedTimer held;
+        held.start();
+        qint64 last = -1;
+        QElapsedTimer still;
+        still.start();
+        while (!server.floodDone && held.elapsed() < 5000 && still.elapsed() < 500) {
+            QThread::msleep(20);
+            if (server.written != last) {
+                last = server.written;
+                still.restart();
+            }
+        }
+        const qint64 writtenWhileHeld = server.written;
+
+        QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty() || names(watch).contains(QStringLiteral("huge")), 20000);
+        const qint64 peak = procStatusBytes("VmHWM:");
+        const QString all = failureMessages(failed);
+        qInfo("%s: the server wrote %.1f MB while the loop was held, %.1f MB in all; peak %.1f MB over the %.1f MB before (%s); %s",
+              QTest::currentDataTag(), double(writtenWhileHeld) / 1e6, double(server.written) / 1e6,
+              double(peak - rssBefore) / 1e6, double(rssBefore) / 1e6, peakReset ? "VmHWM reset" : "VmHWM not reset", qPrintable(all));
+        QVERIFY2(!names(watch).contains(QStringLiteral("huge")), "an event over the bound was kept");
+        QVERIFY2(!watch.listBody().contains("xxxxxxxx"), "an event over the bound reached the List body");
+        QVERIFY2(all.contains(QStringLiteral("the watch of pods in namespace t sent an event larger than 64 MiB")), qPrintable(all));
+        // Read no further than the bound: the server could write the bound and the buffers on the
+        // way (Qt's read buffer, the sockets'), not the whole event.
+        QVERIFY2(server.written < KubeWatch::kMaxEventBytes + (qint64(24) << 20), qPrintable(QString::number(server.written)));
+        if (peakReset && rssBefore > 0 && peak > 0) {
+            // The bound plus a few MiB: the line being read, one piece, Qt's read buffer.
+            QVERIFY2(peak - rssBefore < KubeWatch::kMaxEventBytes + (qint64(16) << 20),
+                     qPrintable(QStringLiteral("peak %1 MB over the baseline").arg(double(peak - rssBefore) / 1e6)));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(watch.listCount() >= 2, 10000); // relisted after the refused event
+        QCOMPARE(names(watch), QStringList{QStringLiteral("a")}); // the listing stays good
         watch.stop();
     }
 
