@@ -127,6 +127,8 @@ private:
     QList<QPointer<QNetworkReply>> m_inFlight;
 };
 
+struct KubeObjectMeta; // kubewatch.cpp
+
 // Keeps one collection current: LIST (paged with limit/continue), then WATCH from the list's
 // resourceVersion with bookmarks; resumes from the last seen resourceVersion after a normal end
 // or a cut stream (with backoff on errors), relists on 410 Gone. Holds each object's JSON exactly
@@ -158,6 +160,11 @@ public:
     int listCount() const { return m_lists; }
     int watchCount() const { return m_watches; }
     QString describe() const; // "pods in ns tpu-team"
+    // The namespace of a namespaced collection path ("" for all namespaces or a cluster-scoped
+    // kind). Objects the server sends of any other namespace are dropped, in LIST answers and
+    // WATCH events alike, with one warning() per watch; droppedForeign() counts them.
+    QString watchedNamespace() const { return m_namespace; }
+    int droppedForeign() const { return m_droppedForeign; }
 
     // One watch event (one line of the stream) may be at most this long (docs/bounds.md). The
     // stream is read in pieces of at most kStreamChunkBytes, and a line is checked before it
@@ -183,6 +190,9 @@ Q_SIGNALS:
     void failed(const QString &message, int status);
     // The watch is streaming again after a failure or a cut.
     void recovered();
+    // Something the watch dropped and the user should know, once per watch (issue 30): objects of
+    // a namespace that was not asked for.
+    void warning(const QString &message);
 
 private:
     friend struct KubeWatchFuzzAccess; // tests/fuzz/fuzz_kubewatch.cpp feeds handleEvent() lines
@@ -195,6 +205,8 @@ private:
     // Splits bytes of the stream into lines (events), at most kMaxEventBytes each. False when the
     // stream ended meanwhile (an event or an oversized line ended it).
     bool consumeStream(const char *data, qsizetype size);
+    // True (and counted, warned about once) when `meta` is of a namespace this watch did not ask for.
+    bool isForeign(const KubeObjectMeta &meta, const char *where);
     void retryLater(bool relist);
     void relist();
     void dropStream(); // aborts the current stream, if any, and forgets it
@@ -209,6 +221,9 @@ private:
     QMap<QString, QByteArray> m_listing;        // pages of a LIST in progress
     QString m_resourceVersion;
     QString m_apiVersion;
+    QString m_namespace;      // from the path; empty: every namespace (or cluster-scoped)
+    int m_droppedForeign = 0; // objects of other namespaces dropped
+    bool m_warnedForeign = false;
     bool m_running = false;
     bool m_synced = false;
     bool m_failing = false;

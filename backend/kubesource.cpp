@@ -75,6 +75,13 @@ KubeSource::KubeSource(KubeConfig config, KubeSourceOptions options, QObject *pa
                 m_failingSince.start();
             Q_EMIT failed(message);
         });
+        // Objects of a namespace not asked for are dropped by the watch (issue 30); said once
+        // per collection in the status line, never a failure (a headless verb goes on).
+        connect(watch, &KubeWatch::warning, this, [this](const QString &message) {
+            if (!m_notes.contains(message))
+                m_notes << message;
+            scheduleEmit();
+        });
         connect(watch, &KubeWatch::recovered, this, [this, watch] {
             const qint64 after = m_failingSince.isValid() ? m_failingSince.elapsed() : 0;
             m_failingSince.invalidate();

@@ -27,9 +27,15 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-struct ObjectMeta {
+} // namespace
+
+struct KubeObjectMeta {
     QString ns, name, resourceVersion;
 };
+
+namespace {
+
+using ObjectMeta = KubeObjectMeta;
 
 // Reads metadata.namespace/name/resourceVersion of one object's JSON.
 bool readMeta(std::string_view json, ObjectMeta &meta)
@@ -84,6 +90,9 @@ KubeWatch::KubeWatch(KubeClient *client, QString collectionPath, QString query, 
     , m_query(std::move(query))
     , m_listKind(std::move(listKind))
 {
+    // "/api/v1/namespaces/ml/pods": namespace ml (escaped as a segment by the caller).
+    if (const qsizetype at = m_path.indexOf(QLatin1String("/namespaces/")); at >= 0)
+        m_namespace = QUrl::fromPercentEncoding(m_path.mid(at + 12).section(u'/', 0, 0).toUtf8());
     m_retry.setSingleShot(true);
     m_idle.setSingleShot(true);
     connect(&m_idle, &QTimer::timeout, this, [this] {
@@ -205,7 +214,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
                         break;
                     }
                     ObjectMeta meta;
-                    if (readMeta(raw, meta))
+                    if (readMeta(raw, meta) && !isForeign(meta, "LIST"))
                         m_listing.insert(objectKey(meta), QByteArray(raw.data(), qsizetype(raw.size())));
                 }
             }
@@ -398,7 +407,7 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         m_resourceVersion = meta.resourceVersion;
         m_listBodyValid = false;
     }
-    if (type == "BOOKMARK" || !named)
+    if (type == "BOOKMARK" || !named || isForeign(meta, "WATCH"))
         return;
     const QString key = objectKey(meta);
     if (type == "DELETED")
@@ -409,6 +418,24 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         return;
     m_listBodyValid = false;
     Q_EMIT changed();
+}
+
+bool KubeWatch::isForeign(const KubeObjectMeta &meta, const char *where)
+{
+    if (m_namespace.isEmpty() || meta.ns == m_namespace)
+        return false;
+    ++m_droppedForeign;
+    const QString object = sanitizeForMessage(meta.ns.isEmpty() ? QStringLiteral("(no namespace)/") + meta.name : meta.ns + u'/' + meta.name, 160);
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: the %2 answer holds %3, of another namespace; dropped (%4 so far)")
+                                     .arg(describe(), QLatin1String(where), object)
+                                     .arg(m_droppedForeign);
+    if (!m_warnedForeign) {
+        m_warnedForeign = true;
+        Q_EMIT warning(QStringLiteral("the API server sent objects of other namespaces on the %1 of %2 (the first: %3); dropped: only "
+                                      "namespace %4 was asked for")
+                           .arg(QLatin1String(where), describe(), object, m_namespace));
+    }
+    return true;
 }
 
 void KubeWatch::onStreamFinished()

@@ -6,6 +6,7 @@
 
 #include "../common/fakehttpserver.h"
 #include "kubeclient.h"
+#include "kubesource.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -442,6 +443,115 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(watch.listCount() >= 2, 10000); // relisted after the refused event
         QCOMPARE(names(watch), QStringList{QStringLiteral("a")}); // the listing stays good
         watch.stop();
+    }
+
+    // Issue 30 item 7: a namespaced watch keeps only its namespace. A server that answers a `-n ml`
+    // LIST or WATCH with objects of `other-team` had them drawn, their Ray polled through
+    // other-team's service proxy and their groups offered for scaling. Dropped now, with one
+    // warning per watch; an all-namespaces watch and a cluster-scoped kind (nodes) keep everything.
+    void objectsOfOtherNamespacesAreDropped()
+    {
+        auto podIn = [](const char *ns, const char *name, const char *rv) {
+            return QByteArray("{\"metadata\":{\"name\":\"") + name + "\",\"namespace\":\"" + ns + "\",\"resourceVersion\":\"" + rv + "\"}}";
+        };
+        FakeHttpServer server;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            const bool watch = query(r, "watch") == QLatin1String("1");
+            if (r.path.startsWith("/api/v1/nodes"))
+                return watch ? HttpResponse{200, {}, {}, true} : HttpResponse{200, list({"{\"metadata\":{\"name\":\"node-1\",\"resourceVersion\":\"1\"}}"}, "1")};
+            if (!watch)
+                return {200, list({podIn("ml", "a", "1"), podIn("other-team", "x", "2"), podIn("other-team", "y", "3"), pod("no-namespace", "3").replace("\"namespace\":\"t\",", "")}, "3")};
+            HttpResponse events{200, watchEvent("ADDED", podIn("other-team", "z", "4")) + watchEvent("ADDED", podIn("ml", "b", "5"))
+                                         + watchEvent("DELETED", podIn("other-team", "x", "6")) + watchEvent("MODIFIED", podIn("kube-system", "a", "7"))};
+            events.keepOpen = true;
+            return events;
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+
+        KubeWatch ml(&client, QStringLiteral("/api/v1/namespaces/ml/pods"), {}, "PodList");
+        QCOMPARE(ml.watchedNamespace(), QStringLiteral("ml"));
+        QSignalSpy warnings(&ml, &KubeWatch::warning);
+        QSignalSpy failed(&ml, &KubeWatch::failed);
+        ml.start();
+        QTRY_VERIFY_WITH_TIMEOUT(names(ml).contains(QStringLiteral("b")), 5000);
+        QTest::qWait(100); // the events after b, were they to arrive late
+        QCOMPARE(names(ml), (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
+        QVERIFY(!ml.listBody().contains("other-team") && !ml.listBody().contains("kube-system"));
+        QCOMPARE(ml.droppedForeign(), 6); // x, y, no-namespace; z, x, kube-system/a
+        QCOMPARE(warnings.size(), 1); // one warning, not one per object
+        const QString warning = warnings.first().first().toString();
+        qInfo("%s", qPrintable(warning));
+        QVERIFY2(warning.contains(QStringLiteral("other namespaces on the LIST of pods in namespace ml (the first: other-team/x)"))
+                     && warning.contains(QStringLiteral("only namespace ml was asked for")),
+                 qPrintable(warning));
+        QVERIFY2(failed.isEmpty(), qPrintable(failureMessages(failed))); // a warning, not a failure
+        ml.stop();
+
+        // Every namespace, and a cluster-scoped kind: nothing is dropped.
+        KubeWatch all(&client, QStringLiteral("/api/v1/pods"), {}, "PodList");
+        KubeWatch nodes(&client, QStringLiteral("/api/v1/nodes"), {}, "NodeList");
+        QSignalSpy allWarnings(&all, &KubeWatch::warning);
+        QSignalSpy nodeWarnings(&nodes, &KubeWatch::warning);
+        all.start();
+        nodes.start();
+        QTRY_VERIFY_WITH_TIMEOUT(names(all).contains(QStringLiteral("z")) && nodes.isSynced(), 5000);
+        QVERIFY(all.listBody().contains("other-team"));
+        QCOMPARE(names(nodes), QStringList{QStringLiteral("node-1")});
+        QCOMPARE(all.droppedForeign() + nodes.droppedForeign(), 0);
+        QVERIFY(allWarnings.isEmpty() && nodeWarnings.isEmpty());
+    }
+
+    // The same through KubeSource (what every verb reads): other-team's RayCluster and pods are
+    // absent from the capture, its Ray is never polled through its service proxy, and the status
+    // line says so once per collection.
+    void aNamespacedSourceCapturesOnlyItsNamespace()
+    {
+        auto object = [](const char *ns, const char *name, const QByteArray &rest = {}) {
+            return QByteArray("{\"metadata\":{\"name\":\"") + name + "\",\"namespace\":\"" + ns + "\",\"resourceVersion\":\"1\"}" + rest + "}";
+        };
+        const QByteArray head = R"(,"status":{"head":{"serviceName":"theirs-head-svc"}})";
+        FakeHttpServer server;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") == QLatin1String("1")) {
+                HttpResponse events{200, {}};
+                if (r.path.contains("/pods"))
+                    events.body = watchEvent("ADDED", object("other-team", "theirs-worker-1"));
+                events.keepOpen = true;
+                return events;
+            }
+            if (r.path.contains("/rayclusters"))
+                return {200, list({object("ml", "ours"), object("other-team", "theirs", head)}, "1")};
+            if (r.path.contains("/pods"))
+                return {200, list({object("ml", "ours-worker-0"), object("other-team", "theirs-worker-0")}, "1")};
+            if (r.path.startsWith("/api/v1/nodes"))
+                return {200, list({}, "1")};
+            return {404, R"({"kind":"Status","code":404,"message":"not found"})"};
+        };
+        KubeConfig config;
+        config.server = server.url();
+        config.contextName = QStringLiteral("test");
+        KubeSourceOptions options;
+        options.ns = QStringLiteral("ml");
+        KubeSource source(config, options);
+        QSignalSpy captures(&source, &Source::captureReceived);
+        QSignalSpy failures(&source, &Source::failed);
+        source.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!captures.isEmpty(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(source.podWatch()->isWatching(), 5000);
+        QTest::qWait(300); // the pod watch's event, and time for a Ray view to start, were one to
+        const Capture capture = captures.last().first().value<Capture>();
+        QVERIFY(capture.kubeRayClusters.contains("\"ours\"") && !capture.kubeRayClusters.contains("theirs"));
+        QVERIFY(capture.kubePods.contains("ours-worker-0") && !capture.kubePods.contains("theirs-worker"));
+        QCOMPARE(server.count("/api/v1/namespaces/other-team"), 0); // no Ray poll through their proxy
+        QVERIFY(source.rayClustersViewed().isEmpty());
+        QCOMPARE(source.podWatch()->droppedForeign(), 2);
+        const QString status = source.description();
+        qInfo("%s", qPrintable(status));
+        QCOMPARE(status.count(QStringLiteral("objects of other namespaces")), 2); // rayclusters, pods
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.value(0).value(0).toString()));
+        source.stop();
     }
 
     // Issue 13, the Kubernetes side: a redirect says it is refused, a cut body says it was cut,
