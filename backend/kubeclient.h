@@ -177,8 +177,27 @@ public:
     // a bookmark about every minute).
     void setWatchTimeout(std::chrono::seconds timeout) { m_watchTimeout = timeout; }
     void setIdleLimit(std::chrono::milliseconds limit) { m_idleLimit = limit; }
-    // First retry delay after an error (default 500 ms, doubling to 30 s).
-    void setRetryDelay(std::chrono::milliseconds delay) { m_firstRetry = delay; }
+    // The backoff (issue 30; client-go's reflector, docs/facts.md 4.2): after a failure, a watch
+    // that ended at once (under 1 s with no event) or a relist its watch asked for at once (410,
+    // a bad line), the next request waits: kFirstRetryDelay doubling to kMaxRetryDelay, each delay
+    // jittered up by as much as half (backoffDelay()): 0.5-0.75 s, 1-1.5 s, ... 16-24 s, then
+    // 20-30 s while it fails. A watch that lived (kWatchLived, or
+    // kShortWatch with at least one event) sets the delay back to the first; after one that ended
+    // normally it resumes at once. failed() says what and when ("...; watching again in 4.2 s").
+    static constexpr std::chrono::milliseconds kFirstRetryDelay{500};
+    static constexpr std::chrono::milliseconds kMaxRetryDelay{30000};
+    static constexpr std::chrono::milliseconds kWatchLived{30000};
+    static constexpr std::chrono::milliseconds kShortWatch{1000};
+    // `nominal` (at most 2/3 of `cap`) plus up to half of it by `random01` in [0, 1): never over `cap`.
+    static std::chrono::milliseconds backoffDelay(std::chrono::milliseconds nominal, std::chrono::milliseconds cap, double random01);
+    // Shorter schedules for tests: the first delay, the cap, and how long a watch must live.
+    void setRetryDelay(std::chrono::milliseconds delay) { m_firstRetry = m_nextRetry = delay; }
+    void setMaxRetryDelay(std::chrono::milliseconds cap) { m_maxRetry = cap; }
+    void setWatchLived(std::chrono::milliseconds lived) { m_watchLived = lived; }
+    std::chrono::milliseconds retryDelay() const { return m_firstRetry; }
+    std::chrono::milliseconds maxRetryDelay() const { return m_maxRetry; }
+    // The delay of the last retry scheduled (0 before any).
+    std::chrono::milliseconds lastRetryDelay() const { return m_lastDelay; }
     void setPageSize(int limit) { m_pageSize = limit; }
 
 Q_SIGNALS:
@@ -207,8 +226,12 @@ private:
     bool consumeStream(const char *data, qsizetype size);
     // True (and counted, warned about once) when `meta` is of a namespace this watch did not ask for.
     bool isForeign(const KubeObjectMeta &meta, const char *where);
-    void retryLater(bool relist);
-    void relist();
+    // Retries after the backoff's next delay; `message` (when given) goes out as failed(),
+    // with what happens next and when.
+    void retryLater(bool relist, const QString &message = {}, int status = 0);
+    // Lists afresh: at once after a watch that lived, else after the backoff (with `message`).
+    void relist(const QString &message = {});
+    bool streamLived() const; // the current or last stream lived (see kWatchLived)
     void dropStream(); // aborts the current stream, if any, and forgets it
 
     KubeClient *m_client;
@@ -238,8 +261,12 @@ private:
     QByteArray m_buffer;
     QTimer m_retry;
     QTimer m_idle;
-    std::chrono::milliseconds m_firstRetry{500};
-    std::chrono::milliseconds m_nextRetry{500};
+    std::chrono::milliseconds m_firstRetry{kFirstRetryDelay};
+    std::chrono::milliseconds m_nextRetry{kFirstRetryDelay};
+    std::chrono::milliseconds m_maxRetry{kMaxRetryDelay};
+    std::chrono::milliseconds m_watchLived{kWatchLived};
+    std::chrono::milliseconds m_lastDelay{0};
+    QElapsedTimer m_streamClock; // since the current (or last) watch request was sent
     std::chrono::milliseconds m_idleLimit{90000};
     std::chrono::seconds m_watchTimeout{300};
 };

@@ -67,7 +67,8 @@ KubeSource::KubeSource(KubeConfig config, KubeSourceOptions options, QObject *pa
                 // pools rather than nothing, and say so once.
                 m_nodesForbidden = true;
                 m_nodes->stop();
-                m_notes << tr("nodes hidden from this user (%1)").arg(message);
+                // (Without the watch's "; relisting in 0.6 s": it is not retried.)
+                m_notes << tr("nodes hidden from this user (%1)").arg(message.section(QStringLiteral("; relisting in "), 0, 0));
                 scheduleEmit();
                 return;
             }

@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
+#include <QRandomGenerator>
 #include <QUrlQuery>
 
 #include <simdjson.h>
@@ -99,10 +100,9 @@ KubeWatch::KubeWatch(KubeClient *client, QString collectionPath, QString query, 
         if (!m_stream)
             return;
         qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch went silent for %2 s after %3 events; dropping it").arg(describe()).arg(m_idleLimit.count() / 1000).arg(m_streamEvents);
-        Q_EMIT failed(QStringLiteral("the watch of %1 went silent for %2 s; reconnecting").arg(describe()).arg(m_idleLimit.count() / 1000), 0);
         dropStream();
         m_failing = true;
-        retryLater(false);
+        retryLater(false, QStringLiteral("the watch of %1 went silent for %2 s").arg(describe()).arg(m_idleLimit.count() / 1000));
     });
 }
 
@@ -165,8 +165,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     if (!error.isEmpty()) {
         m_failing = true;
         qCDebug(lcKube).noquote() << QStringLiteral("%1: the list failed at page %2: %3").arg(describe()).arg(m_listPages).arg(error);
-        Q_EMIT failed(error, status);
-        retryLater(true);
+        retryLater(true, error, status);
         return;
     }
     od::parser parser;
@@ -222,9 +221,11 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     }
     if (!ok) {
         m_failing = true;
-        Q_EMIT failed(QStringLiteral("GET %1%2: %3").arg(m_client->displayServer(), m_path, notAnObject ? QStringLiteral("the list holds an item that is not an object") : QStringLiteral("the list is not valid JSON")),
-                      status);
-        retryLater(true);
+        retryLater(true,
+                   QStringLiteral("GET %1%2: %3")
+                       .arg(m_client->displayServer(), m_path,
+                            notAnObject ? QStringLiteral("the list holds an item that is not an object") : QStringLiteral("the list is not valid JSON")),
+                   status);
         return;
     }
     if (!continueToken.isEmpty()) {
@@ -257,6 +258,7 @@ void KubeWatch::watch()
     const quint64 generation = m_generation;
     ++m_watches;
     m_streamEvents = 0;
+    m_streamClock.start(); // as client-go: from the request, since a proxy may hold the headers back
     qCDebug(lcKube).noquote() << QStringLiteral("%1: watching from resourceVersion %2 (watch %3; the server ends it after %4 s)").arg(describe(), m_resourceVersion).arg(m_watches).arg(m_watchTimeout.count());
     m_client->openStream(m_path + u'?' + query.toString(QUrl::FullyEncoded),
                          [this, generation, self = QPointer<KubeWatch>(this)](const QString &error, QNetworkReply *reply) {
@@ -270,8 +272,7 @@ void KubeWatch::watch()
                              if (!reply) {
                                  m_failing = true;
                                  qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch could not start: %2").arg(describe(), error);
-                                 Q_EMIT failed(error, 0);
-                                 retryLater(false);
+                                 retryLater(false, error);
                                  return;
                              }
                              m_stream = reply;
@@ -284,9 +285,12 @@ void KubeWatch::watch()
                                  if (status == 200)
                                      m_refreshedAfter401 = false;
                                  if (status == 200 && m_failing) {
-                                     qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch is streaming again (HTTP 200); the retry delay is back to %2 ms").arg(describe()).arg(m_firstRetry.count());
+                                     // The delay is not reset here: a server may answer 200 and end
+                                     // the watch at once, every time. It is once the watch has lived.
+                                     qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch is streaming again (HTTP 200); the retry delay goes back to %2 ms once it has lived")
+                                                                      .arg(describe())
+                                                                      .arg(m_firstRetry.count());
                                      m_failing = false;
-                                     m_nextRetry = m_firstRetry;
                                      Q_EMIT recovered();
                                  }
                              });
@@ -330,13 +334,11 @@ bool KubeWatch::consumeStream(const char *data, qsizetype size)
                                              .arg(kMaxEventBytes >> 20)
                                              .arg(seen)
                                              .arg(newline ? QString() : QStringLiteral(" and no line end yet"));
-            Q_EMIT failed(QStringLiteral("the watch of %1 sent an event larger than %2 MiB (%3 bytes%4); not read, relisting")
-                              .arg(describe())
-                              .arg(kMaxEventBytes >> 20)
-                              .arg(seen)
-                              .arg(newline ? QString() : QStringLiteral(" without a line end")),
-                          0);
-            relist();
+            relist(QStringLiteral("the watch of %1 sent an event larger than %2 MiB (%3 bytes%4); not read")
+                       .arg(describe())
+                       .arg(kMaxEventBytes >> 20)
+                       .arg(seen)
+                       .arg(newline ? QString() : QStringLiteral(" without a line end")));
             return false;
         }
         if (!newline) {
@@ -366,8 +368,7 @@ void KubeWatch::handleEvent(const char *data, size_t size)
     od::object event;
     if (!isValidJson(padded.data(), padded.size()) || parser.iterate(padded).get(doc) || doc.get_object().get(event)) {
         qCDebug(lcKube).noquote() << QStringLiteral("%1: event %2 of the stream is not JSON; relisting").arg(describe()).arg(m_streamEvents + 1);
-        Q_EMIT failed(QStringLiteral("the watch of %1 sent a line that is not JSON; relisting").arg(describe()), 0);
-        relist();
+        relist(QStringLiteral("the watch of %1 sent a line that is not JSON").arg(describe()));
         return;
     }
     std::string_view type, object;
@@ -389,15 +390,17 @@ void KubeWatch::handleEvent(const char *data, size_t size)
         const int code = status.value(QLatin1String("code")).toInt();
         if (code == 410) {
             qCDebug(lcKube).noquote() << QStringLiteral("%1: resourceVersion %2 is too old (an ERROR 410 Gone event, after %3 events); relisting").arg(describe(), m_resourceVersion).arg(m_streamEvents);
-            relist(); // our resourceVersion is too old: list afresh
+            // Our resourceVersion is too old: list afresh (after the backoff when the watch had
+            // only just begun: a server that answers every watch so would be listed in a loop).
+            relist(QStringLiteral("the watch of %1 from resourceVersion %2 was refused as too old (ERROR 410 Gone)").arg(describe(), m_resourceVersion));
             return;
         }
         qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch reported an ERROR event (code %2) after %3 events; dropping the stream").arg(describe()).arg(code).arg(m_streamEvents);
-        Q_EMIT failed(QStringLiteral("the watch of %1 reported an error: %2").arg(describe(), status.value(QLatin1String("message")).toString()),
-                      code);
         dropStream(); // at the end of a stream (onStreamFinished) the reply is already gone
         m_failing = true;
-        retryLater(false);
+        retryLater(false,
+                   QStringLiteral("the watch of %1 reported an error: %2").arg(describe(), sanitizeForMessage(status.value(QLatin1String("message")).toString(), 240)),
+                   code);
         return;
     }
     ++m_streamEvents;
@@ -465,14 +468,22 @@ void KubeWatch::onStreamFinished()
         }
         m_buffer.clear();
         if (m_running && !m_stream && generation == m_generation) {
-            qCDebug(lcKube).noquote() << QStringLiteral("%1: the server ended the watch after %2 events; resuming at once").arg(describe()).arg(m_streamEvents);
-            watch();
+            if (streamLived()) {
+                qCDebug(lcKube).noquote() << QStringLiteral("%1: the server ended the watch after %2 events and %3 ms; resuming at once").arg(describe()).arg(m_streamEvents).arg(m_streamClock.elapsed());
+                m_nextRetry = m_firstRetry;
+                watch();
+            } else {
+                // client-go's "very short watch": a server that ends every watch at once (a
+                // proxy, an overloaded server) would otherwise be asked again hundreds of times a second.
+                m_failing = true;
+                retryLater(false, QStringLiteral("the watch of %1 ended at once (after %2 ms and %3 events)").arg(describe()).arg(m_streamClock.elapsed()).arg(m_streamEvents));
+            }
         }
         return;
     }
     if (status == 410) {
         qCDebug(lcKube).noquote() << QStringLiteral("%1: HTTP 410 Gone: resourceVersion %2 is too old; relisting").arg(describe(), m_resourceVersion);
-        relist();
+        relist(QStringLiteral("GET %1%2 (watch): HTTP 410: resourceVersion %3 is too old").arg(m_client->displayServer(), m_path, m_resourceVersion));
         return;
     }
     m_failing = true;
@@ -498,8 +509,7 @@ void KubeWatch::onStreamFinished()
         message = QStringLiteral("the watch of %1 (%2) was cut (%3); resuming from resourceVersion %4")
                       .arg(describe(), where, sanitizeForMessage(reply->errorString()), m_resourceVersion);
     qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch ended after %2 events and %3 bytes: %4").arg(describe()).arg(m_streamEvents).arg(bytesReceived(reply)).arg(message);
-    Q_EMIT failed(message, status);
-    retryLater(false);
+    retryLater(false, message, status);
 }
 
 void KubeWatch::dropStream()
@@ -511,24 +521,71 @@ void KubeWatch::dropStream()
     }
 }
 
-void KubeWatch::relist()
+bool KubeWatch::streamLived() const
 {
-    dropStream();
-    m_idle.stop();
-    ++m_generation;
-    list({});
+    if (!m_streamClock.isValid())
+        return false;
+    const qint64 ms = m_streamClock.elapsed();
+    return ms >= m_watchLived.count() || (m_streamEvents > 0 && ms >= std::min(kShortWatch, m_watchLived).count());
 }
 
-void KubeWatch::retryLater(bool relistAfter)
+std::chrono::milliseconds KubeWatch::backoffDelay(std::chrono::milliseconds nominal, std::chrono::milliseconds cap, double random01)
+{
+    // Up by as much as half; a nominal delay near the cap is taken down to 2/3 of it first, so
+    // that the delays at the cap still spread (20-30 s) and never pass it.
+    const double base = std::min(double(nominal.count()), double(cap.count()) * 2.0 / 3.0);
+    const double jittered = base * (1.0 + 0.5 * std::clamp(random01, 0.0, 1.0));
+    return std::min(cap, std::chrono::milliseconds(qint64(jittered)));
+}
+
+namespace {
+QString delayText(std::chrono::milliseconds delay)
+{
+    return delay.count() < 1000 ? QStringLiteral("%1 ms").arg(delay.count()) : QStringLiteral("%1 s").arg(double(delay.count()) / 1000.0, 0, 'f', 1);
+}
+} // namespace
+
+void KubeWatch::relist(const QString &message)
+{
+    const bool lived = streamLived();
+    dropStream();
+    m_idle.stop();
+    if (lived) {
+        // A watch that lived and then needs a relist (410 after a long watch): at once, as before.
+        m_nextRetry = m_firstRetry;
+        m_streamClock.invalidate();
+        if (!message.isEmpty())
+            Q_EMIT failed(message + QStringLiteral("; relisting now"), 0);
+        ++m_generation;
+        list({});
+        return;
+    }
+    m_failing = true;
+    retryLater(true, message);
+}
+
+void KubeWatch::retryLater(bool relistAfter, const QString &message, int status)
 {
     if (!m_running)
         return;
+    if (streamLived())
+        m_nextRetry = m_firstRetry; // the stream that just ended had lived: start the backoff over
+    m_streamClock.invalidate();
     m_retry.disconnect(this);
     const quint64 generation = ++m_generation;
-    qCDebug(lcKube).noquote() << QStringLiteral("%1: retrying in %2 ms, %3 (the delay doubles, up to 30 s, while it fails)")
+    const bool relisting = relistAfter || !m_synced;
+    const std::chrono::milliseconds delay = backoffDelay(m_nextRetry, m_maxRetry, QRandomGenerator::global()->generateDouble());
+    m_lastDelay = delay;
+    qCDebug(lcKube).noquote() << QStringLiteral("%1: retrying in %2 ms, %3 (the delay doubles from %4 ms up to %5 s, with jitter, while it fails)")
                                      .arg(describe())
-                                     .arg(m_nextRetry.count())
-                                     .arg(relistAfter || !m_synced ? QStringLiteral("with a new list") : QStringLiteral("watching from resourceVersion ") + m_resourceVersion);
+                                     .arg(delay.count())
+                                     .arg(relisting ? QStringLiteral("with a new list") : QStringLiteral("watching from resourceVersion ") + m_resourceVersion)
+                                     .arg(m_firstRetry.count())
+                                     .arg(m_maxRetry.count() / 1000);
+    if (!message.isEmpty())
+        Q_EMIT failed(QStringLiteral("%1; %2 in %3").arg(message, relisting ? QStringLiteral("relisting") : QStringLiteral("watching again"), delayText(delay)), status);
+    if (generation != m_generation || !m_running)
+        return; // a handler of failed() stopped or restarted the watch
     connect(&m_retry, &QTimer::timeout, this, [this, relistAfter, generation] {
         if (generation != m_generation || !m_running)
             return;
@@ -537,8 +594,8 @@ void KubeWatch::retryLater(bool relistAfter)
         else
             watch();
     });
-    m_retry.start(m_nextRetry);
-    m_nextRetry = std::min<std::chrono::milliseconds>(m_nextRetry * 2, std::chrono::milliseconds(30000));
+    m_retry.start(delay);
+    m_nextRetry = std::min(m_nextRetry * 2, m_maxRetry);
 }
 
 QByteArray KubeWatch::listBody() const

@@ -554,6 +554,118 @@ private Q_SLOTS:
         source.stop();
     }
 
+    // Issue 30 item 8: a watch the server ends at once was watched again at once (555 WATCHes in
+    // 8 s), and ERROR 410 relisted at once (283 LISTs in 8 s). Now both back off as client-go's
+    // reflector does: doubling with jitter to a cap, reset once a watch lived, said in failed().
+    // The schedule is shortened here (20 ms doubling to 160 ms, lived after 300 ms); the
+    // production one is asserted first.
+    void backoffDefaultsAreClientGos()
+    {
+        using namespace std::chrono_literals;
+        QVERIFY(KubeWatch::kFirstRetryDelay < 1s);
+        QCOMPARE(KubeWatch::kMaxRetryDelay, std::chrono::milliseconds(30s));
+        QCOMPARE(KubeWatch::kWatchLived, std::chrono::milliseconds(30s));
+        // The first delay, jittered as much as it can be, stays under a second; the cap holds.
+        QVERIFY(KubeWatch::backoffDelay(KubeWatch::kFirstRetryDelay, KubeWatch::kMaxRetryDelay, 0.0) == KubeWatch::kFirstRetryDelay);
+        QVERIFY(KubeWatch::backoffDelay(KubeWatch::kFirstRetryDelay, KubeWatch::kMaxRetryDelay, 0.9999) < 1s);
+        QVERIFY(KubeWatch::backoffDelay(KubeWatch::kMaxRetryDelay, KubeWatch::kMaxRetryDelay, 0.9999) <= 30s);
+        QVERIFY(KubeWatch::backoffDelay(KubeWatch::kMaxRetryDelay * 4, KubeWatch::kMaxRetryDelay, 0.9999) <= 30s);
+        // At the cap the delays still spread (20-30 s), so that many clients do not retry together.
+        QCOMPARE(KubeWatch::backoffDelay(KubeWatch::kMaxRetryDelay, KubeWatch::kMaxRetryDelay, 0.0), std::chrono::milliseconds(20s));
+        QCOMPARE(KubeWatch::backoffDelay(16s, KubeWatch::kMaxRetryDelay, 0.5), std::chrono::milliseconds(20s));
+        // The schedule from the first delay, doubling: 0.5-0.75 s ... 16-24 s, then 20-30 s.
+        std::chrono::milliseconds nominal = KubeWatch::kFirstRetryDelay, longest{0};
+        for (int i = 0; i < 12; ++i, nominal = std::min(nominal * 2, KubeWatch::kMaxRetryDelay))
+            longest = std::max(longest, KubeWatch::backoffDelay(nominal, KubeWatch::kMaxRetryDelay, 0.9999));
+        QVERIFY(longest <= 30s && longest > 29s);
+        KubeConfig config;
+        config.server = QUrl(QStringLiteral("http://127.0.0.1:9"));
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/pods"), {}, "PodList");
+        QCOMPARE(watch.retryDelay(), KubeWatch::kFirstRetryDelay);
+        QCOMPARE(watch.maxRetryDelay(), KubeWatch::kMaxRetryDelay);
+    }
+
+    void watchesThatEndAtOnceAndRelistLoopsBackOff_data()
+    {
+        QTest::addColumn<QString>("answer");
+        QTest::newRow("every watch ends at once") << QStringLiteral("end");
+        QTest::newRow("every watch answers ERROR 410") << QStringLiteral("410 event");
+        QTest::newRow("every watch answers HTTP 410") << QStringLiteral("410");
+    }
+    void watchesThatEndAtOnceAndRelistLoopsBackOff()
+    {
+        using namespace std::chrono_literals;
+        QFETCH(QString, answer);
+        FakeHttpServer server;
+        bool healthy = false;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") != QLatin1String("1"))
+                return {200, list({pod("a", "1")}, "1")};
+            if (healthy) {
+                HttpResponse open{200, watchEvent("ADDED", pod("b", "2"))};
+                open.keepOpen = true;
+                return open;
+            }
+            if (answer == QLatin1String("410 event"))
+                return {200, watchEvent("ERROR", R"({"kind":"Status","code":410,"reason":"Expired","message":"too old resource version"})")};
+            if (answer == QLatin1String("410"))
+                return {410, R"({"kind":"Status","code":410,"message":"Gone"})"};
+            return {200, {}}; // ends the watch at once, no event
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/namespaces/t/pods"), {}, "PodList");
+        watch.setRetryDelay(20ms);
+        watch.setMaxRetryDelay(160ms);
+        watch.setWatchLived(300ms);
+        QSignalSpy failed(&watch, &KubeWatch::failed);
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(watch.isSynced(), 5000);
+        const qint64 from = server.elapsedMs();
+        QTest::qWait(2000);
+        const int watches = server.countBetween("/api/v1/namespaces/t/pods?watch", from, from + 2000);
+        const int lists = server.countBetween("/api/v1/namespaces/t/pods?limit", from, from + 2000);
+        qInfo("%s: %d WATCHes and %d LISTs in 2 s (20 ms doubling to 160 ms; last delay %lld ms); %s", qPrintable(answer), watches, lists,
+              qint64(watch.lastRetryDelay().count()), qPrintable(failed.isEmpty() ? QString() : failed.last().first().toString()));
+        // 20+40+80 ms, then 106-160 ms each: 12-20 in 2 s (at once, it was hundreds).
+        QVERIFY2(watches >= 3 && watches <= 24, qPrintable(QString::number(watches)));
+        if (answer == QLatin1String("end"))
+            QVERIFY2(lists == 0, qPrintable(QString::number(lists))); // resumed, not relisted
+        else
+            QVERIFY2(lists >= 3 && lists <= 24, qPrintable(QString::number(lists)));
+        QVERIFY(watch.lastRetryDelay() >= 106ms && watch.lastRetryDelay() <= 160ms); // at the cap: 2/3 of it to all of it
+        // The delays grow: each gap between watches at least the delay before it (20, 40, 80 ms,
+        // then 2/3 of the cap at least).
+        QList<qint64> at;
+        for (const HttpRequest &r : std::as_const(server.requests))
+            if (query(r, "watch") == QLatin1String("1"))
+                at << r.atMs;
+        for (qsizetype i = 2; i < std::min<qsizetype>(at.size(), 5); ++i)
+            QVERIFY2(at[i] - at[i - 1] >= std::min<qint64>(20 << (i - 1), 160 * 2 / 3), qPrintable(QStringLiteral("watch %1 came %2 ms after the one before").arg(i + 1).arg(at[i] - at[i - 1])));
+        // The status says what happened and when the next try is.
+        const QString last = failed.isEmpty() ? QString() : failed.last().first().toString();
+        const QString expected = answer == QLatin1String("end")   ? QStringLiteral("the watch of pods in namespace t ended at once (after ")
+                                 : answer == QLatin1String("410") ? QStringLiteral("(watch): HTTP 410: resourceVersion 1 is too old; relisting in ")
+                                                                  : QStringLiteral("was refused as too old (ERROR 410 Gone); relisting in ");
+        QVERIFY2(last.contains(expected), qPrintable(last));
+        QVERIFY2(last.contains(answer == QLatin1String("end") ? QStringLiteral("; watching again in ") : QStringLiteral("; relisting in ")) && last.endsWith(QLatin1String(" ms")),
+                 qPrintable(last));
+
+        // A watch that lives sets the delay back to the first.
+        healthy = true;
+        QTRY_VERIFY_WITH_TIMEOUT(names(watch).contains(QStringLiteral("b")), 5000);
+        QTest::qWait(400); // past setWatchLived
+        const int failedBefore = int(failed.size());
+        healthy = false;
+        server.goAway(); // the stream ends; the next watch fails again
+        QVERIFY(server.comeBack());
+        QTRY_VERIFY_WITH_TIMEOUT(failed.size() > failedBefore, 5000);
+        QVERIFY2(watch.lastRetryDelay() < 40ms, qPrintable(QString::number(watch.lastRetryDelay().count()))); // 20-30 ms
+        watch.stop();
+    }
+
     // Issue 13, the Kubernetes side: a redirect says it is refused, a cut body says it was cut,
     // a trickling answer meets the overall deadline, and a path with a ".." segment (what `-n ..`
     // made of a namespaced LIST) is refused before it is sent.
