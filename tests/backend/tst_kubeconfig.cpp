@@ -121,6 +121,20 @@ KubeExecCredentialProvider::Handler into(Answer &answer)
 
 } // namespace
 
+// Under AddressSanitizer (tests/asan-tiers.sh) freed memory is held in its quarantine and every
+// block has red zones: a process's peak says nothing about what the code keeps there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kPeakIsMeaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kPeakIsMeaningful = false;
+#else
+constexpr bool kPeakIsMeaningful = true;
+#endif
+#else
+constexpr bool kPeakIsMeaningful = true;
+#endif
+
 class TestKubeConfig : public QObject
 {
     Q_OBJECT
@@ -954,7 +968,7 @@ private Q_SLOTS:
               double(peak - before) / 1e6, double(before) / 1e6, peakReset ? "" : " (VmHWM not reset)", qPrintable(error));
         QCOMPARE(error, QStringLiteral("kubeconfig %1 ").arg(path) + says);
         QVERIFY(config.server.isEmpty());
-        if (peakReset && before > 0 && peak > 0) // the file's bytes (read, then one copy for yaml-cpp) and a few MB
+        if (kPeakIsMeaningful && peakReset && before > 0 && peak > 0) // the file's bytes (read, then one copy for yaml-cpp) and a few MB
             QVERIFY2(peak - before < 3 * text.size() + (qint64(16) << 20), qPrintable(QStringLiteral("%1 MB").arg(double(peak - before) / 1e6)));
     }
 
