@@ -227,10 +227,12 @@ private:
     // True (and counted, warned about once) when `meta` is of a namespace this watch did not ask for.
     bool isForeign(const KubeObjectMeta &meta, const char *where);
     // Retries after the backoff's next delay; `message` (when given) goes out as failed(),
-    // with what happens next and when.
-    void retryLater(bool relist, const QString &message = {}, int status = 0);
+    // with what happens next and when. `quietFirst`: not on the backoff's first step (a clean
+    // end or a 410 a healthy server may send once: said from the second in a row on, when it is
+    // a loop; a headless verb or a recording is not ended by a one-off).
+    void retryLater(bool relist, const QString &message = {}, int status = 0, bool quietFirst = false);
     // Lists afresh: at once after a watch that lived, else after the backoff (with `message`).
-    void relist(const QString &message = {});
+    void relist(const QString &message = {}, bool quietFirst = false);
     bool streamLived() const; // the current or last stream lived (see kWatchLived)
     void dropStream(); // aborts the current stream, if any, and forgets it
 

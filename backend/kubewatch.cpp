@@ -392,7 +392,8 @@ void KubeWatch::handleEvent(const char *data, size_t size)
             qCDebug(lcKube).noquote() << QStringLiteral("%1: resourceVersion %2 is too old (an ERROR 410 Gone event, after %3 events); relisting").arg(describe(), m_resourceVersion).arg(m_streamEvents);
             // Our resourceVersion is too old: list afresh (after the backoff when the watch had
             // only just begun: a server that answers every watch so would be listed in a loop).
-            relist(QStringLiteral("the watch of %1 from resourceVersion %2 was refused as too old (ERROR 410 Gone)").arg(describe(), m_resourceVersion));
+            relist(QStringLiteral("the watch of %1 from resourceVersion %2 was refused as too old (ERROR 410 Gone)").arg(describe(), m_resourceVersion),
+                   true);
             return;
         }
         qCDebug(lcKube).noquote() << QStringLiteral("%1: the watch reported an ERROR event (code %2) after %3 events; dropping the stream").arg(describe()).arg(code).arg(m_streamEvents);
@@ -476,14 +477,16 @@ void KubeWatch::onStreamFinished()
                 // client-go's "very short watch": a server that ends every watch at once (a
                 // proxy, an overloaded server) would otherwise be asked again hundreds of times a second.
                 m_failing = true;
-                retryLater(false, QStringLiteral("the watch of %1 ended at once (after %2 ms and %3 events)").arg(describe()).arg(m_streamClock.elapsed()).arg(m_streamEvents));
+                retryLater(false,
+                           QStringLiteral("the watch of %1 ended at once (after %2 ms and %3 events)").arg(describe()).arg(m_streamClock.elapsed()).arg(m_streamEvents),
+                           0, true);
             }
         }
         return;
     }
     if (status == 410) {
         qCDebug(lcKube).noquote() << QStringLiteral("%1: HTTP 410 Gone: resourceVersion %2 is too old; relisting").arg(describe(), m_resourceVersion);
-        relist(QStringLiteral("GET %1%2 (watch): HTTP 410: resourceVersion %3 is too old").arg(m_client->displayServer(), m_path, m_resourceVersion));
+        relist(QStringLiteral("GET %1%2 (watch): HTTP 410: resourceVersion %3 is too old").arg(m_client->displayServer(), m_path, m_resourceVersion), true);
         return;
     }
     m_failing = true;
@@ -545,7 +548,7 @@ QString delayText(std::chrono::milliseconds delay)
 }
 } // namespace
 
-void KubeWatch::relist(const QString &message)
+void KubeWatch::relist(const QString &message, bool quietFirst)
 {
     const bool lived = streamLived();
     dropStream();
@@ -554,17 +557,17 @@ void KubeWatch::relist(const QString &message)
         // A watch that lived and then needs a relist (410 after a long watch): at once, as before.
         m_nextRetry = m_firstRetry;
         m_streamClock.invalidate();
-        if (!message.isEmpty())
+        if (!message.isEmpty() && !quietFirst)
             Q_EMIT failed(message + QStringLiteral("; relisting now"), 0);
         ++m_generation;
         list({});
         return;
     }
     m_failing = true;
-    retryLater(true, message);
+    retryLater(true, message, 0, quietFirst);
 }
 
-void KubeWatch::retryLater(bool relistAfter, const QString &message, int status)
+void KubeWatch::retryLater(bool relistAfter, const QString &message, int status, bool quietFirst)
 {
     if (!m_running)
         return;
@@ -582,7 +585,7 @@ void KubeWatch::retryLater(bool relistAfter, const QString &message, int status)
                                      .arg(relisting ? QStringLiteral("with a new list") : QStringLiteral("watching from resourceVersion ") + m_resourceVersion)
                                      .arg(m_firstRetry.count())
                                      .arg(m_maxRetry.count() / 1000);
-    if (!message.isEmpty())
+    if (!message.isEmpty() && !(quietFirst && m_nextRetry == m_firstRetry))
         Q_EMIT failed(QStringLiteral("%1; %2 in %3").arg(message, relisting ? QStringLiteral("relisting") : QStringLiteral("watching again"), delayText(delay)), status);
     if (generation != m_generation || !m_running)
         return; // a handler of failed() stopped or restarted the watch

@@ -583,11 +583,10 @@ private Q_SLOTS:
         QSignalSpy failed(&watch, &KubeWatch::failed);
         QSignalSpy recovered(&watch, &KubeWatch::recovered);
         watch.start();
-        // The 410 at once is a relist after the backoff's first delay, and says so (issue 30).
-        QTRY_VERIFY_WITH_TIMEOUT(failed.size() >= 2, 5000);
+        // (The 410 right after the watch began is a relist after the backoff's first delay; a
+        // one-off, it is not a failure. Issue 30.)
+        QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 5000);
         const QString where = QStringLiteral("GET %1/api/v1/pods: ").arg(server.url().toString());
-        QVERIFY2(failed.first().first().toString().startsWith(QStringLiteral("GET %1/api/v1/pods (watch): HTTP 410: resourceVersion 5 is too old; relisting in ").arg(server.url().toString())),
-                 qPrintable(failed.first().first().toString()));
         qInfo("kube list, invalid UTF-8: %s", qPrintable(failed.last().first().toString()));
         QVERIFY2(failed.last().first().toString().startsWith(where + QStringLiteral("the list is not valid JSON; relisting in ")),
                  qPrintable(failed.last().first().toString()));
