@@ -131,9 +131,10 @@ struct KubeObjectMeta; // kubewatch.cpp
 
 // Keeps one collection current: LIST (paged with limit/continue), then WATCH from the list's
 // resourceVersion with bookmarks; resumes from the last seen resourceVersion after a normal end
-// or a cut stream (with backoff on errors), relists on 410 Gone. Holds each object's JSON exactly
-// as the server sent it, keyed by namespace/name, and writes the collection back as one List body
-// (what a capture stores).
+// or a cut stream, relists on 410 Gone, backing off as client-go does (see kFirstRetryDelay).
+// Holds each object's JSON exactly as the server sent it (each event at most kMaxEventBytes;
+// objects of other namespaces on a namespaced path dropped), keyed by namespace/name, and writes
+// the collection back as one List body (what a capture stores). Bounds: docs/bounds.md.
 class KubeWatch : public QObject
 {
     Q_OBJECT

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // KubeWatch: a collection kept current the way client-go's reflector does (docs/facts.md 4.2):
 // a paged LIST, then a WATCH from its resourceVersion, resumed after the server ends it, relisted
-// after 410 Gone or a bad line, retried with a doubling delay after a failure.
+// after 410 Gone or a bad line, retried after a jittered doubling delay (issue 30: also a watch
+// that ended at once and a relist asked for at once).
 #include "kubeclient.h"
 #include "kubeclient_p.h"
 
