@@ -172,6 +172,8 @@ public:
     // grows: a longer one is refused when it passes the bound, never read whole.
     static constexpr qint64 kMaxEventBytes = qint64(64) << 20;
     static constexpr qint64 kStreamChunkBytes = qint64(1) << 20;
+    // What is kept of a watch's error answer (a Status), for the message; the rest is not read.
+    static constexpr qint64 kMaxErrorBodyBytes = qint64(64) << 10;
 
     // Server-side watch length (timeoutSeconds, default 300 s) and the silence after which a
     // stream is taken as cut even though the socket says nothing (default 90 s: the server sends
@@ -262,6 +264,7 @@ private:
     quint64 m_generation = 0;                    // ignores callbacks from a stopped/replaced request
     QPointer<QNetworkReply> m_stream;
     QByteArray m_buffer;
+    QByteArray m_errorBody; // the start of a non-200 answer's body
     QTimer m_retry;
     QTimer m_idle;
     std::chrono::milliseconds m_firstRetry{kFirstRetryDelay};

@@ -278,6 +278,7 @@ void KubeWatch::watch()
                              }
                              m_stream = reply;
                              m_buffer.clear();
+                             m_errorBody.clear();
                              connect(reply, &QNetworkReply::readyRead, this, &KubeWatch::onStreamData);
                              connect(reply, &QNetworkReply::finished, this, &KubeWatch::onStreamFinished);
                              // The answer's headers mean the server took the watch.
@@ -304,8 +305,20 @@ void KubeWatch::onStreamData()
     if (!m_stream)
         return;
     const int status = m_stream->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status != 200)
-        return; // the error body is read when the reply finishes
+    if (status != 200) {
+        // An error's body, for its message: with the read buffer, one left unread would stall the
+        // reply before it finishes. The first kMaxErrorBodyBytes are kept; past them it is aborted
+        // (the message then says the status and what was kept).
+        while (m_stream && m_stream->bytesAvailable() > 0) {
+            const QByteArray piece = m_stream->read(std::min(m_stream->bytesAvailable(), kStreamChunkBytes));
+            m_errorBody += piece.left(qsizetype(std::max<qint64>(0, kMaxErrorBodyBytes - m_errorBody.size())));
+            if (m_errorBody.size() >= kMaxErrorBodyBytes && piece.size() > 0) {
+                m_stream->abort(); // finishes it: onStreamFinished runs now
+                return;
+            }
+        }
+        return;
+    }
     m_idle.start(m_idleLimit);
     // In pieces: what Qt holds is bounded by the stream's read buffer, what we hold by the event
     // bound; readAll() would copy everything that arrived at once (hundreds of MB) first.
@@ -491,7 +504,9 @@ void KubeWatch::onStreamFinished()
         return;
     }
     m_failing = true;
-    const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
+    QByteArray body = std::exchange(m_errorBody, QByteArray());
+    if (reply->isOpen() && body.size() < kMaxErrorBodyBytes)
+        body += reply->read(kMaxErrorBodyBytes - body.size());
     if (status == 401 && !m_refreshedAfter401 && m_client->refreshCredential()) {
         // An expired token or exec credential: a plain request would refresh it and retry once;
         // so does the watch (without this it retried with the refused one forever).

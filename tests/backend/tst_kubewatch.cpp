@@ -688,6 +688,38 @@ private Q_SLOTS:
         watch.stop();
     }
 
+    // With the stream's read buffer (item 6), an error answer's body left unread would stall the
+    // reply before it finishes, until the 90 s silence limit. It is read (the first 64 KiB kept for
+    // the message) and a longer one is not read on: the failure comes at once, naming the status.
+    void aWatchErrorWithAHugeBodyFailsAtOnce()
+    {
+        FakeHttpServer server;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") != QLatin1String("1"))
+                return {200, list({pod("a", "1")}, "1")};
+            HttpResponse error{500, "{\"kind\":\"Status\",\"code\":500,\"message\":\""}; // (no raw string: moc misreads one ending in a quote)
+            error.lazyBytes = qint64(20) << 20; // 20 MiB of message
+            return error;
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/namespaces/t/pods"), {}, "PodList");
+        watch.setIdleLimit(std::chrono::seconds(30));
+        watch.setRetryDelay(std::chrono::seconds(10)); // one failure in this test
+        QSignalSpy failed(&watch, &KubeWatch::failed);
+        QElapsedTimer clock;
+        clock.start();
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 5000);
+        const QString message = failed.first().first().toString();
+        qInfo("after %lld ms, the fake wrote %.1f MB of 20 MiB: %s", clock.elapsed(), double(server.lazyBytesMostInOne) / 1e6, qPrintable(message.left(200)));
+        QVERIFY2(message.startsWith(QStringLiteral("GET %1/api/v1/namespaces/t/pods (watch): HTTP 500: ").arg(server.url().toString())), qPrintable(message.left(300)));
+        QVERIFY(message.size() < 1000);                           // an excerpt, not the body
+        QVERIFY(server.lazyBytesMostInOne < (qint64(16) << 20)); // not read on
+        watch.stop();
+    }
+
     // Issue 13, the Kubernetes side: a redirect says it is refused, a cut body says it was cut,
     // a trickling answer meets the overall deadline, and a path with a ".." segment (what `-n ..`
     // made of a namespaced LIST) is refused before it is sent.
