@@ -172,6 +172,18 @@ public:
     // grows: a longer one is refused when it passes the bound, never read whole.
     static constexpr qint64 kMaxEventBytes = qint64(64) << 20;
     static constexpr qint64 kStreamChunkBytes = qint64(1) << 20;
+    // A collection (one LIST, all its pages, and what WATCH events add to it) holds at most
+    // kMaxObjects objects and kMaxCollectionBytes of their JSON: a server that sends page after
+    // page, or ADDED after ADDED, cannot grow it without end. Past either, the LIST (or the
+    // event) is refused and listed again after the backoff. The snapshot reads 50,000 items of a
+    // list (model/inputlimits.h); while a relist runs, the old collection is kept beside it.
+    static constexpr int kMaxObjects = 200000;
+    static constexpr qint64 kMaxCollectionBytes = qint64(512) << 20;
+    void setCollectionBounds(int objects, qint64 bytes)
+    {
+        m_maxObjects = objects;
+        m_maxCollectionBytes = bytes;
+    }
     // What is kept of a watch's error answer (a Status), for the message; the rest is not read.
     static constexpr qint64 kMaxErrorBodyBytes = qint64(64) << 10;
 
@@ -265,6 +277,10 @@ private:
     QPointer<QNetworkReply> m_stream;
     QByteArray m_buffer;
     QByteArray m_errorBody; // the start of a non-200 answer's body
+    int m_maxObjects = kMaxObjects;
+    qint64 m_maxCollectionBytes = kMaxCollectionBytes;
+    qint64 m_objectBytes = 0;  // the JSON bytes of m_objects
+    qint64 m_listingBytes = 0; // ... of m_listing
     QTimer m_retry;
     QTimer m_idle;
     std::chrono::milliseconds m_firstRetry{kFirstRetryDelay};

@@ -143,6 +143,7 @@ void KubeWatch::list(const QString &continueToken)
 {
     if (continueToken.isEmpty()) {
         m_listing.clear();
+        m_listingBytes = 0;
         ++m_lists;
         m_listPages = 0;
         qCDebug(lcKube).noquote() << QStringLiteral("%1: listing (list %2 of this watch, in pages of %3)").arg(describe()).arg(m_lists).arg(m_pageSize);
@@ -174,6 +175,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     od::document doc;
     QString continueToken, resourceVersion;
     bool notAnObject = false; // an item of the wrong JSON type, not a broken document
+    bool tooMany = false;     // past kMaxObjects or kMaxCollectionBytes
     bool ok = isValidJson(padded.data(), padded.size()) && !parser.iterate(padded).get(doc);
     od::object root;
     ok = ok && !doc.get_object().get(root);
@@ -214,11 +216,34 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
                         break;
                     }
                     ObjectMeta meta;
-                    if (readMeta(raw, meta) && !isForeign(meta, "LIST"))
-                        m_listing.insert(objectKey(meta), QByteArray(raw.data(), qsizetype(raw.size())));
+                    if (!readMeta(raw, meta) || isForeign(meta, "LIST"))
+                        continue;
+                    const QString objectName = objectKey(meta);
+                    m_listingBytes += qint64(raw.size()) - m_listing.value(objectName).size();
+                    m_listing.insert(objectName, QByteArray(raw.data(), qsizetype(raw.size())));
+                    if (m_listing.size() > m_maxObjects || m_listingBytes > m_maxCollectionBytes) {
+                        tooMany = true;
+                        break;
+                    }
                 }
             }
+            if (tooMany)
+                break;
         }
+    }
+    if (tooMany) {
+        m_failing = true;
+        const int pages = m_listPages;
+        m_listing.clear();
+        m_listingBytes = 0;
+        retryLater(true,
+                   QStringLiteral("GET %1%2: the list holds more than %3 objects or %4 of them (page %5); not kept")
+                       .arg(m_client->displayServer(), m_path)
+                       .arg(m_maxObjects)
+                       .arg(describeByteCount(m_maxCollectionBytes))
+                       .arg(pages),
+                   status);
+        return;
     }
     if (!ok) {
         m_failing = true;
@@ -236,6 +261,7 @@ void KubeWatch::onListPage(const QString &error, int status, const QByteArray &b
     }
     m_objects = std::move(m_listing);
     m_listing.clear();
+    m_objectBytes = std::exchange(m_listingBytes, 0);
     m_resourceVersion = resourceVersion;
     m_listBodyValid = false;
     qCDebug(lcKube).noquote() << QStringLiteral("%1: listed %2 objects in %3 page(s) at resourceVersion %4").arg(describe()).arg(m_objects.size()).arg(m_listPages).arg(m_resourceVersion);
@@ -428,12 +454,27 @@ void KubeWatch::handleEvent(const char *data, size_t size)
     if (type == "BOOKMARK" || !named || isForeign(meta, "WATCH"))
         return;
     const QString key = objectKey(meta);
-    if (type == "DELETED")
-        m_objects.remove(key);
-    else if (type == "ADDED" || type == "MODIFIED")
+    if (type == "DELETED") {
+        if (const auto it = m_objects.constFind(key); it != m_objects.constEnd()) {
+            m_objectBytes -= it->size();
+            m_objects.erase(it);
+        }
+    } else if (type == "ADDED" || type == "MODIFIED") {
+        const auto it = m_objects.constFind(key);
+        const bool added = it == m_objects.constEnd();
+        const qint64 bytes = m_objectBytes - (added ? 0 : it->size()) + qint64(object.size());
+        if ((added && m_objects.size() >= m_maxObjects) || bytes > m_maxCollectionBytes) {
+            relist(QStringLiteral("the watch of %1 would hold more than %2 objects or %3 of them; not kept")
+                       .arg(describe())
+                       .arg(m_maxObjects)
+                       .arg(describeByteCount(m_maxCollectionBytes)));
+            return;
+        }
+        m_objectBytes = bytes;
         m_objects.insert(key, QByteArray(object.data(), qsizetype(object.size())));
-    else
+    } else {
         return;
+    }
     m_listBodyValid = false;
     Q_EMIT changed();
 }

@@ -720,6 +720,66 @@ private Q_SLOTS:
         watch.stop();
     }
 
+    // A LIST's pages and a watch's ADDED events had no bound in total: a server that answers every
+    // page with a continue token, or streams ADDED events of new names, grew the collection (and
+    // every capture of it) without end. A collection holds at most KubeWatch::kMaxObjects objects
+    // and kMaxCollectionBytes of JSON; past either the LIST or the event is refused (shortened
+    // here to 1000 objects).
+    void aCollectionIsBoundedInTotal()
+    {
+        QCOMPARE(KubeWatch::kMaxObjects, 200000);
+        QCOMPARE(KubeWatch::kMaxCollectionBytes, qint64(512) << 20);
+        auto podNamed = [](int i) {
+            return QByteArray("{\"metadata\":{\"name\":\"p-") + QByteArray::number(i) + "\",\"namespace\":\"t\",\"resourceVersion\":\"" + QByteArray::number(i) + "\"}}";
+        };
+        bool endlessPages = true;
+        int page = 0;
+        FakeHttpServer server;
+        server.script = [&](const HttpRequest &r) -> HttpResponse {
+            if (query(r, "watch") != QLatin1String("1")) {
+                if (!endlessPages)
+                    return {200, list({podNamed(0)}, "1")};
+                QList<QByteArray> items;
+                for (int i = 0; i < 100; ++i)
+                    items << podNamed(page * 100 + i);
+                ++page;
+                return {200, list(items, "1", "more")}; // always another page
+            }
+            QByteArray events;
+            for (int i = 1; i <= 1500; ++i)
+                events += watchEvent("ADDED", podNamed(100000 + i));
+            HttpResponse flood{200, events};
+            flood.keepOpen = true;
+            return flood;
+        };
+        KubeConfig config;
+        config.server = server.url();
+        KubeClient client(config);
+        KubeWatch watch(&client, QStringLiteral("/api/v1/namespaces/t/pods"), {}, "PodList");
+        watch.setPageSize(100);
+        watch.setRetryDelay(std::chrono::seconds(2)); // one round in this test
+        watch.setCollectionBounds(1000, qint64(10) << 20);
+        QSignalSpy failed(&watch, &KubeWatch::failed);
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 5000);
+        const QString listError = failed.first().first().toString();
+        qInfo("%d pages: %s", page, qPrintable(listError));
+        QVERIFY2(listError.contains(QStringLiteral("/api/v1/namespaces/t/pods: the list holds more than 1000 objects or 10 MiB of them (page 11); not kept; relisting in ")),
+                 qPrintable(listError));
+        QCOMPARE(page, 11);
+        QVERIFY(!watch.isSynced() && watch.size() == 0);
+
+        // The server's pages end now; its watch streams 1500 new objects.
+        endlessPages = false;
+        QTRY_VERIFY_WITH_TIMEOUT(failed.size() >= 2, 10000);
+        const QString watchError = failed.at(1).first().toString();
+        qInfo("%s", qPrintable(watchError));
+        QVERIFY2(watchError.startsWith(QStringLiteral("the watch of pods in namespace t would hold more than 1000 objects or 10 MiB of them; not kept; relisting in ")),
+                 qPrintable(watchError));
+        QVERIFY2(watch.size() <= 1000, qPrintable(QString::number(watch.size())));
+        watch.stop();
+    }
+
     // Issue 13, the Kubernetes side: a redirect says it is refused, a cut body says it was cut,
     // a trickling answer meets the overall deadline, and a path with a ".." segment (what `-n ..`
     // made of a namespaced LIST) is refused before it is sent.
