@@ -381,6 +381,11 @@ bool KubeWatch::consumeStream(const char *data, qsizetype size)
                        .arg(newline ? QString() : QStringLiteral(" without a line end")));
             return false;
         }
+        // A line longer than one piece gets the whole bound reserved at once: a mapping whose pages
+        // count only as they are written, so the line never moves again. Grown step by step, each
+        // move held the old and the new copy (130 MB at a peak for a 64 MiB line).
+        if (qint64(m_buffer.size()) + piece > kStreamChunkBytes && m_buffer.capacity() < kMaxEventBytes)
+            m_buffer.reserve(qsizetype(kMaxEventBytes));
         if (!newline) {
             m_buffer.append(data + start, piece);
             return true;

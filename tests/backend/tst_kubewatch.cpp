@@ -131,6 +131,7 @@ public:
     QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_port)); }
     std::atomic<qint64> written{0}; // filler bytes handed to the socket
     std::atomic<bool> floodDone{false};
+    std::atomic<bool> go{false}; // the flood starts once the test has taken its baseline
     std::atomic<int> lists{0}, watches{0};
 
 private:
@@ -165,6 +166,8 @@ private:
     }
     void flood(QTcpSocket &socket)
     {
+        while (!go && !m_stop)
+            QThread::msleep(5);
         socket.write(R"({"type":"ADDED","object":{"metadata":{"name":"huge","namespace":"t","resourceVersion":"2"},"x":")");
         static const QByteArray filler(64 * 1024, 'x');
         qint64 left = m_eventBytes;
@@ -421,6 +424,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(watch.isSynced() && server.watches.load() >= 1, 5000);
         const bool peakReset = resetPeakMemory();
         const qint64 rssBefore = procStatusBytes("VmRSS:");
+        server.go = true;
 
         // The event loop is busy while the server writes: until it wrote everything or stopped
         // for want of a reader (the read buffer is full), 5 s at most.
