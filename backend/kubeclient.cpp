@@ -301,6 +301,9 @@ void KubeClient::openStream(const QString &path, StreamHandler handler)
             return;
         }
         QNetworkReply *stream = self->m_manager->get(request);
+        // Qt stops reading the socket while this much waits unread: the watch reads in pieces
+        // and bounds each event (KubeWatch::kMaxEventBytes), so memory follows what it keeps.
+        stream->setReadBufferSize(kStreamReadBufferBytes);
         // A stream has no overall deadline (the server ends it after timeoutSeconds) and its
         // silence is the watch's idle limit; connecting is bounded like every request.
         RequestBounds bounds;

@@ -79,6 +79,9 @@ public:
 
     // A request for a long-lived stream (a watch): prepared like every other, handed back open.
     // The handler gets the reply (owned by the caller) or an error when no credential was found.
+    // Qt holds at most kStreamReadBufferBytes of it unread (without a read buffer it reads a
+    // stream as fast as the server writes, whatever the reader keeps up with).
+    static constexpr qint64 kStreamReadBufferBytes = qint64(1) << 20;
     using StreamHandler = std::function<void(const QString &error, QNetworkReply *reply)>;
     void openStream(const QString &path, StreamHandler handler);
 
@@ -124,11 +127,14 @@ private:
     QList<QPointer<QNetworkReply>> m_inFlight;
 };
 
+struct KubeObjectMeta; // kubewatch.cpp
+
 // Keeps one collection current: LIST (paged with limit/continue), then WATCH from the list's
 // resourceVersion with bookmarks; resumes from the last seen resourceVersion after a normal end
-// or a cut stream (with backoff on errors), relists on 410 Gone. Holds each object's JSON exactly
-// as the server sent it, keyed by namespace/name, and writes the collection back as one List body
-// (what a capture stores).
+// or a cut stream, relists on 410 Gone, backing off as client-go does (see kFirstRetryDelay).
+// Holds each object's JSON exactly as the server sent it (each event at most kMaxEventBytes;
+// objects of other namespaces on a namespaced path dropped), keyed by namespace/name, and writes
+// the collection back as one List body (what a capture stores). Bounds: docs/bounds.md.
 class KubeWatch : public QObject
 {
     Q_OBJECT
@@ -155,14 +161,58 @@ public:
     int listCount() const { return m_lists; }
     int watchCount() const { return m_watches; }
     QString describe() const; // "pods in ns tpu-team"
+    // The namespace of a namespaced collection path ("" for all namespaces or a cluster-scoped
+    // kind). Objects the server sends of any other namespace are dropped, in LIST answers and
+    // WATCH events alike, with one warning() per watch; droppedForeign() counts them.
+    QString watchedNamespace() const { return m_namespace; }
+    int droppedForeign() const { return m_droppedForeign; }
+
+    // One watch event (one line of the stream) may be at most this long (docs/bounds.md). The
+    // stream is read in pieces of at most kStreamChunkBytes, and a line is checked before it
+    // grows: a longer one is refused when it passes the bound, never read whole.
+    static constexpr qint64 kMaxEventBytes = qint64(64) << 20;
+    static constexpr qint64 kStreamChunkBytes = qint64(1) << 20;
+    // A collection (one LIST, all its pages, and what WATCH events add to it) holds at most
+    // kMaxObjects objects and kMaxCollectionBytes of their JSON: a server that sends page after
+    // page, or ADDED after ADDED, cannot grow it without end. Past either, the LIST (or the
+    // event) is refused and listed again after the backoff. The snapshot reads 50,000 items of a
+    // list (model/inputlimits.h); while a relist runs, the old collection is kept beside it.
+    static constexpr int kMaxObjects = 200000;
+    static constexpr qint64 kMaxCollectionBytes = qint64(512) << 20;
+    void setCollectionBounds(int objects, qint64 bytes)
+    {
+        m_maxObjects = objects;
+        m_maxCollectionBytes = bytes;
+    }
+    // What is kept of a watch's error answer (a Status), for the message; the rest is not read.
+    static constexpr qint64 kMaxErrorBodyBytes = qint64(64) << 10;
 
     // Server-side watch length (timeoutSeconds, default 300 s) and the silence after which a
     // stream is taken as cut even though the socket says nothing (default 90 s: the server sends
     // a bookmark about every minute).
     void setWatchTimeout(std::chrono::seconds timeout) { m_watchTimeout = timeout; }
     void setIdleLimit(std::chrono::milliseconds limit) { m_idleLimit = limit; }
-    // First retry delay after an error (default 500 ms, doubling to 30 s).
-    void setRetryDelay(std::chrono::milliseconds delay) { m_firstRetry = delay; }
+    // The backoff (issue 30; client-go's reflector, docs/facts.md 4.2): after a failure, a watch
+    // that ended at once (under 1 s with no event) or a relist its watch asked for at once (410,
+    // a bad line), the next request waits: kFirstRetryDelay doubling to kMaxRetryDelay, each delay
+    // jittered up by as much as half (backoffDelay()): 0.5-0.75 s, 1-1.5 s, ... 16-24 s, then
+    // 20-30 s while it fails. A watch that lived (kWatchLived, or
+    // kShortWatch with at least one event) sets the delay back to the first; after one that ended
+    // normally it resumes at once. failed() says what and when ("...; watching again in 4.2 s").
+    static constexpr std::chrono::milliseconds kFirstRetryDelay{500};
+    static constexpr std::chrono::milliseconds kMaxRetryDelay{30000};
+    static constexpr std::chrono::milliseconds kWatchLived{30000};
+    static constexpr std::chrono::milliseconds kShortWatch{1000};
+    // `nominal` (at most 2/3 of `cap`) plus up to half of it by `random01` in [0, 1): never over `cap`.
+    static std::chrono::milliseconds backoffDelay(std::chrono::milliseconds nominal, std::chrono::milliseconds cap, double random01);
+    // Shorter schedules for tests: the first delay, the cap, and how long a watch must live.
+    void setRetryDelay(std::chrono::milliseconds delay) { m_firstRetry = m_nextRetry = delay; }
+    void setMaxRetryDelay(std::chrono::milliseconds cap) { m_maxRetry = cap; }
+    void setWatchLived(std::chrono::milliseconds lived) { m_watchLived = lived; }
+    std::chrono::milliseconds retryDelay() const { return m_firstRetry; }
+    std::chrono::milliseconds maxRetryDelay() const { return m_maxRetry; }
+    // The delay of the last retry scheduled (0 before any).
+    std::chrono::milliseconds lastRetryDelay() const { return m_lastDelay; }
     void setPageSize(int limit) { m_pageSize = limit; }
 
 Q_SIGNALS:
@@ -174,6 +224,9 @@ Q_SIGNALS:
     void failed(const QString &message, int status);
     // The watch is streaming again after a failure or a cut.
     void recovered();
+    // Something the watch dropped and the user should know, once per watch (issue 30): objects of
+    // a namespace that was not asked for.
+    void warning(const QString &message);
 
 private:
     friend struct KubeWatchFuzzAccess; // tests/fuzz/fuzz_kubewatch.cpp feeds handleEvent() lines
@@ -183,8 +236,19 @@ private:
     void onStreamData();
     void onStreamFinished();
     void handleEvent(const char *data, size_t size);
-    void retryLater(bool relist);
-    void relist();
+    // Splits bytes of the stream into lines (events), at most kMaxEventBytes each. False when the
+    // stream ended meanwhile (an event or an oversized line ended it).
+    bool consumeStream(const char *data, qsizetype size);
+    // True (and counted, warned about once) when `meta` is of a namespace this watch did not ask for.
+    bool isForeign(const KubeObjectMeta &meta, const char *where);
+    // Retries after the backoff's next delay; `message` (when given) goes out as failed(),
+    // with what happens next and when. `quietFirst`: not on the backoff's first step (a clean
+    // end or a 410 a healthy server may send once: said from the second in a row on, when it is
+    // a loop; a headless verb or a recording is not ended by a one-off).
+    void retryLater(bool relist, const QString &message = {}, int status = 0, bool quietFirst = false);
+    // Lists afresh: at once after a watch that lived, else after the backoff (with `message`).
+    void relist(const QString &message = {}, bool quietFirst = false);
+    bool streamLived() const; // the current or last stream lived (see kWatchLived)
     void dropStream(); // aborts the current stream, if any, and forgets it
 
     KubeClient *m_client;
@@ -197,6 +261,9 @@ private:
     QMap<QString, QByteArray> m_listing;        // pages of a LIST in progress
     QString m_resourceVersion;
     QString m_apiVersion;
+    QString m_namespace;      // from the path; empty: every namespace (or cluster-scoped)
+    int m_droppedForeign = 0; // objects of other namespaces dropped
+    bool m_warnedForeign = false;
     bool m_running = false;
     bool m_synced = false;
     bool m_failing = false;
@@ -209,10 +276,19 @@ private:
     quint64 m_generation = 0;                    // ignores callbacks from a stopped/replaced request
     QPointer<QNetworkReply> m_stream;
     QByteArray m_buffer;
+    QByteArray m_errorBody; // the start of a non-200 answer's body
+    int m_maxObjects = kMaxObjects;
+    qint64 m_maxCollectionBytes = kMaxCollectionBytes;
+    qint64 m_objectBytes = 0;  // the JSON bytes of m_objects
+    qint64 m_listingBytes = 0; // ... of m_listing
     QTimer m_retry;
     QTimer m_idle;
-    std::chrono::milliseconds m_firstRetry{500};
-    std::chrono::milliseconds m_nextRetry{500};
+    std::chrono::milliseconds m_firstRetry{kFirstRetryDelay};
+    std::chrono::milliseconds m_nextRetry{kFirstRetryDelay};
+    std::chrono::milliseconds m_maxRetry{kMaxRetryDelay};
+    std::chrono::milliseconds m_watchLived{kWatchLived};
+    std::chrono::milliseconds m_lastDelay{0};
+    QElapsedTimer m_streamClock; // since the current (or last) watch request was sent
     std::chrono::milliseconds m_idleLimit{90000};
     std::chrono::seconds m_watchTimeout{300};
 };

@@ -12,11 +12,17 @@
 #include <QMap>
 #include <QSet>
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
+#include <istream>
+#include <streambuf>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace slicescope {
 
@@ -166,6 +172,103 @@ private:
     QString m_error;
 };
 
+// Counts a kubeconfig's YAML values and the entries of its contexts, clusters and users from
+// yaml-cpp's events, before any tree is built (kubeconfiglimits), and stops the parse by throwing
+// TooLarge at the first value past a bound: a file of 100,000 contexts is refused after 20,001.
+class KubeconfigCounter : public YAML::EventHandler
+{
+public:
+    struct TooLarge {
+        QString message;
+    };
+    KubeconfigCounter(QString path, qint64 nodeBudget)
+        : m_path(std::move(path))
+        , m_budget(nodeBudget)
+    {
+    }
+    qint64 nodes() const { return m_nodes; }
+
+    void OnDocumentStart(const YAML::Mark &) override { }
+    void OnDocumentEnd() override { }
+    void OnNull(const YAML::Mark &, YAML::anchor_t) override { before(); }
+    void OnAlias(const YAML::Mark &, YAML::anchor_t) override { before(); }
+    void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t, const std::string &value) override
+    {
+        if (before() == kKey && m_stack.size() == 1) // a top-level key: which list its value is
+            m_stack.back().pendingList = value == "clusters" ? 0 : value == "users"  ? 1
+                                                               : value == "contexts" ? 2
+                                                                                     : -1;
+    }
+    void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        const int list = before();
+        m_stack.push_back(Frame{false, true, list >= 0 ? list : -1, -1});
+    }
+    void OnSequenceEnd() override { m_stack.pop_back(); }
+    void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        before();
+        m_stack.push_back(Frame{true, true, -1, -1});
+    }
+    void OnMapEnd() override { m_stack.pop_back(); }
+
+private:
+    static constexpr int kKey = -2;
+    struct Frame {
+        bool map;
+        bool atKey;      // a map's next value is a key
+        int list;        // a sequence: the top-level list it is (0 clusters, 1 users, 2 contexts), or -1
+        int pendingList; // the top-level map: the list its key just named, or -1
+    };
+    // Counts the value about to start; returns kKey for a map's key, the list its value is for a
+    // top-level key's value, else -1.
+    int before()
+    {
+        if (++m_nodes > m_budget)
+            throw TooLarge{QStringLiteral("kubeconfig %1 %2 more than %3 YAML values%4 (one with %5 contexts, clusters and users holds "
+                                          "about 500000); not read")
+                               .arg(m_path)
+                               .arg(m_budget < kubeconfiglimits::kMaxNodes ? QStringLiteral("and the files of the KUBECONFIG list before it hold")
+                                                                           : QStringLiteral("holds"))
+                               .arg(kubeconfiglimits::kMaxNodes)
+                               .arg(m_budget < kubeconfiglimits::kMaxNodes ? QStringLiteral(" together") : QString())
+                               .arg(kubeconfiglimits::kMaxEntries)};
+        if (m_stack.empty())
+            return -1;
+        Frame &top = m_stack.back();
+        if (top.map) {
+            top.atKey = !top.atKey;
+            if (!top.atKey)
+                return kKey;
+            return std::exchange(top.pendingList, -1);
+        }
+        if (top.list >= 0 && m_stack.size() == 2 && ++m_entries[size_t(top.list)] > kubeconfiglimits::kMaxEntries) {
+            static const char *const names[] = {"clusters", "users", "contexts"};
+            throw TooLarge{QStringLiteral("kubeconfig %1 has more than %2 %3; SliceScope reads at most %2 of each of contexts, clusters "
+                                          "and users from one file; not read")
+                               .arg(m_path)
+                               .arg(kubeconfiglimits::kMaxEntries)
+                               .arg(QLatin1String(names[top.list]))};
+        }
+        return -1;
+    }
+
+    QString m_path;
+    qint64 m_budget;
+    qint64 m_nodes = 0;
+    std::array<int, 3> m_entries{};
+    std::vector<Frame> m_stack;
+};
+
+// An istream over bytes already in memory (yaml-cpp reads streams; no copy of the file).
+struct MemoryBuffer : std::streambuf {
+    MemoryBuffer(const char *data, size_t size)
+    {
+        char *begin = const_cast<char *>(data); // read only: a get area is never written
+        setg(begin, begin, begin + size);
+    }
+};
+
 // One named entry of a kubeconfig list and the file it came from.
 struct Entry {
     YAML::Node body;
@@ -180,6 +283,7 @@ struct Merged {
     QMap<QString, Entry> users;
     QMap<QString, Entry> contexts;
     QStringList contextOrder;
+    qint64 nodes = 0; // YAML values in the files read so far (kubeconfiglimits::kMaxNodes)
 };
 
 QString mergeList(const YAML::Node &root, const QString &path, const char *listKey, const char *itemKey,
@@ -227,6 +331,15 @@ QString mergeFile(const QString &path, Merged &merged)
         return readError;
     merged.files.append(path);
     try {
+        {
+            // Counted first, without a tree: refused here, a huge file costs no more than its bytes.
+            MemoryBuffer buffer(text.constData(), size_t(text.size()));
+            std::istream in(&buffer);
+            YAML::Parser parser(in);
+            KubeconfigCounter counter(path, kubeconfiglimits::kMaxNodes - merged.nodes);
+            parser.HandleNextDocument(counter); // the first document, as YAML::Load reads
+            merged.nodes += counter.nodes();
+        }
         const YAML::Node root = YAML::Load(std::string(text.constData(), size_t(text.size())));
         if (!root.IsDefined() || root.IsNull())
             return {}; // an empty file is an empty config, as for kubectl
@@ -245,6 +358,8 @@ QString mergeFile(const QString &path, Merged &merged)
             if (!error.isEmpty())
                 return error;
         }
+    } catch (const KubeconfigCounter::TooLarge &e) {
+        return e.message;
     } catch (const YAML::ParserException &e) {
         // yaml-cpp's own text names the problem, never the value; its lines count from 0.
         // It may quote the input (a raw newline, a control byte): escaped, on one line.

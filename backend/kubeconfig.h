@@ -73,6 +73,18 @@ struct KubeConfigContexts {
     QString currentContext;
 };
 
+// What a kubeconfig may hold (issue 30, docs/bounds.md). yaml-cpp builds a tree of a whole file at
+// a few hundred bytes a node (100,000 contexts took 795 MB), so each file is first counted by
+// yaml-cpp's event parser, which builds nothing, and refused past these before its tree is built.
+// The file itself is at most filelimits::kKubeconfigBytes (16 MiB).
+namespace kubeconfiglimits {
+// Entries of each of contexts, clusters and users in one file (issue 13's 20,000 load in ~1 s).
+inline constexpr int kMaxEntries = 20000;
+// YAML values (scalars, maps, lists, nulls, aliases) in one file and in all the files of a
+// KUBECONFIG list together: 20,000 contexts with their clusters and users hold ~500,000.
+inline constexpr qint64 kMaxNodes = 600000;
+} // namespace kubeconfiglimits
+
 // The files to read: `explicitPath` (the --kubeconfig option) if set, else KUBECONFIG split on
 // ':' (empty entries dropped), else ~/.kube/config.
 QStringList kubeconfigFiles(const QString &explicitPath);

@@ -67,13 +67,21 @@ KubeSource::KubeSource(KubeConfig config, KubeSourceOptions options, QObject *pa
                 // pools rather than nothing, and say so once.
                 m_nodesForbidden = true;
                 m_nodes->stop();
-                m_notes << tr("nodes hidden from this user (%1)").arg(message);
+                // (Without the watch's "; relisting in 0.6 s": it is not retried.)
+                m_notes << tr("nodes hidden from this user (%1)").arg(message.section(QStringLiteral("; relisting in "), 0, 0));
                 scheduleEmit();
                 return;
             }
             if (!m_failingSince.isValid())
                 m_failingSince.start();
             Q_EMIT failed(message);
+        });
+        // Objects of a namespace not asked for are dropped by the watch (issue 30); said once
+        // per collection in the status line, never a failure (a headless verb goes on).
+        connect(watch, &KubeWatch::warning, this, [this](const QString &message) {
+            if (!m_notes.contains(message))
+                m_notes << message;
+            scheduleEmit();
         });
         connect(watch, &KubeWatch::recovered, this, [this, watch] {
             const qint64 after = m_failingSince.isValid() ? m_failingSince.elapsed() : 0;

@@ -583,17 +583,21 @@ private Q_SLOTS:
         QSignalSpy failed(&watch, &KubeWatch::failed);
         QSignalSpy recovered(&watch, &KubeWatch::recovered);
         watch.start();
+        // (The 410 right after the watch began is a relist after the backoff's first delay; a
+        // one-off, it is not a failure. Issue 30.)
         QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 5000);
         const QString where = QStringLiteral("GET %1/api/v1/pods: ").arg(server.url().toString());
         qInfo("kube list, invalid UTF-8: %s", qPrintable(failed.last().first().toString()));
-        QCOMPARE(failed.last().first().toString(), where + QStringLiteral("the list is not valid JSON"));
+        QVERIFY2(failed.last().first().toString().startsWith(where + QStringLiteral("the list is not valid JSON; relisting in ")),
+                 qPrintable(failed.last().first().toString()));
         QVERIFY(watch.listBody().contains("\"a\"")); // the last good listing
 
         second = R"({"kind":"PodList","metadata":{"resourceVersion":"6"},"items":[7, "x"]})";
         const int failedBefore = int(failed.size());
         QTRY_VERIFY_WITH_TIMEOUT(failed.size() > failedBefore, 5000);
         qInfo("kube list, wrong JSON types: %s", qPrintable(failed.last().first().toString()));
-        QCOMPARE(failed.last().first().toString(), where + QStringLiteral("the list holds an item that is not an object"));
+        QVERIFY2(failed.last().first().toString().startsWith(where + QStringLiteral("the list holds an item that is not an object; relisting in ")),
+                 qPrintable(failed.last().first().toString()));
         QVERIFY(watch.listBody().contains("\"a\""));
         QVERIFY2(lists <= 6, qPrintable(QString::number(lists))); // backing off: 100, 200, 400 ms...
 

@@ -7,7 +7,8 @@
 // die with it after each input.
 //
 // Checked: the collection written back (listBody, what a capture stores) is a JSON List holding
-// exactly the objects the watch keeps.
+// exactly the objects the watch keeps. Fed twice: to a watch of every namespace, which keeps what
+// it is sent, and to a namespaced one, which drops objects of other namespaces (issue 30).
 
 #include "fuzz_common.h"
 
@@ -68,9 +69,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     KubeConfig config;
     config.server = QUrl(QStringLiteral("https://127.0.0.1:9"));
     config.token = "fuzz";
-    {
+    for (const QString &path : {QStringLiteral("/api/v1/pods"), QStringLiteral("/api/v1/namespaces/fuzz/pods")}) {
         KubeClient client(config);
-        KubeWatch watch(&client, QStringLiteral("/api/v1/namespaces/fuzz/pods"), QString(), "PodList");
+        KubeWatch watch(&client, path, QString(), "PodList");
         KubeWatchFuzzAccess::feed(watch, fuzz::bytesOf(data, size));
 
         QJsonParseError error;
@@ -78,6 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(error.error == QJsonParseError::NoError && list.isObject());
         FUZZ_CHECK(list.object().value(QLatin1String("kind")).toString() == QLatin1String("PodList"));
         FUZZ_CHECK(list.object().value(QLatin1String("items")).toArray().size() == watch.size());
+        if (!watch.watchedNamespace().isEmpty())
+            for (const QJsonValue &item : list.object().value(QLatin1String("items")).toArray())
+                FUZZ_CHECK(item.toObject().value(QLatin1String("metadata")).toObject().value(QLatin1String("namespace")).toString() == watch.watchedNamespace());
     }
     fuzz::dropDeferred();
     return 0;
