@@ -5,6 +5,7 @@
 // Origin scheme and unmasked WebSocket frames. Each ends with a bounded cost (the relay's own peak
 // resident memory, read from /proc/PID/status) and a clear answer, and a good client is still served.
 
+#include "../common/procmemory.h"
 #include "../common/relayprocess.h"
 
 #include <QCryptographicHash>
@@ -28,31 +29,7 @@ namespace {
 // ASan's quarantine (256 MB by default) before it is reused, so the relay's resident memory grows by
 // what it allocated and freed, bounded or not: there the bounds get that much slack, which still
 // catches the hundreds of MB to GBs of the defects this test is for.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kSanitizerSlackMiB = 256;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr double kSanitizerSlackMiB = 256;
-#else
-constexpr double kSanitizerSlackMiB = 0;
-#endif
-#else
-constexpr double kSanitizerSlackMiB = 0;
-#endif
-
-// VmHWM or VmRSS of a process, in MiB.
-double procMiB(qint64 pid, const char *key)
-{
-    QFile f(QStringLiteral("/proc/%1/status").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : f.readAll().split('\n'))
-        if (line.startsWith(key)) {
-            const QByteArray rest = line.mid(qsizetype(qstrlen(key))).trimmed();
-            return rest.left(rest.indexOf(' ')).toDouble() / 1024.0;
-        }
-    return -1;
-}
+constexpr double kSanitizerSlackMiB = slicescope::testing::kUnderAddressSanitizer ? 256 : 0;
 
 std::unique_ptr<QTcpSocket> connectTo(quint16 port)
 {
@@ -144,7 +121,7 @@ private Q_SLOTS:
         QVERIFY(m_pid > 0);
     }
 
-    void init() { m_rssBefore = procMiB(m_pid, "VmRSS:"); }
+    void init() { m_rssBefore = slicescope::testing::procStatusMiB("VmRSS", m_pid); }
 
     // The relay raised its soft limit of open files to the hard one (30.3).
     void theOpenFileLimitIsRaised()
@@ -183,7 +160,7 @@ private Q_SLOTS:
         QCOMPARE(statusOf(answer), 413);
         QVERIFY2(answer.contains("Connection: close"), answer.constData());
         QCOMPARE(s->state(), QAbstractSocket::UnconnectedState);
-        const double grew = procMiB(m_pid, "VmRSS:") - m_rssBefore;
+        const double grew = slicescope::testing::procStatusMiB("VmRSS", m_pid) - m_rssBefore;
         QVERIFY2(grew < 16 + kSanitizerSlackMiB, qPrintable(QStringLiteral("the relay grew by %1 MiB").arg(grew)));
     }
 
@@ -217,7 +194,7 @@ private Q_SLOTS:
         answer += readUntilClosed(*s, 5000);
         QCOMPARE(statusOf(answer), 431);
         QCOMPARE(s->state(), QAbstractSocket::UnconnectedState);
-        QVERIFY(procMiB(m_pid, "VmRSS:") - m_rssBefore < 16 + kSanitizerSlackMiB);
+        QVERIFY(slicescope::testing::procStatusMiB("VmRSS", m_pid) - m_rssBefore < 16 + kSanitizerSlackMiB);
     }
 
     void tooManyHeaderLinesAreRefused()
@@ -304,7 +281,7 @@ private Q_SLOTS:
         s->write(requests);
         s->waitForBytesWritten(2000);
         QTest::qWait(2000);
-        const double grew = procMiB(m_pid, "VmRSS:") - m_rssBefore;
+        const double grew = slicescope::testing::procStatusMiB("VmRSS", m_pid) - m_rssBefore;
         QVERIFY2(grew < 24 + kSanitizerSlackMiB, qPrintable(QStringLiteral("the relay grew by %1 MiB").arg(grew)));
         // Now read two answers whole.
         s->setReadBufferSize(0);
@@ -438,7 +415,7 @@ private Q_SLOTS:
     }
     void cleanup()
     {
-        m_peak = std::max(m_peak, procMiB(m_pid, "VmHWM:"));
+        m_peak = std::max(m_peak, slicescope::testing::procStatusMiB("VmHWM", m_pid));
     }
 
 private:

@@ -6,6 +6,7 @@
 // material is committed. The real API server proves the credentials are accepted
 // (tests/integration).
 
+#include "../common/procmemory.h"
 #include "boundedfile.h"
 #include "kubeconfig.h"
 
@@ -123,17 +124,7 @@ KubeExecCredentialProvider::Handler into(Answer &answer)
 
 // Under AddressSanitizer (tests/asan-tiers.sh) freed memory is held in its quarantine and every
 // block has red zones: a process's peak says nothing about what the code keeps there.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPeakIsMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPeakIsMeaningful = false;
-#else
-constexpr bool kPeakIsMeaningful = true;
-#endif
-#else
-constexpr bool kPeakIsMeaningful = true;
-#endif
+constexpr bool kPeakIsMeaningful = !slicescope::testing::kUnderAddressSanitizer;
 
 class TestKubeConfig : public QObject
 {
@@ -896,17 +887,7 @@ private Q_SLOTS:
         // that when it is quiet); before, the merge alone took 11.8 s.
         // Under AddressSanitizer (tests/asan-tiers.sh) everything runs a few times slower; the
         // ratio above is the check that does not care.
-#if defined(__SANITIZE_ADDRESS__)
-        constexpr double kSlowdown = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-        constexpr double kSlowdown = 4;
-#else
-        constexpr double kSlowdown = 1;
-#endif
-#else
-        constexpr double kSlowdown = 1;
-#endif
+        constexpr double kSlowdown = slicescope::testing::kUnderAddressSanitizer ? 4 : 1;
         QVERIFY2(cpu[1] < 4000 * kSlowdown, qPrintable(QStringLiteral("%1 ms CPU").arg(cpu[1])));
         QVERIFY2(cpu[1] < 8 * std::max(cpu[0], 50.0), qPrintable(QStringLiteral("%1 ms vs %2 ms").arg(cpu[1]).arg(cpu[0])));
     }
@@ -916,16 +897,6 @@ private Q_SLOTS:
     // kubeconfiglimits: 20,000 entries in each of contexts, clusters and users, 600,000 YAML values
     // in a file and in a KUBECONFIG list together. Refused with a message that says which bound,
     // quickly and without the tree: the peak (VmHWM) stays within a few MB of the file's bytes.
-    static qint64 procStatusBytes(const char *field)
-    {
-        QFile status(QStringLiteral("/proc/self/status"));
-        if (!status.open(QIODevice::ReadOnly))
-            return -1;
-        for (const QByteArray &line : status.readAll().split('\n'))
-            if (line.startsWith(field))
-                return line.mid(qsizetype(qstrlen(field)) + 1).trimmed().split(' ').value(0).toLongLong() * 1024;
-        return -1;
-    }
     void hugeKubeconfigsAreRefusedBeforeTheirTree_data()
     {
         QTest::addColumn<QByteArray>("text");
@@ -953,17 +924,15 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("config"));
         QVERIFY(writeFile(path, text));
-        QFile clear(QStringLiteral("/proc/self/clear_refs"));
-        const bool peakReset = clear.open(QIODevice::WriteOnly) && clear.write("5") == 1;
-        clear.close();
-        const qint64 before = procStatusBytes("VmRSS:");
+        const bool peakReset = slicescope::testing::resetPeakMemory();
+        const qint64 before = slicescope::testing::procStatusBytes("VmRSS");
         QElapsedTimer clock;
         clock.start();
         KubeConfig config;
         KubeConfigContexts contexts;
         const QString error = loadKubeConfig({path}, QString(), QString(), config, &contexts);
         const qint64 ms = clock.elapsed();
-        const qint64 peak = procStatusBytes("VmHWM:");
+        const qint64 peak = slicescope::testing::procStatusBytes("VmHWM");
         qInfo("%s (%.1f MB): %lld ms, peak %.1f MB over the %.1f MB before%s: %s", QTest::currentDataTag(), double(text.size()) / 1e6, ms,
               double(peak - before) / 1e6, double(before) / 1e6, peakReset ? "" : " (VmHWM not reset)", qPrintable(error));
         QCOMPARE(error, QStringLiteral("kubeconfig %1 ").arg(path) + says);

@@ -4,6 +4,7 @@
 // included) after a normal end, relist on an ERROR 410 event and on HTTP 410, a malformed line, a
 // silent stream, a 5xx. The real server is tests/integration/tst_kube_live.
 
+#include "../common/procmemory.h"
 #include "../common/fakehttpserver.h"
 #include "kubeclient.h"
 #include "kubesource.h"
@@ -76,36 +77,7 @@ QString failureMessages(const QSignalSpy &failed)
 
 // Under AddressSanitizer (tests/asan-tiers.sh) freed memory is held in its quarantine and every
 // block has red zones: a process's peak says nothing about what the code keeps there.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPeakIsMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPeakIsMeaningful = false;
-#else
-constexpr bool kPeakIsMeaningful = true;
-#endif
-#else
-constexpr bool kPeakIsMeaningful = true;
-#endif
-
-// A field of /proc/self/status in bytes (VmRSS, VmHWM), or -1.
-qint64 procStatusBytes(const char *field)
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n'))
-        if (line.startsWith(field))
-            return line.mid(qsizetype(qstrlen(field)) + 1).trimmed().split(' ').value(0).toLongLong() * 1024;
-    return -1;
-}
-
-// Sets the peak (VmHWM) back to the current RSS (Linux 4.0+); false when it cannot.
-bool resetPeakMemory()
-{
-    QFile clear(QStringLiteral("/proc/self/clear_refs"));
-    return clear.open(QIODevice::WriteOnly) && clear.write("5") == 1;
-}
+constexpr bool kPeakIsMeaningful = !slicescope::testing::kUnderAddressSanitizer;
 
 // An API server that floods the first watch with one event of `eventBytes` filler, from a thread
 // of its own with blocking writes: it writes as fast as the client's side takes bytes, however
@@ -422,8 +394,8 @@ private Q_SLOTS:
         QSignalSpy failed(&watch, &KubeWatch::failed);
         watch.start();
         QTRY_VERIFY_WITH_TIMEOUT(watch.isSynced() && server.watches.load() >= 1, 5000);
-        const bool peakReset = resetPeakMemory();
-        const qint64 rssBefore = procStatusBytes("VmRSS:");
+        const bool peakReset = slicescope::testing::resetPeakMemory();
+        const qint64 rssBefore = slicescope::testing::procStatusBytes("VmRSS");
         server.go = true;
 
         // The event loop is busy while the server writes: until it wrote everything or stopped
@@ -443,7 +415,7 @@ private Q_SLOTS:
         const qint64 writtenWhileHeld = server.written;
 
         QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty() || names(watch).contains(QStringLiteral("huge")), 20000);
-        const qint64 peak = procStatusBytes("VmHWM:");
+        const qint64 peak = slicescope::testing::procStatusBytes("VmHWM");
         const QString all = failureMessages(failed);
         qInfo("%s: the server wrote %.1f MB while the loop was held, %.1f MB in all; peak %.1f MB over the %.1f MB before (%s); %s",
               QTest::currentDataTag(), double(writtenWhileHeld) / 1e6, double(server.written) / 1e6,

@@ -3,6 +3,7 @@
 // demand: a 401, a dead port, a body that is not JSON, a server that comes back. A scripted HTTP
 // server plays Prometheus; the real one is tests/integration/tst_activity_live.cpp's.
 
+#include "../common/procmemory.h"
 #include "../common/fakehttpserver.h"
 #include "activity.h"
 #include "livesource.h"
@@ -39,25 +40,6 @@ QString queryOf(const Request &r)
 {
     const QUrl url(QString::fromLatin1(r.path));
     return QUrlQuery(url).queryItemValue(QStringLiteral("query"), QUrl::FullyDecoded);
-}
-
-// A /proc/self/status figure in bytes ("VmHWM", "VmRSS"); -1 when it cannot be read.
-qint64 procStatusBytes(const char *key)
-{
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : f.readAll().split('\n'))
-        if (line.startsWith(key))
-            return line.mid(qsizetype(qstrlen(key)) + 1).trimmed().split(' ').value(0).toLongLong() * 1024;
-    return -1;
-}
-
-// Sets the peak RSS (VmHWM) back to the current RSS (Linux 4.0 and later).
-bool resetPeakRss()
-{
-    QFile f(QStringLiteral("/proc/self/clear_refs"));
-    return f.open(QIODevice::WriteOnly) && f.write("5") == 1;
 }
 
 // One round of `poller` against `server`, and what it put into a capture.
@@ -265,13 +247,13 @@ private Q_SLOTS:
             return r;
         };
         PrometheusPoller poller(server.url());
-        const qint64 before = procStatusBytes("VmRSS:");
+        const qint64 before = slicescope::testing::procStatusBytes("VmRSS");
         QVERIFY(before > 0);
-        QVERIFY(resetPeakRss());
+        QVERIFY(slicescope::testing::resetPeakMemory());
         QElapsedTimer clock;
         clock.start();
         const Capture c = oneRound(poller);
-        const qint64 peakGrowth = procStatusBytes("VmHWM:") - before;
+        const qint64 peakGrowth = slicescope::testing::procStatusBytes("VmHWM") - before;
         const qint64 bound = PrometheusPoller::maxRoundBytes();
         qInfo("chunked without end: round over after %lld ms, %lld bytes sent, peak RSS %lld MiB over the %lld MiB before (bound %lld MiB): %s",
               clock.elapsed(), server.lazyBytesWritten, peakGrowth >> 20, before >> 20, bound >> 20, qPrintable(c.prometheusError));

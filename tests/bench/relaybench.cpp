@@ -10,6 +10,8 @@
 #include "benchstats.h"
 #include "historybench.h"
 
+#include "../common/procmemory.h"
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -29,19 +31,6 @@
 namespace slicescope::bench {
 
 namespace {
-
-double procMiB(qint64 pid, const char *key)
-{
-    QFile f(QStringLiteral("/proc/%1/status").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : f.readAll().split('\n'))
-        if (line.startsWith(key)) {
-            const QByteArray rest = line.mid(qsizetype(qstrlen(key))).trimmed();
-            return rest.left(rest.indexOf(' ')).toDouble() / 1024.0;
-        }
-    return -1;
-}
 
 struct Figures {
     double baselineRss = 0, maxRss = 0, peakHwm = 0;
@@ -85,7 +74,7 @@ public:
         good->start(5000);
         QTimer::singleShot(1000, this, &Load::goodRequest);
         auto *sample = new QTimer(this);
-        connect(sample, &QTimer::timeout, this, [this] { m_f.maxRss = std::max(m_f.maxRss, procMiB(m_pid, "VmRSS:")); });
+        connect(sample, &QTimer::timeout, this, [this] { m_f.maxRss = std::max(m_f.maxRss, testing::procStatusMiB("VmRSS", m_pid)); });
         sample->start(200);
     }
 
@@ -260,7 +249,7 @@ int runRelayBenchmark(int argc, char **argv, int first, const std::function<int(
     relay.closeReadChannel(QProcess::StandardError); // its log of every refusal is not read here
     const qint64 pid = relay.processId();
     Figures f;
-    QTimer::singleShot(1500, &app, [&] { f.baselineRss = procMiB(pid, "VmRSS:"); }); // once its first capture is made
+    QTimer::singleShot(1500, &app, [&] { f.baselineRss = testing::procStatusMiB("VmRSS", pid); }); // once its first capture is made
     Load *load = nullptr;
     QTimer::singleShot(2000, &app, [&] {
         load = new Load(quint16(m.captured(1).toUInt()), m.captured(2).toLatin1(), pid, idle, seconds, f);
@@ -268,7 +257,7 @@ int runRelayBenchmark(int argc, char **argv, int first, const std::function<int(
     });
     QTimer::singleShot(2000 + seconds * 1000 + 5500, &app, &QCoreApplication::quit); // the last good request's 5 s
     app.exec();
-    f.peakHwm = procMiB(pid, "VmHWM:");
+    f.peakHwm = testing::procStatusMiB("VmHWM", pid);
     delete load;
     relay.terminate();
     relay.waitForFinished(5000);
