@@ -537,6 +537,7 @@ private:
             const Pod &p = m_s.pods[i];
             if (!p.podIp.isEmpty() && p.hostIndex >= 0 && (!p.isGone() || !hostOfPodIp.contains(p.podIp))) hostOfPodIp.insert(p.podIp, p.hostIndex);
         }
+        QMultiHash<int, int> nodesOfWorker; // worker -> every Ray node that claims it
         for (int i : parts.rayNodes) {
             const RayNode &n = m_s.rayNodes[i];
             if (n.workerId < 0) {
@@ -555,6 +556,7 @@ private:
                                     .arg(byPod);
             const int worker = byPod >= 0 ? byPod : singleHostWorker(n.workerId, QStringLiteral("Ray node %1").arg(n.id.left(12)));
             if (worker >= hostCount && stray(worker, QStringLiteral("Ray node %1").arg(n.id.left(12)))) continue;
+            nodesOfWorker.insert(worker, i);
             Host &h = s.hosts[worker];
             if (h.rayNode < 0 || betterNode(n, m_s.rayNodes[h.rayNode])) {
                 if (h.rayNode >= 0 && m_s.rayNodes[h.rayNode].alive && n.alive)
@@ -575,6 +577,8 @@ private:
             Host &h = s.hosts[worker];
             if (h.pod < 0 || betterPod(p, m_s.pods[h.pod])) h.pod = i;
         }
+
+        const QHash<int, int> replacedNodeOf = detachReplacedNodes(s, nodesOfWorker);
 
         // A pod whose Ray node carries no slice labels still joins it by pod IP, when the IP is unique.
         for (Host &h : s.hosts) {
@@ -609,11 +613,19 @@ private:
                 if (p && p->isGone()) s.problems << QStringLiteral("worker %1 is DEAD (pod %2 %3)").arg(h.workerId).arg(p->qualifiedName(), p->lifecycleText());
                 else s.problems << QStringLiteral("worker %1 is DEAD").arg(h.workerId);
                 break;
-            case HostState::Pending:
-                s.problems
-                    << (p ? QStringLiteral("worker %1 is PENDING (pod %2)").arg(h.workerId).arg(p->phase.isEmpty() ? QStringLiteral("not running") : p->phase)
-                          : QStringLiteral("worker %1 is PENDING").arg(h.workerId));
+            case HostState::Pending: {
+                QString text = p ? QStringLiteral("worker %1 is PENDING (pod %2)").arg(h.workerId).arg(p->phase.isEmpty() ? QStringLiteral("not running") : p->phase)
+                                 : QStringLiteral("worker %1 is PENDING").arg(h.workerId);
+                if (const int old = replacedNodeOf.value(h.workerId, -1); old >= 0) { // kept as evidence, never as the host's state
+                    const RayNode &dead = m_s.rayNodes[old];
+                    const QString why = dead.stateMessage.simplified().left(300);
+                    text += QStringLiteral(": it replaces worker %1's pod whose Ray node %2 (%3) died%4")
+                                .arg(h.workerId)
+                                .arg(dead.id.left(12), dead.ip, why.isEmpty() ? QString() : QStringLiteral(": ") + why);
+                }
+                s.problems << text;
                 break;
+            }
             case HostState::Missing: s.problems << QStringLiteral("worker %1 is MISSING").arg(h.workerId); break;
             }
         }
@@ -641,6 +653,35 @@ private:
             s.problems << QStringLiteral("... and %1 more problems").arg(more);
         }
         return s;
+    }
+
+    // KubeRay replaces a worker pod under the same TPU_NAME and worker id (docs/facts.md 4.5), so
+    // the DEAD Ray node of the pod it replaced claims the host too. That node is the host's only
+    // when it belonged to the pod now in the host's place, and the one signal that ties a Ray node
+    // to a pod is its IP (Ray 2.60 labels a node with no pod name or uid, docs/facts.md 2.1; the
+    // node name is the IP unless --node-name is given). So: a host whose best Ray node is DEAD and
+    // whose pod is still there with another IP takes that pod's own Ray node when one of its
+    // claimants has the pod's IP (it died too: an alive one would have won), else none: the pod
+    // is provisioning until a raylet with its IP joins. The dead node is returned per worker, as
+    // evidence for the host's problem text. When either IP is unknown nothing says which pod the
+    // node was, so the host keeps the dead node and today's answer (DEAD for a Running pod, never
+    // a guess).
+    QHash<int, int> detachReplacedNodes(Slice &s, const QMultiHash<int, int> &nodesOfWorker) const
+    {
+        QHash<int, int> replaced;
+        for (Host &h : s.hosts) {
+            if (h.rayNode < 0 || h.pod < 0) continue;
+            const RayNode &n = m_s.rayNodes[h.rayNode];
+            const Pod &p = m_s.pods[h.pod];
+            if (n.alive || p.isGone() || n.ip.isEmpty() || p.podIp.isEmpty() || n.ip == p.podIp) continue;
+            int own = -1;
+            const auto [from, to] = nodesOfWorker.equal_range(h.workerId);
+            for (auto it = from; it != to; ++it)
+                if (m_s.rayNodes[*it].ip == p.podIp && (own < 0 || betterNode(m_s.rayNodes[*it], m_s.rayNodes[own]))) own = *it;
+            if (own < 0) replaced.insert(h.workerId, h.rayNode);
+            h.rayNode = own;
+        }
+        return replaced;
     }
 
     // rayDescribes: the Ray bodies cover this slice's cluster, so a missing Ray node means "not joined".
