@@ -4,6 +4,7 @@
 // namespaces, and worker ids outside the topology.
 
 #include "capturefixture.h"
+#include "inspectjson.h"
 #include "snapshot.h"
 
 #include <QTest>
@@ -203,6 +204,19 @@ private Q_SLOTS:
                                                                                                      : QString());
         for (int w : {0, 1, 3})
             QCOMPARE(slice.hosts[w].state, HostState::Alive);
+
+        // The `inspect --json` host (docs/architecture.md): the same keys whatever the state, and
+        // the host's Ray node and IP are its own pod's, never the replaced pod's.
+        const QJsonArray slices = inspectJson(*s).value(QStringLiteral("slices")).toArray();
+        QJsonObject hostJson;
+        for (const QJsonValue &v : slices)
+            if (v.toObject().value(QStringLiteral("name")).toString() == QLatin1String("tpu-0"))
+                hostJson = v.toObject().value(QStringLiteral("hosts")).toArray().at(2).toObject();
+        QCOMPARE(hostJson.keys(), inspectJson(*s).value(QStringLiteral("slices")).toArray().at(0).toObject().value(QStringLiteral("hosts")).toArray().at(0).toObject().keys());
+        QCOMPARE(hostJson.value(QStringLiteral("state")).toString(), toText(state));
+        QCOMPARE(hostJson.value(QStringLiteral("rayNodeId")), nodeId.isEmpty() ? QJsonValue() : QJsonValue(nodeId));
+        if (state != HostState::Dead)
+            QCOMPARE(hostJson.value(QStringLiteral("nodeIp")).toString(), podIp);
 
         const QString problems = slice.problems.join(u';');
         switch (state) {
