@@ -19,16 +19,6 @@
 
 using namespace slicescope;
 
-// Under AddressSanitizer (tests/asan-tiers.sh) freed memory waits in a quarantine and a growing
-// buffer is copied, not remapped: the process's peak says nothing about the poller's bound there.
-#if defined(__SANITIZE_ADDRESS__)
-#define SLICESCOPE_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLICESCOPE_TEST_ASAN 1
-#endif
-#endif
-
 namespace {
 
 using Request = testing::HttpRequest;
@@ -260,12 +250,14 @@ private Q_SLOTS:
         QVERIFY(c.prometheus.isEmpty());
         QVERIFY2(c.prometheusError.contains(QStringLiteral("the answer passed 128 MiB (the bound on one round's answers)")), qPrintable(c.prometheusError));
         QVERIFY2(c.prometheusError.startsWith(QStringLiteral("Prometheus %1:").arg(server.url().toString())), qPrintable(c.prometheusError));
-#ifndef SLICESCOPE_TEST_ASAN
-        QVERIFY2(peakGrowth < bound + (qint64(24) << 20), qPrintable(QStringLiteral("peak grew by %1 MiB").arg(peakGrowth >> 20)));
-#endif
-        // Stopped at the bound, not read on: what the fake wrote is the bound plus what the
-        // socket buffers held (a few MiB at most).
-        QVERIFY2(server.lazyBytesWritten < bound + (qint64(16) << 20), qPrintable(QString::number(server.lazyBytesWritten)));
+        // Under AddressSanitizer (tests/asan-tiers.sh) freed memory waits in a quarantine and a
+        // growing buffer is copied, not remapped: the peak says nothing about the poller's bound there.
+        if (!slicescope::testing::kUnderAddressSanitizer)
+            QVERIFY2(peakGrowth < bound + (qint64(24) << 20), qPrintable(QStringLiteral("peak grew by %1 MiB").arg(peakGrowth >> 20)));
+        // Stopped at the bound, not read on: what the fake wrote is the bound plus what the three
+        // queries' sockets held in the kernel (Linux tunes each loopback socket's send and receive
+        // buffers up to several MiB: 151 MB was seen once on a loaded machine). Before: 415 MB.
+        QVERIFY2(server.lazyBytesWritten < bound + (qint64(40) << 20), qPrintable(QString::number(server.lazyBytesWritten)));
     }
 
     // A Content-Length past the bound is refused at the headers, before the body is read.
