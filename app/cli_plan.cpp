@@ -54,6 +54,7 @@ int plan(const QStringList &arguments)
         {QStringLiteral("topology"), QStringLiteral("Slice topology, e.g. 4x4 or 2x2x2."), QStringLiteral("T")},
         {QStringLiteral("accelerator"), QStringLiteral("TPU version: v4, v5e, v5p, v6e, v7x (or TPU-V6E, tpu7x...)."), QStringLiteral("V")},
         {QStringLiteral("num-slices"), QStringLiteral("Number of slices (default 1)."), QStringLiteral("N"), QStringLiteral("1")},
+        {QStringLiteral("ray-cluster"), QStringLiteral("Plan in this RayCluster only, as NS/NAME (CONTEXT:NS/NAME in a fleet); default: each Ray cluster on its own, the first where it fits."), QStringLiteral("C")},
     });
     parser.addOptions(bundleOptions());
     SourceSpec spec;
@@ -70,6 +71,15 @@ int plan(const QStringList &arguments)
         return fail(BadUsage, QStringLiteral("--num-slices wants a whole number >= 1, not \"%1\"").arg(parser.value(QStringLiteral("num-slices"))));
     if (const int code = readBundleOptions(parser, request); code >= 0)
         return code;
+    if (parser.isSet(QStringLiteral("ray-cluster"))) {
+        // A context may hold ':' (an EKS ARN); "ns/name" never does.
+        const QString target = parser.value(QStringLiteral("ray-cluster"));
+        const qsizetype colon = target.lastIndexOf(u':');
+        request.context = colon < 0 ? QString() : target.left(colon);
+        request.rayCluster = target.mid(colon + 1);
+        if (request.rayCluster.count(u'/') != 1 || request.rayCluster.startsWith(u'/') || request.rayCluster.endsWith(u'/') || (colon >= 0 && request.context.isEmpty()))
+            return fail(BadUsage, QStringLiteral("--ray-cluster wants NS/NAME or CONTEXT:NS/NAME, not \"%1\"").arg(target));
+    }
     SnapshotPtr snap;
     if (const int code = loadSnapshot(spec, snap); code >= 0)
         return code;
@@ -83,10 +93,15 @@ int plan(const QStringList &arguments)
     QTextStream out(stdout);
     const QString shape = QStringLiteral("%1 %2 x%3").arg(result.generation->name, result.topology.toString()).arg(result.numSlices);
     // Slice names and reasons quote what Ray and Kubernetes said: forTerminal() on every line.
+    // Which Ray cluster the plan is for (issue 31): a placement group lives in one.
+    const QString where = planClusterText(result);
+    const bool inNone = !result.feasible && request.rayCluster.isEmpty() && result.clusters.size() > 1;
+    const QString in = inNone ? QStringLiteral(" in any single Ray cluster") : where.isEmpty() ? QString()
+                                                                                               : QStringLiteral(" in ") + where;
     if (result.feasible)
-        out << forTerminal(QStringLiteral("fits: ") + shape + QStringLiteral(" would take ") + result.wouldTake.join(QStringLiteral(", "))) << '\n';
+        out << forTerminal(QStringLiteral("fits") + in + QStringLiteral(": ") + shape + QStringLiteral(" would take ") + result.wouldTake.join(QStringLiteral(", "))) << '\n';
     else
-        out << forTerminal(QStringLiteral("does not fit: ") + shape) << '\n';
+        out << forTerminal(QStringLiteral("does not fit") + in + QStringLiteral(": ") + shape) << '\n';
     out << forTerminal(QStringLiteral("  ") + describeBundles(result)) << '\n';
     for (const QString &r : result.reasons)
         out << forTerminal(QStringLiteral("  ") + r) << '\n';

@@ -94,7 +94,15 @@ void RayClusterActions::submitSlicePlacementGroup(const QString &actionId, const
     // The last look before sending: the plan over the newest poll still fits (and the request is
     // one Ray takes), or nothing is sent. Before the first poll there is nothing to plan against
     // (the composer offers no submit then); the driver and Ray still check the request.
-    if (const QString refusal = m_last.hasRay() ? recheckSubmission(*buildSnapshot(m_last), request) : QString(); !refusal.isEmpty()) {
+    // The newest poll is this one Ray's own and names no RayCluster; a request naming one was sent
+    // here by it (KubeClusterActions::rayFor), so its slices are that cluster's: planned as the
+    // composer planned them, in that cluster (issue 31), not refused for naming it.
+    Capture own = m_last;
+    if (own.rayCluster.isEmpty())
+        own.rayCluster = request.rayCluster;
+    if (own.kubeContext.isEmpty())
+        own.kubeContext = request.context;
+    if (const QString refusal = m_last.hasRay() ? recheckSubmission(*buildSnapshot(own), request) : QString(); !refusal.isEmpty()) {
         finishLater(actionId, false, refusal);
         return;
     }

@@ -282,6 +282,14 @@ QJsonObject planJson(const PlanResult &plan)
             {QStringLiteral("autoscaling"), g.autoscaling},
             {QStringLiteral("suspended"), g.suspended},
         });
+    QJsonArray clusters;
+    for (const ClusterFit &c : plan.clusters)
+        clusters.append(QJsonObject{
+            {QStringLiteral("rayCluster"), orNull(c.rayCluster)},
+            {QStringLiteral("context"), orNull(c.context)},
+            {QStringLiteral("feasible"), c.feasible},
+            {QStringLiteral("candidates"), strings(c.candidates)},
+        });
     return QJsonObject{
         {QStringLiteral("feasible"), plan.feasible},
         {QStringLiteral("request"), QJsonObject{
@@ -302,6 +310,9 @@ QJsonObject planJson(const PlanResult &plan)
         {QStringLiteral("reasons"), strings(plan.reasons)},
         {QStringLiteral("growth"), growth},
         {QStringLiteral("notes"), strings(plan.notes)},
+        {QStringLiteral("rayCluster"), orNull(plan.rayCluster)},
+        {QStringLiteral("context"), orNull(plan.context)},
+        {QStringLiteral("clusters"), clusters},
     };
 }
 

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "planner.h"
 
+#include "naturalsort.h"
+
+#include <QSet>
+
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace slicescope {
 
@@ -153,50 +159,46 @@ QString describeBundles(const PlanResult &plan)
     return text;
 }
 
-PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &request)
-{
-    PlanResult r;
-    r.numSlices = request.numSlices;
-    if (request.numSlices < 1) {
-        r.requestError = QStringLiteral("--num-slices must be at least 1");
-        return r;
-    }
-    r.generation = tpu::findGeneration(request.accelerator);
-    if (!r.generation) {
-        QStringList known;
-        for (const auto &g : tpu::generations())
-            known << g.name;
-        r.requestError = QStringLiteral("unknown TPU accelerator \"%1\" (known: %2)").arg(request.accelerator, known.join(QStringLiteral(", ")));
-        return r;
-    }
-    const auto topo = tpu::parseTopology(request.topology);
-    if (!topo) {
-        r.requestError = QStringLiteral("\"%1\" is not a topology (write AxB or AxBxC)").arg(request.topology);
-        return r;
-    }
-    r.topology = *topo;
-    if (const QString problem = tpu::topologyProblem(*r.generation, r.topology); !problem.isEmpty()) {
-        r.requestError = problem;
-        return r;
-    }
-    r.podType = tpu::podType(*r.generation, r.topology);
-    if (const QString problem = resolveBundles(*r.generation, request, r); !problem.isEmpty()) {
-        r.requestError = problem;
-        return r;
-    }
-    const QString shape = QStringLiteral("%1 %2").arg(r.generation->name, r.topology.toString());
+namespace {
 
-    // Outside the RayCluster (and context) the request names, when it names one (issue 16).
-    auto elsewhere = [&request](const QString &context, const QString &rayCluster) {
-        return (!request.rayCluster.isEmpty() && rayCluster != request.rayCluster) || (!request.context.isEmpty() && context != request.context);
+// Which slices and worker groups a plan may use: a placement group lives in one Ray cluster.
+struct PlanScope {
+    enum class Mode
+    {
+        Everything,
+        Named,
+        Exact
     };
+    Mode mode = Mode::Everything;
+    QString context;
+    QString rayCluster;
+    // Named: the request's RayCluster and context, each only when given (issue 16). Exact: one Ray
+    // cluster as the snapshot names it, empty names included (issue 31).
+    bool excludes(const QString &ctx, const QString &cluster) const
+    {
+        switch (mode) {
+        case Mode::Everything:
+            return false;
+        case Mode::Named:
+            return (!rayCluster.isEmpty() && cluster != rayCluster) || (!context.isEmpty() && ctx != context);
+        case Mode::Exact:
+            return ctx != context || cluster != rayCluster;
+        }
+        Q_UNREACHABLE();
+    }
+};
+
+// The plan within one scope: its candidates, growth and reasons, on a result whose request part
+// (shape, bundles) is filled in.
+void planWithin(const ClusterSnapshot &snap, PlanResult &r, const PlanScope &scope, const QString &shape)
+{
     QStringList notReady, otherVmSize;
     int sameShape = 0;
     QStringList samePodTypeOtherShape;
     for (const Slice &s : snap.slices) {
         if (s.generation != r.generation)
             continue;
-        if (elsewhere(s.context, s.rayCluster))
+        if (scope.excludes(s.context, s.rayCluster))
             continue; // another RayCluster's Ray cannot place these bundles
         if (s.topology.dims != r.topology.dims) {
             if (s.podType == r.podType)
@@ -235,7 +237,7 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
     for (const WorkerGroup &g : snap.workerGroups) {
         if (tpu::findGeneration(g.accelerator) != r.generation)
             continue;
-        if (elsewhere(g.context, g.qualifiedCluster()))
+        if (scope.excludes(g.context, g.qualifiedCluster()))
             continue;
         const auto groupTopo = tpu::parseTopology(g.topology);
         if (!groupTopo || groupTopo->dims != r.topology.dims)
@@ -247,7 +249,7 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
         r.growth << GroupGrowth{g.qualifiedName(), g.replicas, g.maxReplicas, canAdd, g.autoscaling, g.suspended};
     }
     if (r.feasible)
-        return r;
+        return;
 
     const int missing = r.numSlices - int(r.candidates.size());
     r.reasons << QStringLiteral("needs %1 ready %2 slice%3 (%4, %5 host%6 of %7 chips, %8 bundle%9 of %10 TPU each); %11 ready%12")
@@ -308,7 +310,166 @@ PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &re
                          .arg(growable)
                          .arg(missing)
                          .arg(missing == 1 ? QString() : QStringLiteral("s"));
-    return r;
+}
+
+} // namespace
+
+PlanResult planSlicePlacement(const ClusterSnapshot &snap, const PlanRequest &request)
+{
+    PlanResult r;
+    r.numSlices = request.numSlices;
+    if (request.numSlices < 1) {
+        r.requestError = QStringLiteral("--num-slices must be at least 1");
+        return r;
+    }
+    r.generation = tpu::findGeneration(request.accelerator);
+    if (!r.generation) {
+        QStringList known;
+        for (const auto &g : tpu::generations())
+            known << g.name;
+        r.requestError = QStringLiteral("unknown TPU accelerator \"%1\" (known: %2)").arg(request.accelerator, known.join(QStringLiteral(", ")));
+        return r;
+    }
+    const auto topo = tpu::parseTopology(request.topology);
+    if (!topo) {
+        r.requestError = QStringLiteral("\"%1\" is not a topology (write AxB or AxBxC)").arg(request.topology);
+        return r;
+    }
+    r.topology = *topo;
+    if (const QString problem = tpu::topologyProblem(*r.generation, r.topology); !problem.isEmpty()) {
+        r.requestError = problem;
+        return r;
+    }
+    r.podType = tpu::podType(*r.generation, r.topology);
+    if (const QString problem = resolveBundles(*r.generation, request, r); !problem.isEmpty()) {
+        r.requestError = problem;
+        return r;
+    }
+    const QString shape = QStringLiteral("%1 %2").arg(r.generation->name, r.topology.toString());
+
+    // The Ray clusters holding slices of the shape, in name order, each planned on its own.
+    using Key = std::pair<QString, QString>; // context, RayCluster
+    QList<Key> keys;
+    for (const Slice &s : snap.slices)
+        if (s.generation == r.generation && s.topology.dims == r.topology.dims && !keys.contains(Key{s.context, s.rayCluster}))
+            keys << Key{s.context, s.rayCluster};
+    std::sort(keys.begin(), keys.end(), [](const Key &a, const Key &b) {
+        return a.first != b.first ? naturalLess(a.first, b.first) : naturalLess(a.second, b.second);
+    });
+    QList<PlanResult> plans;
+    for (const Key &k : std::as_const(keys)) {
+        PlanResult p = r;
+        planWithin(snap, p, PlanScope{PlanScope::Mode::Exact, k.first, k.second}, shape);
+        r.clusters << ClusterFit{k.first, k.second, p.candidates, p.feasible};
+        plans << std::move(p);
+    }
+    QSet<QString> contexts;
+    for (const Key &k : std::as_const(keys))
+        contexts.insert(k.first);
+    const bool withContext = contexts.size() > 1;
+    auto label = [withContext](const Key &k) {
+        QString text = k.second.isEmpty() ? QStringLiteral("a Ray cluster of no known RayCluster") : k.second;
+        if (withContext && !k.first.isEmpty())
+            text += QStringLiteral(" (context %1)").arg(k.first);
+        return text;
+    };
+
+    // The clusters the request may use: the one it names (a name without a context may match one
+    // in each context), or every one.
+    const bool named = !request.rayCluster.isEmpty() || !request.context.isEmpty();
+    const PlanScope requested{named ? PlanScope::Mode::Named : PlanScope::Mode::Everything, request.context, request.rayCluster};
+    QList<int> inScope;
+    for (int i = 0; i < keys.size(); ++i)
+        if (!requested.excludes(keys[i].first, keys[i].second))
+            inScope << i;
+
+    PlanResult out;
+    if (inScope.size() <= 1) {
+        // One Ray cluster (or none with the shape): planned as it always was, growth included.
+        out = r;
+        planWithin(snap, out, requested, shape);
+        out.context = inScope.isEmpty() ? request.context : keys[inScope.front()].first;
+        out.rayCluster = inScope.isEmpty() ? request.rayCluster : keys[inScope.front()].second;
+    } else {
+        // Several: the first where it fits, else the closest (the most ready slices); never a
+        // group made of two clusters' slices.
+        int chosen = -1;
+        for (int i : std::as_const(inScope))
+            if (plans[i].feasible) {
+                chosen = i;
+                break;
+            }
+        if (chosen < 0) {
+            chosen = inScope.front();
+            for (int i : std::as_const(inScope))
+                if (plans[i].candidates.size() > plans[chosen].candidates.size())
+                    chosen = i;
+        }
+        out = plans[chosen];
+        out.context = keys[chosen].first;
+        out.rayCluster = keys[chosen].second;
+        if (out.feasible) {
+            QStringList also;
+            for (int i : std::as_const(inScope))
+                if (i != chosen && plans[i].feasible)
+                    also << QStringLiteral("%1 (%2)").arg(label(keys[i]), plans[i].candidates.join(QStringLiteral(", ")));
+            if (!also.isEmpty())
+                out.notes << QStringLiteral("planned in %1, the first of %2 Ray clusters where it fits; it also fits in %3 (a request naming a RayCluster plans there)")
+                                 .arg(label(keys[chosen]))
+                                 .arg(also.size() + 1)
+                                 .arg(also.join(QStringLiteral(", ")));
+        } else {
+            QStringList counts;
+            qsizetype together = 0;
+            for (int i : std::as_const(inScope)) {
+                together += plans[i].candidates.size();
+                if (counts.isEmpty())
+                    counts << QStringLiteral("%1 has %2 of the %3 slice%4 needed")
+                                  .arg(label(keys[i]))
+                                  .arg(plans[i].candidates.size())
+                                  .arg(r.numSlices)
+                                  .arg(r.numSlices == 1 ? QString() : QStringLiteral("s"));
+                else
+                    counts << QStringLiteral("%1 has %2").arg(label(keys[i])).arg(plans[i].candidates.size());
+            }
+            QString summary = QStringLiteral("fits in no single Ray cluster: %1").arg(counts.join(QStringLiteral(", ")));
+            summary += together >= r.numSlices ? QStringLiteral("; together they would, but a placement group lives in one Ray cluster")
+                                               : QStringLiteral("; a placement group lives in one Ray cluster");
+            summary += QStringLiteral("; below, the closest: %1").arg(label(keys[chosen]));
+            out.reasons.prepend(summary);
+        }
+    }
+    out.clusters = r.clusters;
+
+    // A named cluster that cannot take it while another could: say where (never used for it).
+    if (named && !out.feasible) {
+        QStringList others;
+        for (int i = 0; i < keys.size(); ++i)
+            if (!inScope.contains(i) && !plans[i].candidates.isEmpty())
+                others << QStringLiteral("%1 has %2 (%3)").arg(label(keys[i])).arg(plans[i].candidates.size()).arg(plans[i].candidates.join(QStringLiteral(", ")));
+        if (!others.isEmpty())
+            out.reasons << QStringLiteral("other Ray clusters hold ready %1 slices, which a group in %2 cannot use: %3")
+                               .arg(shape, describeRayCluster(request.context, request.rayCluster, !request.context.isEmpty()), others.join(QStringLiteral("; ")));
+    }
+    return out;
+}
+
+QString describeRayCluster(const QString &context, const QString &rayCluster, bool withContext)
+{
+    QString text = rayCluster.isEmpty() ? QStringLiteral("the Ray cluster") : QStringLiteral("RayCluster %1").arg(rayCluster);
+    if (withContext && !context.isEmpty())
+        text += rayCluster.isEmpty() ? QStringLiteral(" of context %1").arg(context) : QStringLiteral(" (context %1)").arg(context);
+    return text;
+}
+
+QString planClusterText(const PlanResult &plan)
+{
+    if (plan.rayCluster.isEmpty() && plan.context.isEmpty())
+        return {};
+    QSet<QString> contexts;
+    for (const ClusterFit &c : plan.clusters)
+        contexts.insert(c.context);
+    return describeRayCluster(plan.context, plan.rayCluster, contexts.size() > 1 || plan.rayCluster.isEmpty());
 }
 
 } // namespace slicescope

@@ -20,9 +20,20 @@ struct PlanRequest {
     QString strategy = QStringLiteral("SPREAD"); // PACK, SPREAD, STRICT_PACK, STRICT_SPREAD
     double cpuPerBundle = 1;       // resources_per_bundle.CPU (Ray's default 1); checked against hosts' CPU totals
     // In a view of several RayClusters (issue 16): only the slices and worker groups of this one
-    // ("ns/name", and its context in a fleet) can take the request; empty: every slice.
+    // ("ns/name", and its context in a fleet) can take the request. Empty: the planner plans in
+    // each Ray cluster on its own and answers for one (PlanResult::rayCluster says which): a
+    // placement group lives in one Ray cluster, so its slices never come from two (issue 31).
     QString rayCluster;
     QString context;
+};
+
+// One Ray cluster holding slices of the requested shape, and what it alone could give.
+struct ClusterFit {
+    QString context;       // its Kubernetes context; empty when the capture does not say
+    QString rayCluster;    // "ns/name"; empty when the capture does not say
+    QStringList candidates; // its ready slices of the shape, in name order
+    bool feasible = false; // it alone holds numSlices of them
+    friend bool operator==(const ClusterFit &, const ClusterFit &) = default;
 };
 
 // How much a worker group could grow to help.
@@ -55,11 +66,24 @@ struct PlanResult {
     QStringList reasons;           // when infeasible: sentences a person can act on
     QList<GroupGrowth> growth;     // worker groups that make slices of this shape
     QStringList notes;             // true either way, worth knowing before submitting
+    // The Ray cluster this plan is for (issue 31): the one the request names; else the first (in
+    // name order) where the request fits; else the one with the most ready slices of the shape.
+    // Empty when the capture does not name it (one Ray, no RayCluster known).
+    QString rayCluster;
+    QString context;
+    // Every Ray cluster with slices of the shape, in name order, each planned on its own.
+    QList<ClusterFit> clusters;
     int bundles() const { return bundlesPerSlice * numSlices; }
 };
 
 // What Ray will reserve per bundle, for people: "16 bundles x {CPU: 1, TPU: 1} on v6e-4x4-1".
 QString describeBundles(const PlanResult &plan);
+
+// "RayCluster ns/name" (with " (context C)" when `withContext`), or "the Ray cluster" unnamed.
+QString describeRayCluster(const QString &context, const QString &rayCluster, bool withContext);
+// The cluster a plan is for, for people: "RayCluster ns/name (context C)"; empty when unnamed.
+// The context is said when the plan's clusters span several contexts or the request named one.
+QString planClusterText(const PlanResult &plan);
 
 PlanResult planSlicePlacement(const ClusterSnapshot &snapshot, const PlanRequest &request);
 

@@ -43,7 +43,11 @@ PendingExplanation explainPendingGroup(const ClusterSnapshot &snapshot, const Pl
                 ++r.numSlices;
                 return;
             }
-        e.shapes.append(PlanRequest{gen->name, topology.toString(), 1});
+        // Planned in the group's own Ray cluster, when known: it cannot take another's slices.
+        PlanRequest r{gen->name, topology.toString(), 1};
+        r.rayCluster = group.rayCluster;
+        r.context = group.context;
+        e.shapes.append(r);
     };
     for (const Bundle &b : group.bundles) {
         if (!b.headResource.isEmpty()) {

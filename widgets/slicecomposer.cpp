@@ -313,9 +313,16 @@ void SliceComposer::updatePlan()
                                   .arg(m_plan.chipsPerHost)
                                   .arg(m_plan.bundlesPerSlice)
                                   .arg(m_plan.tpuPerBundle);
+        // With several Ray clusters in view the plan says which one it is for (issue 31): a
+        // placement group lives in one, and its slices all come from it.
+        const QString where = planClusterText(m_plan);
+        const bool several = m_plan.clusters.size() > 1 || !m_rayCluster->isHidden();
+        const QString in = !several || where.isEmpty()                                                ? QString()
+                           : !m_plan.feasible && r.rayCluster.isEmpty() && m_plan.clusters.size() > 1 ? tr(" in any single Ray cluster")
+                                                                                                      : tr(" in %1").arg(escaped(where));
         if (m_plan.feasible) {
-            html = tr("<b style='color:#1a7f37'>Feasible:</b> %1.<br>Would take %2 (Ray picks the slices itself; the planner shows the first ready ones).")
-                       .arg(shape, escaped(m_plan.wouldTake.join(QStringLiteral(", "))));
+            html = tr("<b style='color:#1a7f37'>Feasible%3:</b> %1.<br>Would take %2 (Ray picks the slices itself; the planner shows the first ready ones).")
+                       .arg(shape, escaped(m_plan.wouldTake.join(QStringLiteral(", "))), in);
         } else {
             // Plain lines, not a <ul>: QLabel's height-for-width misjudges list margins and clips.
             QStringList items;
@@ -326,7 +333,7 @@ void SliceComposer::updatePlan()
                 const bool sub = reason.startsWith(QLatin1String("  ")); // the planner indents details
                 items << (sub ? QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;&ndash; ") : QStringLiteral("&bull; ")) + escaped(trimmed);
             }
-            html = tr("<b style='color:#b35900'>Does not fit:</b> %1<br>%2").arg(shape, items.join(QStringLiteral("<br>")));
+            html = tr("<b style='color:#b35900'>Does not fit%3:</b> %1<br>%2").arg(shape, items.join(QStringLiteral("<br>")), in);
         }
         for (const QString &note : std::as_const(m_plan.notes))
             html += tr("<br><i>Note:</i> %1").arg(escaped(note));
@@ -586,6 +593,8 @@ void SliceComposer::reviewSubmit()
     // Which Ray, whenever the source has more than a direct head (issue 16: every review names it).
     if (!r.rayCluster.isEmpty())
         lines << (r.context.isEmpty() ? tr("  on RayCluster %1").arg(r.rayCluster) : tr("  on RayCluster %1 in context %2").arg(r.rayCluster, r.context));
+    else if (m_plan.clusters.size() > 1 && !planClusterText(m_plan).isEmpty())
+        lines << tr("  planned in %1 (its slices only: a placement group lives in one Ray cluster)").arg(planClusterText(m_plan));
     lines << tr("  Ray will reserve %1").arg(describeBundles(m_plan));
     lines << tr("  (%1 host%2 of %3 chips per slice, %4 bundle%5 per slice; strategy %6; %7)")
                  .arg(m_plan.hostsPerSlice)

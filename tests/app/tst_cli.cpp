@@ -3,6 +3,7 @@
 // codes, its one stderr line, and the JSON contract of ARCHITECTURE.md.
 
 #include "../common/clirun.h"
+#include "../model/fleetcapturefixture.h"
 #include "capturefile.h"
 #include "democluster.h"
 #include "snapshot.h"
@@ -11,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
@@ -165,6 +167,49 @@ private Q_SLOTS:
                                         QStringLiteral("--accelerator"), QStringLiteral("v6e"), QStringLiteral("--chips-per-vm"), QStringLiteral("4")});
         QVERIFY2(text.exitCode == 0, text.err.constData());
         QVERIFY2(text.out.contains("2 bundles x {CPU: 1, TPU: 4}"), text.out.constData());
+    }
+
+    // Issue 31: two RayClusters, one free v6e 4x4 slice in each. A placement group lives in one
+    // Ray cluster: two slices fit in neither and the answer names both; one fits and the answer
+    // names the cluster it is for; --ray-cluster plans in that one only.
+    void planIsPerRayCluster()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("two.slicescope.json"));
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(serializeCapture(testfixture::twoFreeClusterContext(QStringLiteral("gke_eu"))));
+        }
+        const QStringList shape{QStringLiteral("plan"), QStringLiteral("--capture"), file, QStringLiteral("--topology"), QStringLiteral("4x4"), QStringLiteral("--accelerator"), QStringLiteral("v6e")};
+        const Run two = runSlicescope(shape + QStringList{QStringLiteral("--num-slices"), QStringLiteral("2"), QStringLiteral("--json")});
+        QVERIFY2(two.exitCode == 0, two.err.constData());
+        QCOMPARE(two.json().value(QLatin1String("feasible")).toBool(), false);
+        QCOMPARE(two.json().value(QLatin1String("rayCluster")).toString(), QStringLiteral("team-a/llm"));
+        QCOMPARE(two.json().value(QLatin1String("clusters")).toArray().size(), 2);
+        const QString firstReason = two.json().value(QLatin1String("reasons")).toArray().first().toString();
+        QVERIFY2(firstReason.contains(QLatin1String("no single Ray cluster")) && firstReason.contains(QLatin1String("team-a/llm has 1 of the 2"))
+                     && firstReason.contains(QLatin1String("team-b/rl has 1")),
+                 qPrintable(firstReason));
+        const Run twoText = runSlicescope(shape + QStringList{QStringLiteral("--num-slices"), QStringLiteral("2")});
+        QVERIFY2(twoText.out.startsWith("does not fit in any single Ray cluster: v6e 4x4 x2\n"), twoText.out.constData());
+
+        const Run one = runSlicescope(shape + QStringList{QStringLiteral("--json")});
+        QVERIFY2(one.exitCode == 0, one.err.constData());
+        QCOMPARE(one.json().value(QLatin1String("feasible")).toBool(), true);
+        QCOMPARE(one.json().value(QLatin1String("wouldTake")).toArray(), QJsonArray{QStringLiteral("team-a/llm/tpu-0")});
+        QCOMPARE(one.json().value(QLatin1String("rayCluster")).toString(), QStringLiteral("team-a/llm"));
+        QCOMPARE(one.json().value(QLatin1String("context")).toString(), QStringLiteral("gke_eu"));
+        const Run oneText = runSlicescope(shape);
+        QVERIFY2(oneText.out.startsWith("fits in RayCluster team-a/llm: v6e 4x4 x1 would take team-a/llm/tpu-0\n"), oneText.out.constData());
+
+        const Run named = runSlicescope(shape + QStringList{QStringLiteral("--ray-cluster"), QStringLiteral("gke_eu:team-b/rl"), QStringLiteral("--json")});
+        QVERIFY2(named.exitCode == 0, named.err.constData());
+        QCOMPARE(named.json().value(QLatin1String("wouldTake")).toArray(), QJsonArray{QStringLiteral("team-b/rl/tpu-0")});
+        QCOMPARE(named.json().value(QLatin1String("rayCluster")).toString(), QStringLiteral("team-b/rl"));
+        const Run bad = runSlicescope(shape + QStringList{QStringLiteral("--ray-cluster"), QStringLiteral("rl")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--ray-cluster wants NS/NAME"), bad.err.constData());
     }
 
     void plan()

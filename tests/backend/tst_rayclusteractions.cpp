@@ -81,6 +81,43 @@ private Q_SLOTS:
         QCOMPARE(driverRequest.value(QLatin1String("name")).toString(), QStringLiteral("team-a"));
     }
 
+    // Issue 31: in a view of several RayClusters the window and the relay send a request naming
+    // its RayCluster (and context) to that cluster's Ray, whose own polls name neither. The last
+    // look before sending plans in that cluster and sends; it must not find "no slice" there.
+    void aRequestNamingItsRayClusterIsCheckedInThatCluster()
+    {
+        ScriptedDashboard server;
+        bool posted = false;
+        server.script = [&](const Request &r) -> Response {
+            if (r.path.startsWith("/api/packages/"))
+                return {200, ""};
+            if (r.method == "POST" && r.path == "/api/jobs/") {
+                posted = true;
+                return {200, QJsonDocument(QJsonObject{{QStringLiteral("submission_id"), QJsonDocument::fromJson(r.body).object().value(QLatin1String("submission_id"))}}).toJson()};
+            }
+            return {404, "Not Found"};
+        };
+        Capture rayOnly = DemoCluster().capture(); // what one RayCluster's Ray answers, alone
+        rayOnly.kubeRayClusters.clear();
+        rayOnly.kubePods.clear();
+        rayOnly.kubeNodes.clear();
+        rayOnly.kubeContext.clear();
+        rayOnly.rayCluster.clear();
+        LiveRaySource source(server.url(), RayToken{});
+        RayClusterActions actions(&source);
+        Q_EMIT source.captureReceived(rayOnly);
+        QSignalSpy finished(&actions, &ClusterActions::actionFinished);
+        SlicePlacementRequest request;
+        request.accelerator = QStringLiteral("v6e");
+        request.topology = QStringLiteral("4x4");
+        request.name = QStringLiteral("named");
+        request.rayCluster = QStringLiteral("ml/tpu-cluster");
+        request.context = QStringLiteral("gke_eu");
+        actions.submitSlicePlacementGroup(QStringLiteral("n1"), request);
+        QTRY_VERIFY2(posted || !finished.isEmpty(), "neither sent nor refused");
+        QVERIFY2(posted, qPrintable(finished.isEmpty() ? QString() : finished.first().at(2).toString()));
+    }
+
     void releaseStopsTheHoldingJobAndWaitsToSeeItGone()
     {
         ScriptedDashboard server;

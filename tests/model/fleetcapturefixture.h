@@ -59,6 +59,19 @@ inline Capture twoClusterContext(const QString &context)
     return c;
 }
 
+// The same two RayClusters with no placement group: one free v6e 4x4 slice in each, two ready
+// slices in two Ray clusters (issue 31: a group can take only one of them).
+inline Capture twoFreeClusterContext(const QString &context)
+{
+    CaptureBuilder kube;
+    addCluster(kube, QStringLiteral("team-a"), QStringLiteral("llm"), QStringLiteral("10.1.0."), QStringLiteral("gke-a-"));
+    addCluster(kube, QStringLiteral("team-b"), QStringLiteral("rl"), QStringLiteral("10.2.0."), QStringLiteral("gke-b-"));
+    Capture c = kubeOnly(kube, context);
+    c.rayClusters = {rayView(QStringLiteral("team-a/llm"), QStringLiteral("10.1.0."), context + QStringLiteral("a")),
+                     rayView(QStringLiteral("team-b/rl"), QStringLiteral("10.2.0."), context + QStringLiteral("b"))};
+    return c;
+}
+
 // A fleet capture of these contexts' captures (twoClusterContext() each, or edited copies).
 inline Capture fleetOf(const QList<Capture> &contexts)
 {

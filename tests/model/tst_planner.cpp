@@ -4,6 +4,7 @@
 // so wording can improve without breaking the tests.
 
 #include "capturefixture.h"
+#include "fleetcapturefixture.h"
 #include "inspectjson.h"
 #include "planner.h"
 #include "snapshot.h"
@@ -11,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 
 using namespace slicescope;
@@ -138,6 +140,12 @@ private slots:
     void suspendedAndUnboundedGroups();
     void kubernetesOnlySliceOfAnotherClusterIsNoCandidate();
     void planJsonHasTheContractKeys();
+    // Issue 31: a placement group lives in one Ray cluster.
+    void twoSlicesInTwoClustersFitInNone();
+    void oneSliceIsPlannedWithinOneCluster();
+    void aNamedClusterIsTheOnlyOneUsed();
+    void aNameInTwoContextsNeverJoinsThem();
+    void oneClusterPlansAsBefore();
 };
 
 // Guards the fixture: if the snapshot builder read it differently, the plan rows would mislead.
@@ -539,6 +547,138 @@ void TestPlanner::planJsonHasTheContractKeys()
         QCOMPARE(request.value(QStringLiteral("podType")).toString(), QStringLiteral("v6e-16"));
         QCOMPARE(request.value(QStringLiteral("numSlices")).toInt(), n);
     }
+}
+
+namespace {
+
+const QString kLlmSlice = QStringLiteral("team-a/llm/tpu-0");
+const QString kRlSlice = QStringLiteral("team-b/rl/tpu-0");
+
+// The RayCluster each named slice belongs to, so a test can say "all from one".
+QSet<QString> clustersOf(const ClusterSnapshot &snap, const QStringList &slices)
+{
+    QSet<QString> out;
+    for (const QString &name : slices)
+        if (const int i = snap.sliceIndex(name); i >= 0)
+            out.insert(snap.slices[i].context + u':' + snap.slices[i].rayCluster);
+    return out;
+}
+
+PlanRequest v6e4x4(int numSlices, const QString &rayCluster = {}, const QString &context = {})
+{
+    PlanRequest r{QStringLiteral("v6e"), QStringLiteral("4x4"), numSlices};
+    r.rayCluster = rayCluster;
+    r.context = context;
+    return r;
+}
+
+} // namespace
+
+// Two free 4x4 slices, one in each RayCluster: two slices fit in neither, and the answer names
+// both clusters and what each has. Before issue 31 the planner said "fits" and took both.
+void TestPlanner::twoSlicesInTwoClustersFitInNone()
+{
+    const SnapshotPtr snap = buildSnapshot(twoFreeClusterContext(QStringLiteral("gke_eu")));
+    QVERIFY2(snap->errors.isEmpty(), qPrintable(snap->errors.join(u'\n')));
+    QCOMPARE(clustersOf(*snap, {kLlmSlice, kRlSlice}).size(), 2); // the fixture: one ready slice in each
+    QVERIFY(snap->slices[snap->sliceIndex(kLlmSlice)].isReady() && snap->slices[snap->sliceIndex(kRlSlice)].isReady());
+
+    const PlanResult r = planSlicePlacement(*snap, v6e4x4(2));
+    QVERIFY(r.requestError.isEmpty());
+    QVERIFY2(!r.feasible, qPrintable(r.wouldTake.join(u',')));
+    QVERIFY2(clustersOf(*snap, r.wouldTake).size() <= 1, qPrintable(r.wouldTake.join(u',')));
+    QVERIFY2(clustersOf(*snap, r.candidates).size() <= 1, qPrintable(r.candidates.join(u',')));
+    const QString all = r.reasons.join(u'\n');
+    QVERIFY2(hasReason(r.reasons, {QStringLiteral("no single Ray cluster"), QStringLiteral("team-a/llm"), QStringLiteral("1 of the 2"), QStringLiteral("team-b/rl")}), qPrintable(all));
+    // The JSON says which cluster the detail is for, and lists each with what it alone has.
+    const QJsonObject o = planJson(r);
+    QCOMPARE(o.value(QStringLiteral("feasible")).toBool(), false);
+    QCOMPARE(o.value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-a/llm"));
+    QCOMPARE(o.value(QStringLiteral("context")).toString(), QStringLiteral("gke_eu"));
+    const QJsonArray clusters = o.value(QStringLiteral("clusters")).toArray();
+    QCOMPARE(clusters.size(), 2);
+    QCOMPARE(clusters[0].toObject().value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-a/llm"));
+    QCOMPARE(clusters[0].toObject().value(QStringLiteral("candidates")).toArray(), QJsonArray{kLlmSlice});
+    QCOMPARE(clusters[0].toObject().value(QStringLiteral("feasible")).toBool(), false);
+    QCOMPARE(clusters[1].toObject().value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-b/rl"));
+    QCOMPARE(clusters[1].toObject().value(QStringLiteral("candidates")).toArray(), QJsonArray{kRlSlice});
+}
+
+// One slice fits in either: the plan takes it from one cluster, names that cluster (the first in
+// name order) and says the other would do too.
+void TestPlanner::oneSliceIsPlannedWithinOneCluster()
+{
+    const SnapshotPtr snap = buildSnapshot(twoFreeClusterContext(QStringLiteral("gke_eu")));
+    const PlanResult r = planSlicePlacement(*snap, v6e4x4(1));
+    QVERIFY(r.feasible);
+    QCOMPARE(r.wouldTake, QStringList{kLlmSlice});
+    QCOMPARE(r.candidates, QStringList{kLlmSlice}); // its cluster's only
+    const QJsonObject o = planJson(r);
+    QCOMPARE(o.value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-a/llm"));
+    QCOMPARE(o.value(QStringLiteral("context")).toString(), QStringLiteral("gke_eu"));
+    QCOMPARE(o.value(QStringLiteral("clusters")).toArray().size(), 2);
+    QCOMPARE(o.value(QStringLiteral("clusters")).toArray()[1].toObject().value(QStringLiteral("feasible")).toBool(), true);
+    QVERIFY2(hasReason(r.notes, {QStringLiteral("team-a/llm"), QStringLiteral("team-b/rl"), kRlSlice}), qPrintable(r.notes.join(u'\n')));
+}
+
+// A request naming a cluster plans there only: its slice, its name; and when it does not fit
+// there, the other cluster's slices are named as elsewhere, never taken.
+void TestPlanner::aNamedClusterIsTheOnlyOneUsed()
+{
+    const SnapshotPtr snap = buildSnapshot(twoFreeClusterContext(QStringLiteral("gke_eu")));
+    const PlanResult one = planSlicePlacement(*snap, v6e4x4(1, QStringLiteral("team-b/rl")));
+    QVERIFY(one.feasible);
+    QCOMPARE(one.wouldTake, QStringList{kRlSlice});
+    QCOMPARE(planJson(one).value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-b/rl"));
+
+    const PlanResult two = planSlicePlacement(*snap, v6e4x4(2, QStringLiteral("team-b/rl"), QStringLiteral("gke_eu")));
+    QVERIFY(!two.feasible);
+    QCOMPARE(two.candidates, QStringList{kRlSlice});
+    QCOMPARE(planJson(two).value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-b/rl"));
+    QVERIFY2(hasReason(two.reasons, {QStringLiteral("team-b/rl"), QStringLiteral("team-a/llm"), kLlmSlice}), qPrintable(two.reasons.join(u'\n')));
+}
+
+// The same RayCluster name in two contexts is two Ray clusters: a request naming team-b/rl
+// without a context plans in one of them, never across both.
+void TestPlanner::aNameInTwoContextsNeverJoinsThem()
+{
+    const SnapshotPtr snap = buildSnapshot(fleetOf({twoFreeClusterContext(QStringLiteral("gke_eu")), twoFreeClusterContext(QStringLiteral("gke_us"))}));
+    QVERIFY2(snap->errors.isEmpty(), qPrintable(snap->errors.join(u'\n')));
+    const PlanResult r = planSlicePlacement(*snap, v6e4x4(2, QStringLiteral("team-b/rl")));
+    QVERIFY2(!r.feasible, qPrintable(r.wouldTake.join(u',')));
+    QVERIFY2(clustersOf(*snap, r.candidates).size() == 1, qPrintable(r.candidates.join(u',')));
+    QVERIFY2(hasReason(r.reasons, {QStringLiteral("no single Ray cluster"), QStringLiteral("gke_eu"), QStringLiteral("gke_us")}), qPrintable(r.reasons.join(u'\n')));
+    const QJsonObject o = planJson(r);
+    QCOMPARE(o.value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-b/rl"));
+    QCOMPARE(o.value(QStringLiteral("context")).toString(), QStringLiteral("gke_eu"));
+    const PlanResult one = planSlicePlacement(*snap, v6e4x4(1, QStringLiteral("team-b/rl"), QStringLiteral("gke_us")));
+    QVERIFY(one.feasible);
+    QCOMPARE(one.wouldTake, QStringList{QStringLiteral("gke_us:") + kRlSlice});
+}
+
+// A capture with one RayCluster plans as it did: its slices, its groups' growth; the JSON names it.
+void TestPlanner::oneClusterPlansAsBefore()
+{
+    CaptureBuilder kube;
+    addCluster(kube, QStringLiteral("team-a"), QStringLiteral("llm"), QStringLiteral("10.1.0."), QStringLiteral("gke-a-"));
+    Capture c = kubeOnly(kube, QStringLiteral("gke_eu"));
+    c.rayClusters = {rayView(QStringLiteral("team-a/llm"), QStringLiteral("10.1.0."), QStringLiteral("a"))};
+    const SnapshotPtr snap = buildSnapshot(c);
+    const PlanResult one = planSlicePlacement(*snap, v6e4x4(1));
+    QVERIFY(one.feasible);
+    QCOMPARE(one.wouldTake, QStringList{QStringLiteral("tpu-0")});
+    QVERIFY(one.notes.isEmpty());
+    QCOMPARE(planJson(one).value(QStringLiteral("rayCluster")).toString(), QStringLiteral("team-a/llm"));
+    const PlanResult two = planSlicePlacement(*snap, v6e4x4(2));
+    QVERIFY(!two.feasible);
+    QVERIFY2(!hasReason(two.reasons, {QStringLiteral("no single Ray cluster")}), qPrintable(two.reasons.join(u'\n')));
+    QCOMPARE(two.growth.size(), 1);
+    QCOMPARE(two.growth[0].workerGroup, QStringLiteral("team-a/llm/tpu"));
+    // A capture that names no RayCluster (one Ray): the plan names none.
+    const PlanResult mixed = planSlicePlacement(*mixedCluster(), v6e4x4(2));
+    QVERIFY(mixed.feasible);
+    QVERIFY(planJson(mixed).value(QStringLiteral("rayCluster")).isNull());
+    QCOMPARE(planJson(mixed).value(QStringLiteral("clusters")).toArray().size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestPlanner)

@@ -164,6 +164,40 @@ private Q_SLOTS:
         QVERIFY2(shown.contains(QLatin1String("on RayCluster team-a/llm in context gke_eu")), qPrintable(shown));
     }
 
+    // Issue 31: two RayClusters known from Kubernetes only (no Ray view names one, so the composer
+    // offers no choice), one free v6e 4x4 slice each. The preview plans in one Ray cluster: two
+    // slices fit in none, one fits in the first and the preview names it.
+    void previewPlansInOneRayCluster()
+    {
+        Capture c = testfixture::twoFreeClusterContext(QStringLiteral("gke_eu"));
+        c.rayClusters.clear();
+        const SnapshotPtr snap = buildSnapshot(c);
+        QCOMPARE(snap->slices.size(), 2);
+        SliceComposer composer;
+        composer.resize(420, 780);
+        composer.show();
+        composer.setSnapshot(snap);
+        QVERIFY(composer.findChild<QComboBox *>(QStringLiteral("rayCluster"))->isHidden());
+        auto *acc = composer.findChild<QComboBox *>(QStringLiteral("accelerator"));
+        acc->setCurrentIndex(acc->findData(QStringLiteral("v6e")));
+        auto *topo = composer.findChild<QComboBox *>(QStringLiteral("topology"));
+        topo->setCurrentIndex(topo->findText(QStringLiteral("4x4")));
+        composer.findChild<QSpinBox *>(QStringLiteral("numSlices"))->setValue(2);
+        const QString two = composer.findChild<QLabel *>(QStringLiteral("plan"))->text();
+        QVERIFY2(!composer.plan().feasible, qPrintable(two));
+        QVERIFY2(two.contains(QLatin1String("Does not fit in any single Ray cluster")) && two.contains(QLatin1String("team-a/llm has 1 of the 2"))
+                     && two.contains(QLatin1String("team-b/rl has 1")),
+                 qPrintable(two));
+        composer.findChild<QSpinBox *>(QStringLiteral("numSlices"))->setValue(1);
+        const QString one = composer.findChild<QLabel *>(QStringLiteral("plan"))->text();
+        QVERIFY2(composer.plan().feasible, qPrintable(one));
+        QCOMPARE(composer.plan().wouldTake.size(), 1);
+        const int taken = snap->sliceIndex(composer.plan().wouldTake.first());
+        QVERIFY(taken >= 0);
+        QCOMPARE(snap->slices[taken].rayCluster, QStringLiteral("team-a/llm"));
+        QVERIFY2(one.contains(QLatin1String("Feasible in RayCluster team-a/llm")), qPrintable(one));
+    }
+
     void twoV6eSlicesFitAndAreHighlighted()
     {
         Rig rig;
