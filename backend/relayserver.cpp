@@ -249,6 +249,15 @@ QByteArray textBody(const QString &text)
     return text.toUtf8() + '\n';
 }
 
+// An answer with the headers every answer carries and `extra`; for HEAD, without its body.
+RelayHttpFront::Reply answerWith(int status, const QByteArray &type, const QByteArray &body, bool head, const QList<QPair<QByteArray, QByteArray>> &extra = {})
+{
+    RelayHttpFront::Reply r = RelayHttpFront::textReply(status, type, body);
+    r.headers += extra;
+    r.headOnly = head;
+    return r;
+}
+
 // Whether an Accept-Encoding header takes `coding` ("br", "gzip"): named, or "*", with a q above 0.
 bool acceptsEncoding(const QByteArray &header, const QByteArray &coding)
 {
@@ -283,16 +292,10 @@ RelayHttpFront::Reply RelayServer::route(const http::RequestHead &request, const
     // The target in origin form ("/path?query"); the absolute form is for proxies, which the relay is not.
     const QUrl url = request.target.startsWith('/') ? QUrl::fromEncoded(request.target) : QUrl();
     const QString path = url.path(QUrl::FullyDecoded);
-    auto answer = [&](int status, const QByteArray &type, const QByteArray &body, const Headers &extra = {}) {
-        RelayHttpFront::Reply r = RelayHttpFront::textReply(status, type, body);
-        r.headers += extra;
-        r.headOnly = head;
-        return r;
-    };
     auto refuse = [&](int status, const QString &why) {
         log(tr("refused %1 %2 from %3: %4")
                 .arg(QString::fromLatin1(request.method.left(16)), sanitizeForMessage(path, 200), peer.toString(), why));
-        RelayHttpFront::Reply r = answer(status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why));
+        RelayHttpFront::Reply r = answerWith(status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why), head);
         r.close = status != 404; // a refused peer gets no second request on this connection
         return r;
     };
@@ -326,7 +329,7 @@ RelayHttpFront::Reply RelayServer::route(const http::RequestHead &request, const
     if (byQuery) // later requests (the .js, the .wasm, the WebSocket) carry it as a cookie
         extra.append({"Set-Cookie", QByteArray(relay::kTokenCookie.latin1()) + '=' + m_options.token + "; Path=/; HttpOnly; SameSite=Strict"});
     if (path == relay::kPath)
-        return authenticated(answer(426, "text/plain; charset=utf-8", textBody(tr("the relay speaks WebSocket here")), extra));
+        return authenticated(answerWith(426, "text/plain; charset=utf-8", textBody(tr("the relay speaks WebSocket here")), head, extra));
     return authenticated(staticFile(url, request, head, extra));
 }
 
@@ -334,8 +337,7 @@ RelayHttpFront::Reply RelayServer::upgradeReply(const http::RequestHead &request
 {
     auto refuse = [&](int status, const QString &why, const Headers &extra = {}) {
         log(tr("refused a WebSocket handshake: %1").arg(why));
-        RelayHttpFront::Reply r = RelayHttpFront::textReply(status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why));
-        r.headers += extra;
+        RelayHttpFront::Reply r = answerWith(status, "text/plain; charset=utf-8", textBody(QStringLiteral("slicescope relay: ") + why), false, extra);
         r.close = true;
         r.authenticated = authenticated;
         return r;
@@ -361,10 +363,7 @@ RelayHttpFront::Reply RelayServer::staticFile(const QUrl &url, const http::Reque
 {
     const QString path = url.path(QUrl::FullyDecoded);
     auto answer = [&](int status, const QByteArray &type, const QByteArray &body) {
-        RelayHttpFront::Reply r = RelayHttpFront::textReply(status, type, body);
-        r.headers += extra;
-        r.headOnly = head;
-        return r;
+        return answerWith(status, type, body, head, extra);
     };
     auto notFound = [&](int status = 404) {
         return answer(status, "text/plain; charset=utf-8", textBody(status == 403 ? tr("no such path") : tr("not found")));
