@@ -97,13 +97,11 @@ enum Opcode : quint8
     Pong = 0xA,
 };
 
-// Close codes the relay sends (RFC 6455 7.4.1).
+// Close codes the relay sends (RFC 6455 7.4.1; the policy code, 1008, is relay::kClosePolicy).
 inline constexpr int kCloseNormal = 1000;
 inline constexpr int kCloseGoingAway = 1001;
 inline constexpr int kCloseProtocolError = 1002;
-inline constexpr int kCloseUnsupportedData = 1003;
 inline constexpr int kCloseInvalidPayload = 1007;
-inline constexpr int kClosePolicy = 1008;
 inline constexpr int kCloseTooBig = 1009;
 
 // One thing a client's byte stream said: a whole message, a control frame, or why it must be closed.

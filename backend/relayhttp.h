@@ -57,7 +57,6 @@ public:
     // Listens; an error sentence or empty.
     QString listen(const QHostAddress &address, quint16 port);
     quint16 port() const;
-    int connectionCount() const { return int(m_connections.size()); }
 
     // An answer with a plain-text body and the headers every answer carries.
     static Reply textReply(int status, const QByteArray &type, const QByteArray &body);

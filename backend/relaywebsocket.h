@@ -37,7 +37,6 @@ public:
     // Sends a close frame (code, reason) and ends the connection once the client answers it, or
     // after kCloseGraceMs. Nothing more is sent or received.
     void close(int code, const QString &reason);
-    bool isOpen() const { return !m_closing && !m_gone; }
 
 Q_SIGNALS:
     void textMessageReceived(const QString &text);
